@@ -1,0 +1,38 @@
+# `make`       set up .venv from the pinned lock if missing or stale, then
+#              `dvc repro` (ingest -> analyze -> book).
+# `make test`  the same set-up, then pytest.
+PYTHON ?= python3
+VENV   := .venv
+STAMP  := $(VENV)/.installed
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+# No telemetry and no update checks: the build must work offline.
+export DVC_NO_ANALYTICS := 1
+export MPLBACKEND := Agg
+
+.PHONY: all repro test book lock clean
+all: repro
+
+# The stamp is newer than the lock and the package metadata when .venv is current.
+$(STAMP): requirements.txt pyproject.toml
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)/bin/python -m pip install --quiet -r requirements.txt
+	$(VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+repro: $(STAMP)
+	dvc repro
+
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+# Regenerate the lock from requirements.in in a throw-away venv.
+lock:
+	rm -rf /tmp/mobitrace-lock && $(PYTHON) -m venv /tmp/mobitrace-lock
+	/tmp/mobitrace-lock/bin/pip install --quiet -r requirements.in
+	{ echo "# Pinned lock of requirements.in (pip freeze, Python 3.11). Regenerate: make lock"; \
+	  /tmp/mobitrace-lock/bin/pip freeze; } > requirements.txt
+
+clean:
+	rm -rf book/_build

@@ -1,0 +1,104 @@
+"""Claims tables: each claim a paper makes that a chapter addresses, the
+paper's value, the artifact's value, and a verdict with its tolerance.
+
+Every chapter writes one as CSV (data/results/<study>/claims.csv) with the
+columns in CLAIM_COLUMNS, so a book-level page can collect them all.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pandera.pandas as pa
+
+REPRODUCED = "reproduced"
+NOT_REPRODUCED = "not reproduced"
+NOT_CHECKABLE = "not checkable"
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE)
+# Relations a paper states a value with: "=" as printed, "~" about, "<"/">"
+# strict bounds ("less than"), "<="/">=" inclusive bounds ("at most").
+RELATIONS = ("=", "~", "<", ">", "<=", ">=")
+
+CLAIM_COLUMNS = [
+    "study", "claim_id", "claim", "location", "paper_relation", "paper_value",
+    "artifact_value", "unit", "tolerance", "verdict", "basis", "provenance", "section",
+]
+
+CLAIMS_SCHEMA = pa.DataFrameSchema(
+    {
+        "study": pa.Column(str),
+        "claim_id": pa.Column(str, unique=True),
+        "claim": pa.Column(str),
+        "location": pa.Column(str),
+        "paper_relation": pa.Column(str, pa.Check.isin(RELATIONS), nullable=True),
+        "paper_value": pa.Column(float, nullable=True),
+        "artifact_value": pa.Column(float, nullable=True),
+        "unit": pa.Column(str),
+        "tolerance": pa.Column(str),
+        "verdict": pa.Column(str, pa.Check.isin(VERDICTS)),
+        "basis": pa.Column(str),
+        "provenance": pa.Column(str, pa.Check.isin(["measured", "published", "modeled"])),
+        "section": pa.Column(str),
+    },
+    strict=True,
+    ordered=True,
+)
+
+
+def verdict(relation: str, paper_value: float, artifact_value: float | None,
+            rel_tol: float = 0.0, abs_tol: float = 0.0) -> str:
+    """Compare an artifact value with a paper's stated value.
+
+    For "=" and "~" the claim is reproduced when
+    |artifact - paper| <= max(rel_tol * |paper|, abs_tol);
+    for a bound ("<", "<=", ">", ">=") when the artifact value satisfies it.
+    A missing artifact value (None or NaN) means the claim is not checkable.
+    """
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
+    if artifact_value is None or (isinstance(artifact_value, float) and math.isnan(artifact_value)):
+        return NOT_CHECKABLE
+    # The tolerance is widened by one part in 1e9 so that a difference equal
+    # to the tolerance (1.7 - 1.6 vs 0.1) is not lost to float rounding.
+    allowed = max(rel_tol * abs(paper_value), abs_tol) * (1 + 1e-9)
+    ok = {
+        "=": lambda: abs(artifact_value - paper_value) <= allowed,
+        "~": lambda: abs(artifact_value - paper_value) <= allowed,
+        "<": lambda: artifact_value < paper_value,
+        "<=": lambda: artifact_value <= paper_value,
+        ">": lambda: artifact_value > paper_value,
+        ">=": lambda: artifact_value >= paper_value,
+    }[relation]()
+    return REPRODUCED if ok else NOT_REPRODUCED
+
+
+def tolerance_text(relation: str, rel_tol: float = 0.0, abs_tol: float = 0.0) -> str:
+    """How a verdict was decided, in words for the claims table."""
+    if relation in ("<", "<=", ">", ">="):
+        return f"bound: artifact {relation} paper"
+    parts = []
+    if rel_tol:
+        parts.append(f"±{rel_tol:.0%} of paper value")
+    if abs_tol:
+        parts.append(f"±{abs_tol:g} absolute")
+    return " or ".join(parts) if parts else "exact"
+
+
+def claims_frame(rows: list[dict]) -> pd.DataFrame:
+    """Validated claims table with the columns in CLAIM_COLUMNS, in order."""
+    frame = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    for col in ("paper_value", "artifact_value"):
+        frame[col] = frame[col].astype(float)
+    for col in set(CLAIM_COLUMNS) - {"paper_value", "artifact_value", "paper_relation"}:
+        frame[col] = frame[col].astype(str)
+    frame["paper_relation"] = frame["paper_relation"].astype(object)
+    return CLAIMS_SCHEMA.validate(frame)
+
+
+def write_claims(frame: pd.DataFrame, path: str | Path) -> None:
+    """Write a validated claims table as CSV (deterministic float format)."""
+    CLAIMS_SCHEMA.validate(frame)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")

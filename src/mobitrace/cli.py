@@ -1,0 +1,35 @@
+"""Command line: `python -m mobitrace COMMAND ...` (also `mobitrace`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .errors import InputError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mobitrace", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("ingest-published", help="validate data/published/<study>.yaml into parquet")
+    p.add_argument("src")
+    p.add_argument("out_dir")
+    p = sub.add_parser("run-notebook", help="execute notebooks/<study>.py with papermill")
+    p.add_argument("study")
+    args = parser.parse_args(argv)
+
+    try:
+        if args.command == "ingest-published":
+            from . import published
+            published.ingest(args.src, args.out_dir)
+        elif args.command == "run-notebook":
+            from . import notebooks
+            notebooks.run(args.study)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

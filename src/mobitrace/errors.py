@@ -1,0 +1,21 @@
+"""One error type for bad input, with the location a user needs to fix it."""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad input: names the file, the line or record, the field, what was
+    expected and what was found."""
+
+    def __init__(self, path, where: str | None, field: str | None, expected: str, found):
+        self.path = str(path)
+        self.where = where
+        self.field = field
+        self.expected = expected
+        self.found = found
+        parts = [self.path]
+        if where:
+            parts.append(where)
+        if field:
+            parts.append(f"field '{field}'")
+        super().__init__(f"{': '.join(parts)}: expected {expected}, found {found!r}")
