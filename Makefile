@@ -36,3 +36,15 @@ lock:
 
 clean:
 	rm -rf book/_build
+
+# `make capture STUDY=cpu-gbps DEVICE=vm-veth-default [CONFIG=default]
+#  [CAPTURE_ARGS=--smoke]`: run the capture kit (root; network namespaces).
+# Writes data/raw/<study>/<device>/<session>/. On a shared machine wrap it in
+# `flock /work/capture.lock make capture ...`.
+STUDY  ?= cpu-gbps
+CONFIG ?= default
+CAPTURE_ARGS ?=
+.PHONY: capture
+capture: $(STAMP)
+	@test -n "$(DEVICE)" || { echo "usage: make capture STUDY=cpu-gbps DEVICE=<name> [CONFIG=default|offloads-off|rps-cpu<N>|slow-cpumax] [CAPTURE_ARGS=--smoke]"; exit 2; }
+	$(VENV)/bin/python scripts/capture/capture.py --study $(STUDY) --device $(DEVICE) --config $(CONFIG) $(CAPTURE_ARGS)
