@@ -16,6 +16,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out_dir")
     p = sub.add_parser("run-notebook", help="execute notebooks/<study>.py with papermill")
     p.add_argument("study")
+    p = sub.add_parser("ingest-capture", help="validate a device's raw cpu-gbps captures into parquet")
+    p.add_argument("device_dir")
+    p.add_argument("out_dir")
+    p = sub.add_parser("analyze-cpu-gbps-device",
+                       help="fits, extrapolations and Figure 1 of one measured cpu-gbps device")
+    p.add_argument("interim_dir")
+    p.add_argument("out_dir")
+    p.add_argument("--params-section", default="cpu-gbps-measured")
     args = parser.parse_args(argv)
 
     try:
@@ -25,6 +33,18 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "run-notebook":
             from . import notebooks
             notebooks.run(args.study)
+        elif args.command == "ingest-capture":
+            from . import captures
+            captures.ingest_device(args.device_dir, args.out_dir)
+        elif args.command == "analyze-cpu-gbps-device":
+            import yaml
+
+            from . import cpugbps_device
+            from .notebooks import repo_root
+            params = yaml.safe_load((repo_root() / "params.yaml").read_text())[args.params_section]
+            cpugbps_device.analyze(args.interim_dir, args.out_dir, alpha=float(params["alpha"]),
+                                   targets=[float(t) for t in params["target_rates_gbps"]],
+                                   threshold=float(params["cpu_threshold_pct"]))
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,660 @@
+"""Raw captures of the cpu-gbps study: parsers, schemas and ingest.
+
+A capture session is a folder data/raw/cpu-gbps/<device>/<session>/ written by
+scripts/capture/capture.py:
+
+    manifest.yaml                session: configuration, host metadata, run list
+    runs/<run_id>/manifest.yaml  run: direction, target rate, CLOCK_MONOTONIC
+                                 start/end, wait4() rusage of both iperf3s
+    runs/<run_id>/iperf3.json.gz     `iperf3 -J` output of the client
+    runs/<run_id>/proc_stat.txt.gz   `<t_ns> <a /proc/stat cpu line>` samples
+    runs/<run_id>/proc_pid.txt.gz    per-process CPU time samples (TSV)
+
+Every file may be gzip-compressed or not (`name` or `name.gz`). Each parser
+raises InputError naming the file, the line or record, the field, what was
+expected and what was found. `ingest_device` turns every complete session of a
+device into one row per run (runs.parquet) plus one row per session
+(sessions.parquet), writing nothing if any input is bad.
+
+CPU utilization, as the paper computed it from /proc/stat
+(Aggarwal et al. 2019, §2), over a window [t0, t1] bracketing the run:
+
+    total %   = 100 * Δ(user+nice+system+irq+softirq+steal) / Δ(all but guest)
+    softirq % = 100 * Δsoftirq / Δ(all but guest)
+
+(guest and guest_nice are already counted in user and nice; proc(5)). The
+precise source sums exact CPU time over the client's lifetime T on n CPUs:
+
+    precise total % = 100 * (rusage_client + rusage_server + Δ runtime_ksoftirqd) / (T * n)
+
+with rusage = ru_utime + ru_stime from wait4(2) and the ksoftirqd run time
+from /proc/<pid>/schedstat (ns). Without CONFIG_IRQ_TIME_ACCOUNTING SoftIRQ
+work done on a process's way out of a system call is charged to that process,
+so the precise total covers the network stack's work on this test bed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import math
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pandera.pandas as pa
+import yaml
+
+from .errors import InputError
+
+PROC_STAT_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal",
+                    "guest", "guest_nice"]
+BUSY_FIELDS = ["user", "nice", "system", "irq", "softirq", "steal"]
+ALL_FIELDS = BUSY_FIELDS + ["idle", "iowait"]
+PROC_PID_COLUMNS = ["t_ns", "role", "pid", "schedstat_run_ns", "utime_ticks", "stime_ticks"]
+DIRECTIONS = ("down", "up")
+
+# --------------------------------------------------------------------------- #
+# Reading
+
+
+def resolve(path: str | Path) -> Path:
+    """`path`, or `path`.gz when only the compressed file exists."""
+    path = Path(path)
+    if path.exists():
+        return path
+    gz = path.with_name(path.name + ".gz")
+    if gz.exists():
+        return gz
+    raise InputError(path, None, None, "a file (or its .gz)", "no such file")
+
+
+def read_text(path: str | Path) -> tuple[Path, str]:
+    """The text of `path` (gzip read transparently) and the resolved path."""
+    path = resolve(path)
+    try:
+        raw = path.read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        return path, raw.decode("utf-8")
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise InputError(path, None, None, "a readable (gzip) file", str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"byte {exc.start}", None, "UTF-8 text", "undecodable bytes") from None
+
+
+def _schema_error(path: Path, exc: pa.errors.SchemaErrors, frame: pd.DataFrame, unit: str) -> InputError:
+    """The first failure of a pandera validation as an InputError."""
+    case = exc.failure_cases.iloc[0]
+    idx = case["index"]
+    where = None
+    if idx is not None and not (isinstance(idx, float) and math.isnan(idx)):
+        idx = int(idx)
+        where = f"{unit} {frame.loc[idx, 'line']}" if "line" in frame else f"record {idx + 1}"
+    return InputError(path, where, case["column"], f"to pass check {case['check']}", case["failure_case"])
+
+
+def _monotonic_per(group_col: str, cols: list[str]):
+    """A pandera dataframe check: `cols` never decrease within a group."""
+    def check(df: pd.DataFrame) -> pd.Series:
+        ok = pd.Series(True, index=df.index)
+        for col in cols:
+            ok &= df.groupby(group_col, sort=False)[col].diff().fillna(0) >= 0
+        return ok
+    return pa.Check(check, name=f"non-decreasing per {group_col}")
+
+
+# --------------------------------------------------------------------------- #
+# iperf3 -J
+
+IPERF_INTERVAL_SCHEMA = pa.DataFrameSchema(
+    {
+        "start": pa.Column(float, pa.Check.ge(0)),
+        "end": pa.Column(float),
+        "seconds": pa.Column(float, pa.Check.gt(0)),
+        "bytes": pa.Column("int64", pa.Check.ge(0)),
+        "bits_per_second": pa.Column(float, pa.Check.ge(0)),
+        "line": pa.Column(int),
+    },
+    checks=[pa.Check(lambda df: df["end"] > df["start"], name="end > start")],
+    strict=True,
+)
+
+IPERF_SUMMARY_SCHEMA = pa.DataFrameSchema(
+    {
+        "protocol": pa.Column(str, pa.Check.isin(["TCP"])),
+        "reverse": pa.Column(bool),
+        "duration_s": pa.Column(float, pa.Check.gt(0)),
+        "target_bps": pa.Column("int64", pa.Check.ge(0)),
+        "received_bps": pa.Column(float, pa.Check.ge(0)),
+        "sent_bps": pa.Column(float, pa.Check.ge(0)),
+        "received_seconds": pa.Column(float, pa.Check.gt(0)),
+        "retransmits": pa.Column("int64", pa.Check.ge(0)),
+        "host_total_pct": pa.Column(float, pa.Check.in_range(0, 10000)),
+        "remote_total_pct": pa.Column(float, pa.Check.in_range(0, 10000)),
+        "version": pa.Column(str),
+    },
+    strict=True,
+)
+
+
+def _get(doc, keys: list, path: Path, expected: str):
+    cur = doc
+    for i, key in enumerate(keys):
+        ok = isinstance(cur, dict) and key in cur if isinstance(key, str) else \
+            isinstance(cur, list) and -len(cur) <= key < len(cur)
+        if not ok:
+            dotted = ".".join(str(k) for k in keys[:i + 1])
+            raise InputError(path, "JSON record " + ".".join(str(k) for k in keys[:i]) or "top level",
+                             dotted, expected, "nothing")
+        cur = cur[key]
+    return cur
+
+
+def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
+    """Read an `iperf3 -J` client output (TCP).
+
+    Returns (summary, intervals): summary holds the protocol, direction
+    (`reverse`), duration, target rate (bit/s, 0 = unlimited), receiver and
+    sender throughput (bit/s, from end.sum_received / end.sum_sent),
+    retransmits and iperf3's own cpu_utilization_percent (host = client,
+    remote = server; % of one CPU); intervals has one row per reporting
+    interval (`line` = 1-based interval number).
+    """
+    path, text = read_text(path)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"line {exc.lineno}, column {exc.colno}", None, "valid JSON", exc.msg) from None
+    if not isinstance(doc, dict):
+        raise InputError(path, None, None, "a JSON object", type(doc).__name__)
+    if "error" in doc:
+        raise InputError(path, "JSON record top level", "error", "a completed test (no 'error')", doc["error"])
+    num = "a number"
+    summary = {
+        "protocol": _get(doc, ["start", "test_start", "protocol"], path, "a string"),
+        "reverse": _get(doc, ["start", "test_start", "reverse"], path, "0 or 1"),
+        "duration_s": _get(doc, ["start", "test_start", "duration"], path, num),
+        "target_bps": _get(doc, ["start", "test_start", "target_bitrate"], path, num),
+        "received_bps": _get(doc, ["end", "sum_received", "bits_per_second"], path, num),
+        "sent_bps": _get(doc, ["end", "sum_sent", "bits_per_second"], path, num),
+        "received_seconds": _get(doc, ["end", "sum_received", "seconds"], path, num),
+        "retransmits": _get(doc, ["end", "sum_sent", "retransmits"], path, num),
+        "host_total_pct": _get(doc, ["end", "cpu_utilization_percent", "host_total"], path, num),
+        "remote_total_pct": _get(doc, ["end", "cpu_utilization_percent", "remote_total"], path, num),
+        "version": _get(doc, ["start", "version"], path, "a string"),
+    }
+    for key in ("duration_s", "target_bps", "received_bps", "sent_bps", "received_seconds",
+                "retransmits", "host_total_pct", "remote_total_pct"):
+        val = summary[key]
+        if not isinstance(val, (int, float)) or isinstance(val, bool) or not math.isfinite(val):
+            raise InputError(path, "JSON record end/start", key, num, val)
+    if summary["reverse"] not in (0, 1, True, False):
+        raise InputError(path, "JSON record start.test_start", "reverse", "0 or 1", summary["reverse"])
+    summary["reverse"] = bool(summary["reverse"])
+    frame = pd.DataFrame([summary]).astype({"duration_s": float, "target_bps": "int64", "received_bps": float,
+                                            "sent_bps": float, "received_seconds": float,
+                                            "retransmits": "int64", "host_total_pct": float,
+                                            "remote_total_pct": float, "protocol": str, "version": str})
+    try:
+        IPERF_SUMMARY_SCHEMA.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        case = exc.failure_cases.iloc[0]
+        raise InputError(path, "JSON record end", case["column"], f"to pass check {case['check']}",
+                         case["failure_case"]) from None
+
+    raw_intervals = _get(doc, ["intervals"], path, "a list of intervals")
+    if not isinstance(raw_intervals, list) or not raw_intervals:
+        raise InputError(path, "JSON record top level", "intervals", "a non-empty list", raw_intervals)
+    rows = []
+    for i, item in enumerate(raw_intervals, 1):
+        s = item.get("sum") if isinstance(item, dict) else None
+        if not isinstance(s, dict):
+            raise InputError(path, f"interval {i}", "sum", "an object", s)
+        row = {}
+        for key in ("start", "end", "seconds", "bytes", "bits_per_second"):
+            val = s.get(key)
+            if not isinstance(val, (int, float)) or isinstance(val, bool):
+                raise InputError(path, f"interval {i}", f"sum.{key}", "a number", val)
+            row[key] = val
+        row["line"] = i
+        rows.append(row)
+    intervals = pd.DataFrame(rows).astype({"start": float, "end": float, "seconds": float,
+                                           "bytes": "int64", "bits_per_second": float, "line": int})
+    try:
+        intervals = IPERF_INTERVAL_SCHEMA.validate(intervals, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        raise _schema_error(path, exc, intervals, "interval") from None
+    return summary, intervals
+
+
+# --------------------------------------------------------------------------- #
+# /proc/stat samples
+
+PROC_STAT_SCHEMA = pa.DataFrameSchema(
+    {
+        "t_ns": pa.Column("int64", pa.Check.ge(0)),
+        "cpu": pa.Column(str, pa.Check.str_matches(r"^cpu\d*$")),
+        **{f: pa.Column("int64", pa.Check.ge(0)) for f in PROC_STAT_FIELDS},
+        "line": pa.Column(int),
+    },
+    checks=[_monotonic_per("cpu", ["t_ns", *PROC_STAT_FIELDS])],
+    strict=True,
+)
+
+
+def parse_proc_stat(path: str | Path) -> pd.DataFrame:
+    """Read /proc/stat samples: lines `<t_ns> cpu[N] user nice system idle
+    iowait irq softirq steal [guest [guest_nice]]` (proc(5); counters in
+    USER_HZ ticks). Counters of each CPU must not decrease."""
+    path, text = read_text(path)
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) < 10 or len(parts) > 12:
+            raise InputError(path, f"line {n}", None,
+                             "'<t_ns> cpuN' and 8 to 10 counters", line[:80])
+        if not parts[1].startswith("cpu"):
+            raise InputError(path, f"line {n}", "cpu", "cpu or cpuN", parts[1])
+        row = {"cpu": parts[1], "line": n}
+        for name, val in zip(["t_ns", *PROC_STAT_FIELDS], [parts[0], *parts[2:]]):
+            if not val.isdigit():
+                raise InputError(path, f"line {n}", name, "a non-negative integer", val)
+            row[name] = int(val)
+        rows.append(row)
+    if not rows:
+        raise InputError(path, None, None, "at least one sample", "an empty file")
+    frame = pd.DataFrame(rows, columns=["t_ns", "cpu", *PROC_STAT_FIELDS, "line"])
+    frame[PROC_STAT_FIELDS] = frame[PROC_STAT_FIELDS].fillna(0)
+    frame = frame.astype({c: "int64" for c in ["t_ns", *PROC_STAT_FIELDS]}).astype({"line": int})
+    try:
+        return PROC_STAT_SCHEMA.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        raise _schema_error(path, exc, frame, "line") from None
+
+
+# --------------------------------------------------------------------------- #
+# per-process CPU time samples
+
+PROC_PID_SCHEMA = pa.DataFrameSchema(
+    {
+        "t_ns": pa.Column("int64", pa.Check.ge(0)),
+        "role": pa.Column(str, pa.Check.str_matches(r"^(client|server|ksoftirqd/\d+)$")),
+        "pid": pa.Column("int64", pa.Check.gt(0)),
+        "schedstat_run_ns": pa.Column("int64", pa.Check.ge(0)),
+        "utime_ticks": pa.Column("int64", pa.Check.ge(0)),
+        "stime_ticks": pa.Column("int64", pa.Check.ge(0)),
+        "line": pa.Column(int),
+    },
+    checks=[_monotonic_per("role", ["t_ns", "schedstat_run_ns", "utime_ticks", "stime_ticks"])],
+    strict=True,
+)
+
+
+def parse_proc_pid(path: str | Path) -> pd.DataFrame:
+    """Read per-process CPU samples (TSV with header PROC_PID_COLUMNS):
+    run time from /proc/<pid>/schedstat (ns) and utime/stime from
+    /proc/<pid>/stat (USER_HZ ticks)."""
+    path, text = read_text(path)
+    lines = text.splitlines()
+    if not lines or lines[0].split("\t") != PROC_PID_COLUMNS:
+        raise InputError(path, "line 1", "header", "\t".join(PROC_PID_COLUMNS), lines[0] if lines else "")
+    rows = []
+    for n, line in enumerate(lines[1:], 2):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) != len(PROC_PID_COLUMNS):
+            raise InputError(path, f"line {n}", None, f"{len(PROC_PID_COLUMNS)} tab-separated fields",
+                             len(parts))
+        row = {"role": parts[1], "line": n}
+        for name, val in zip(PROC_PID_COLUMNS, parts):
+            if name == "role":
+                continue
+            if not val.isdigit():
+                raise InputError(path, f"line {n}", name, "a non-negative integer", val)
+            row[name] = int(val)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=[*PROC_PID_COLUMNS, "line"])
+    frame = frame.astype({c: "int64" for c in PROC_PID_COLUMNS if c != "role"}).astype(
+        {"role": str, "line": int})
+    try:
+        return PROC_PID_SCHEMA.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        raise _schema_error(path, exc, frame, "line") from None
+
+
+# --------------------------------------------------------------------------- #
+# manifests
+
+SESSION_SCHEMA = pa.DataFrameSchema(
+    {
+        "study": pa.Column(str, pa.Check.eq("cpu-gbps")),
+        "device": pa.Column(str, pa.Check.str_matches(r"^[A-Za-z0-9._-]+$")),
+        "session": pa.Column(str, pa.Check.str_length(min_value=1)),
+        "kind": pa.Column(str, pa.Check.isin(["default", "smoke"])),
+        "config": pa.Column(str, pa.Check.str_matches(r"^(default|offloads-off|slow-cpumax|rps-cpu\d+)$")),
+        "repetitions": pa.Column("int64", pa.Check.ge(1)),
+        "duration_s": pa.Column("int64", pa.Check.ge(1)),
+        "sample_period_ms": pa.Column("int64", pa.Check.in_range(1, 1000)),
+        "n_runs": pa.Column("int64", pa.Check.ge(1)),
+        "hostname": pa.Column(str),
+        "kernel": pa.Column(str),
+        "cpu_model": pa.Column(str),
+        "n_cpus": pa.Column("int64", pa.Check.ge(1)),
+        "hypervisor": pa.Column(bool),
+        "user_hz": pa.Column("int64", pa.Check.gt(0)),
+        "config_hz": pa.Column(str),
+        "irq_time_accounting": pa.Column(str),
+        "gro_device": pa.Column(str),
+        "gso_device": pa.Column(str),
+        "tso_device": pa.Column(str),
+        "rps_device": pa.Column(str),
+        "cpu_quota": pa.Column(float, nullable=True),
+        "device_cpus": pa.Column(str),
+        "iperf3_version": pa.Column(str),
+        "started_utc": pa.Column(str),
+    },
+    strict=True,
+)
+
+RUN_SCHEMA = pa.DataFrameSchema(
+    {
+        "run_id": pa.Column(str),
+        "direction": pa.Column(str, pa.Check.isin(DIRECTIONS)),
+        "target_rate_bps": pa.Column("int64", pa.Check.ge(0)),
+        "repetition": pa.Column("int64", pa.Check.ge(1)),
+        "duration_s": pa.Column("int64", pa.Check.ge(1)),
+        "t_start_ns": pa.Column("int64", pa.Check.ge(0)),
+        "t_end_ns": pa.Column("int64", pa.Check.ge(0)),
+        "client_cpu_s": pa.Column(float, pa.Check.ge(0)),
+        "server_cpu_s": pa.Column(float, pa.Check.ge(0)),
+        "client_exit": pa.Column("int64", pa.Check.eq(0)),
+    },
+    checks=[pa.Check(lambda df: df["t_end_ns"] > df["t_start_ns"], name="t_end > t_start")],
+    strict=True,
+)
+
+
+def _load_yaml(path: Path) -> tuple[dict, yaml.Node]:
+    path, text = read_text(path)
+    try:
+        doc = yaml.safe_load(text)
+        node = yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(path, f"line {mark.line + 1}" if mark else None, None, "valid YAML",
+                         getattr(exc, "problem", str(exc))) from None
+    if not isinstance(doc, dict):
+        raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
+    return doc, node
+
+
+def _line_of(node: yaml.Node | None, keys: list[str]) -> str | None:
+    """'line N' of the deepest existing key on `keys` in a composed YAML tree."""
+    line = None
+    for key in keys:
+        if not isinstance(node, yaml.MappingNode):
+            break
+        for k, v in node.value:
+            if k.value == key:
+                line, node = k.start_mark.line + 1, v
+                break
+        else:
+            break
+    return f"line {line}" if line else None
+
+
+def _field(doc: dict, node, keys: list[str], path: Path, expected: str, kinds: tuple):
+    cur = doc
+    for i, key in enumerate(keys):
+        if not isinstance(cur, dict) or key not in cur:
+            raise InputError(path, _line_of(node, keys[:i]) or "top level", ".".join(keys[:i + 1]),
+                             expected, "nothing")
+        cur = cur[key]
+    if kinds and (not isinstance(cur, kinds) or (isinstance(cur, bool) and bool not in kinds)):
+        raise InputError(path, _line_of(node, keys), ".".join(keys), expected, cur)
+    return cur
+
+
+def parse_session_manifest(path: str | Path) -> dict:
+    """Read and check a session manifest.yaml; returns one flat record
+    (SESSION_SCHEMA) plus `runs` (the list of run ids)."""
+    path = resolve(path)
+    doc, node = _load_yaml(path)
+    f = lambda keys, expected, kinds: _field(doc, node, keys, path, expected, kinds)  # noqa: E731
+    text, integer = (str,), (int,)
+    offloads = f(["testbed", "device", "ethtool_k"], "a mapping of offloads", (dict,))
+    rps = f(["testbed", "device", "rps_cpus"], "a mapping of rx queues to masks", (dict,))
+    rec = {
+        "study": f(["study"], "a study slug", text),
+        "device": f(["device"], "a device name", text),
+        "session": f(["session"], "a session name", text),
+        "kind": f(["kind"], "default or smoke", text),
+        "config": f(["configuration", "name"], "a configuration name", text),
+        "repetitions": f(["configuration", "repetitions"], "an integer", integer),
+        "duration_s": f(["configuration", "duration_s"], "an integer", integer),
+        "sample_period_ms": f(["configuration", "sample_period_ms"], "an integer", integer),
+        "hostname": f(["host", "hostname"], "a host name", text),
+        "kernel": f(["host", "kernel"], "a kernel release", text),
+        "cpu_model": f(["host", "cpu", "model"], "a CPU model", text),
+        "n_cpus": f(["host", "cpu", "count"], "an integer", integer),
+        "hypervisor": f(["host", "cpu", "hypervisor"], "true or false", (bool,)),
+        "user_hz": f(["host", "user_hz"], "an integer", integer),
+        "config_hz": str(f(["host", "kernel_config", "CONFIG_HZ"], "a value", ())),
+        "irq_time_accounting": str(f(["host", "kernel_config", "CONFIG_IRQ_TIME_ACCOUNTING"], "a value", ())),
+        "gro_device": str(offloads.get("generic-receive-offload", "unknown")),
+        "gso_device": str(offloads.get("generic-segmentation-offload", "unknown")),
+        "tso_device": str(offloads.get("tcp-segmentation-offload", "unknown")),
+        "rps_device": ",".join(f"{k}={v}" for k, v in sorted(rps.items())),
+        "cpu_quota": doc.get("configuration", {}).get("cpu_quota"),
+        "device_cpus": str(doc.get("configuration", {}).get("device_cpus")),
+        "iperf3_version": f(["tools", "iperf3"], "a version string", text),
+        "started_utc": str(f(["started_utc"], "a UTC time", ())),
+    }
+    runs = f(["runs"], "a non-empty list of run ids", (list,))
+    if not runs or not all(isinstance(r, str) for r in runs):
+        raise InputError(path, _line_of(node, ["runs"]), "runs", "a non-empty list of run ids", runs)
+    rec["n_runs"] = len(runs)
+    if rec["device"] != path.parent.parent.name and path.parent.parent.name != "":
+        pass  # the folder name is the device; checked by ingest_device
+    frame = pd.DataFrame([rec])
+    frame["cpu_quota"] = frame["cpu_quota"].astype(float)
+    try:
+        SESSION_SCHEMA.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        case = exc.failure_cases.iloc[0]
+        raise InputError(path, None, case["column"], f"to pass check {case['check']}",
+                         case["failure_case"]) from None
+    rec["runs"] = runs
+    return rec
+
+
+def parse_run_manifest(path: str | Path) -> dict:
+    """Read and check a run's manifest.yaml; returns a flat record (RUN_SCHEMA)."""
+    path = resolve(path)
+    doc, node = _load_yaml(path)
+    f = lambda keys, expected, kinds: _field(doc, node, keys, path, expected, kinds)  # noqa: E731
+    num, integer = (int, float), (int,)
+    cru = f(["client", "rusage"], "a mapping", (dict,))
+    sru = f(["server", "rusage"], "a mapping", (dict,))
+    rec = {
+        "run_id": f(["run_id"], "a run id", (str,)),
+        "direction": f(["direction"], "down or up", (str,)),
+        "target_rate_bps": f(["target_rate_bps"], "an integer (0 = unlimited)", integer),
+        "repetition": f(["repetition"], "an integer", integer),
+        "duration_s": f(["duration_s"], "an integer", integer),
+        "t_start_ns": f(["t_start_monotonic_ns"], "an integer (ns)", integer),
+        "t_end_ns": f(["t_end_monotonic_ns"], "an integer (ns)", integer),
+        "client_cpu_s": f(["client", "rusage", "utime_s"], "seconds", num) + f(["client", "rusage", "stime_s"], "seconds", num),
+        "server_cpu_s": f(["server", "rusage", "utime_s"], "seconds", num) + f(["server", "rusage", "stime_s"], "seconds", num),
+        "client_exit": f(["client", "exit_status"], "an integer", integer),
+    }
+    del cru, sru
+    if rec["run_id"] != path.parent.name:
+        raise InputError(path, _line_of(node, ["run_id"]), "run_id", f"'{path.parent.name}' (the folder)",
+                         rec["run_id"])
+    frame = pd.DataFrame([rec]).astype({"client_cpu_s": float, "server_cpu_s": float})
+    try:
+        RUN_SCHEMA.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        case = exc.failure_cases.iloc[0]
+        col = case["column"]
+        raise InputError(path, _line_of(node, [col]) if col else None, col,
+                         f"to pass check {case['check']}", case["failure_case"]) from None
+    return rec
+
+
+# --------------------------------------------------------------------------- #
+# One run -> one row
+
+
+def _bracket(times: np.ndarray, t0: int, t1: int, path: Path) -> tuple[int, int]:
+    """Indices of the last sample at or before t0 and the first at or after t1."""
+    i0 = np.searchsorted(times, t0, side="right") - 1
+    i1 = np.searchsorted(times, t1, side="left")
+    if i0 < 0 or i1 >= len(times):
+        raise InputError(path, None, "t_ns", f"samples before {t0} and after {t1} (the run)",
+                         f"samples from {times[0]} to {times[-1]}")
+    return int(i0), int(i1)
+
+
+def proc_stat_utilization(stat: pd.DataFrame, t0: int, t1: int, path: Path) -> dict:
+    """Total and SoftIRQ CPU % (aggregate and per CPU) from /proc/stat
+    samples over the window bracketing [t0, t1] (see module docstring)."""
+    out = {}
+    for cpu, g in stat.groupby("cpu", sort=True):
+        times = g["t_ns"].to_numpy()
+        i0, i1 = _bracket(times, t0, t1, path)
+        d = g.iloc[i1][ALL_FIELDS].astype("int64") - g.iloc[i0][ALL_FIELDS].astype("int64")
+        total = int(d.sum())
+        busy = int(d[BUSY_FIELDS].sum())
+        key = "all" if cpu == "cpu" else cpu
+        out[f"stat_{key}_total_pct"] = 100.0 * busy / total if total else float("nan")
+        out[f"stat_{key}_softirq_pct"] = 100.0 * int(d["softirq"]) / total if total else float("nan")
+        if cpu == "cpu":
+            out["stat_window_s"] = (times[i1] - times[i0]) / 1e9
+            out["stat_ticks"] = total
+            out["stat_samples"] = i1 - i0 + 1
+    return out
+
+
+def ksoftirqd_seconds(pid: pd.DataFrame, t0: int, t1: int, path: Path) -> float:
+    """CPU seconds all ksoftirqd threads ran in the window bracketing [t0, t1]."""
+    total = 0
+    for role, g in pid[pid["role"].str.startswith("ksoftirqd/")].groupby("role"):
+        i0, i1 = _bracket(g["t_ns"].to_numpy(), t0, t1, path)
+        total += int(g["schedstat_run_ns"].iloc[i1]) - int(g["schedstat_run_ns"].iloc[i0])
+    return total / 1e9
+
+
+def run_row(run_dir: Path, n_cpus: int) -> dict:
+    """One run folder -> one record of throughput and CPU utilization."""
+    m = parse_run_manifest(run_dir / "manifest.yaml")
+    summary, intervals = parse_iperf3(run_dir / "iperf3.json")
+    stat_path = resolve(run_dir / "proc_stat.txt")
+    stat = parse_proc_stat(stat_path)
+    pid_path = resolve(run_dir / "proc_pid.txt")
+    pid = parse_proc_pid(pid_path)
+    expect_reverse = m["direction"] == "down"
+    if summary["reverse"] != expect_reverse:
+        raise InputError(resolve(run_dir / "iperf3.json"), "JSON record start.test_start", "reverse",
+                         f"{int(expect_reverse)} for direction {m['direction']}", int(summary["reverse"]))
+    t0, t1 = m["t_start_ns"], m["t_end_ns"]
+    lifetime = (t1 - t0) / 1e9
+    ksoft = ksoftirqd_seconds(pid, t0, t1, pid_path)
+    row = {
+        "run_id": m["run_id"], "direction": m["direction"], "target_rate_bps": m["target_rate_bps"],
+        "target_rate_mbps": m["target_rate_bps"] / 1e6, "repetition": m["repetition"],
+        "duration_s": m["duration_s"], "client_lifetime_s": lifetime,
+        "throughput_gbps": summary["received_bps"] / 1e9,
+        "sender_gbps": summary["sent_bps"] / 1e9,
+        "retransmits": summary["retransmits"],
+        "n_intervals": len(intervals),
+        "interval_gbps_cv": float(intervals["bits_per_second"].std(ddof=1) / intervals["bits_per_second"].mean())
+        if len(intervals) > 1 and intervals["bits_per_second"].mean() > 0 else float("nan"),
+        **proc_stat_utilization(stat, t0, t1, stat_path),
+        "client_cpu_s": m["client_cpu_s"], "server_cpu_s": m["server_cpu_s"], "ksoftirqd_cpu_s": ksoft,
+    }
+    denom = lifetime * n_cpus / 100.0
+    row["precise_total_pct"] = (m["client_cpu_s"] + m["server_cpu_s"] + ksoft) / denom
+    row["precise_device_pct"] = m["client_cpu_s"] / denom
+    row["precise_peer_pct"] = m["server_cpu_s"] / denom
+    row["precise_ksoftirqd_pct"] = ksoft / denom
+    # iperf3's own getrusage-based figure, % of one CPU -> % of all CPUs.
+    row["iperf3_total_pct"] = (summary["host_total_pct"] + summary["remote_total_pct"]) / n_cpus
+    return row
+
+
+def file_md5(path: Path) -> str:
+    return hashlib.md5(path.read_bytes()).hexdigest()
+
+
+def session_hash(folder: Path) -> tuple[str, int, int]:
+    """md5 over the sorted (relative path, md5) of every file in a capture
+    folder, with the number of files and their total bytes."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    h = hashlib.md5()
+    for p in files:
+        h.update(f"{p.relative_to(folder).as_posix()}\t{file_md5(p)}\n".encode())
+    return h.hexdigest(), len(files), sum(p.stat().st_size for p in files)
+
+
+def sessions_of(device_dir: Path) -> list[Path]:
+    """Complete capture sessions of a device (folders with a manifest.yaml;
+    *.partial folders left by an interrupted capture are not sessions)."""
+    if not device_dir.is_dir():
+        raise InputError(device_dir, None, None, "a device folder of capture sessions", "no such folder")
+    found = sorted(p for p in device_dir.iterdir() if p.is_dir() and not p.name.endswith(".partial"))
+    if not found:
+        raise InputError(device_dir, None, None, "at least one session folder", "none")
+    return found
+
+
+def load_device(device_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """All sessions of a device -> (sessions, runs) frames."""
+    device_dir = Path(device_dir)
+    sessions, runs = [], []
+    for folder in sessions_of(device_dir):
+        rec = parse_session_manifest(folder / "manifest.yaml")
+        if rec["device"] != device_dir.name:
+            raise InputError(resolve(folder / "manifest.yaml"), None, "device",
+                             f"'{device_dir.name}' (the folder)", rec["device"])
+        if rec["session"] != folder.name:
+            raise InputError(resolve(folder / "manifest.yaml"), None, "session",
+                             f"'{folder.name}' (the folder)", rec["session"])
+        run_ids = rec.pop("runs")
+        digest, n_files, n_bytes = session_hash(folder)
+        sessions.append({**rec, "capture_md5": digest, "n_files": n_files, "bytes": n_bytes,
+                         "path": folder.as_posix()})
+        for run_id in run_ids:
+            run_dir = folder / "runs" / run_id
+            if not run_dir.is_dir():
+                raise InputError(resolve(folder / "manifest.yaml"), None, "runs",
+                                 f"a folder runs/{run_id}", "no such folder")
+            runs.append({"device": rec["device"], "session": rec["session"], "config": rec["config"],
+                         **run_row(run_dir, rec["n_cpus"])})
+    return pd.DataFrame(sessions), pd.DataFrame(runs)
+
+
+def ingest_device(device_dir: str | Path, out_dir: str | Path) -> None:
+    """Validate every capture of a device and write sessions.parquet and
+    runs.parquet to out_dir; on any error nothing is written."""
+    sessions, runs = load_device(device_dir)
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        sessions.to_parquet(tmp / "sessions.parquet", index=False)
+        runs.sort_values(["session", "direction", "target_rate_bps", "repetition"]).to_parquet(
+            tmp / "runs.parquet", index=False)
+        shutil.rmtree(out_dir, ignore_errors=True)
+        tmp.rename(out_dir)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
