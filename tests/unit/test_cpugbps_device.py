@@ -1,0 +1,55 @@
+"""Per-device cpu-gbps analysis on synthetic runs (not measurements)."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mobitrace import cpugbps_device
+
+
+def synthetic_runs(device="synthetic-host", slope=2.0, noise=0.3, seed=1):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for direction in ("down", "up"):
+        for rate in (100e6, 1e9, 5e9, 0):
+            for rep in (1, 2, 3):
+                x = (rate or 20e9) / 1e9 * (1 - 0.01 * rng.random())
+                total = 1 + slope * x + rng.normal(0, noise)
+                row = {"device": device, "session": "s1", "config": "default", "run_id": f"{direction}-{rate}-r{rep}",
+                       "direction": direction, "target_rate_bps": int(rate), "repetition": rep,
+                       "throughput_gbps": x, "stat_all_total_pct": total,
+                       "stat_all_softirq_pct": 0.4 * total, "precise_total_pct": total * 1.1,
+                       "iperf3_total_pct": total * 1.05, "stat_cpu0_total_pct": total, "stat_cpu0_softirq_pct": 0.1,
+                       "precise_device_pct": total / 2, "precise_peer_pct": total / 2,
+                       "precise_ksoftirqd_pct": 0.01, "retransmits": 0}
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_analyze_synthetic_outputs_and_determinism(tmp_path):
+    interim = tmp_path / "interim"
+    interim.mkdir()
+    synthetic_runs().to_parquet(interim / "runs.parquet", index=False)
+    out1, out2 = tmp_path / "a", tmp_path / "b"
+    for out in (out1, out2):
+        cpugbps_device.analyze(interim, out, alpha=0.05, targets=[1.6, 4.0, 12.8], threshold=50)
+    names = sorted(p.name for p in out1.iterdir())
+    assert names == ["extrapolations.csv", "figure1.svg", "fits.csv", "metrics.json", "rate_summary.csv"]
+    for name in names:
+        assert (out1 / name).read_bytes() == (out2 / name).read_bytes(), name
+    fits = pd.read_csv(out1 / "fits.csv")
+    f = fits[(fits["direction"] == "down") & (fits["source"] == "stat_total")].iloc[0]
+    assert f["slope"] == pytest.approx(2.0, abs=0.05)
+    # 50% at (50 - 1) / 2 = 24.5 Gbps, inside its interval
+    assert f["gbps_at_threshold"] == pytest.approx(24.5, rel=0.03)
+    assert f["gbps_at_threshold_lo"] < f["gbps_at_threshold"] < f["gbps_at_threshold_hi"]
+    assert f["gbps_at_threshold_pred_lo"] < f["gbps_at_threshold_lo"]
+    extra = pd.read_csv(out1 / "extrapolations.csv")
+    assert set(extra["target_gbps"]) == {1.6, 4.0, 12.8}
+    assert not extra["extrapolated"].any()  # synthetic runs reach 20 Gbps
+    summary = pd.read_csv(out1 / "rate_summary.csv")
+    assert list(summary.loc[summary["direction"] == "down", "target_rate"]) == ["100M", "1000M", "5000M", "max"]
+    metrics = json.loads((out1 / "metrics.json").read_text())
+    assert "down.stat_total" in metrics["synthetic-host"]
