@@ -9,6 +9,9 @@ to device: `iperf3 -R`) and uplink, and records per run:
   iperf3.json.gz   the client's `iperf3 -J` output (native format)
   proc_stat.txt.gz /proc/stat `cpu*` lines sampled every --sample-ms (default
                    100 ms = 10 Hz), each line prefixed by CLOCK_MONOTONIC ns
+  cpuacct.txt.gz   host-wide precise CPU time of all tasks (root cgroup
+                   cpuacct.usage_percpu ns, or cgroup2 cpu.stat usage), same
+                   instants, where readable
   proc_pid.txt.gz  precise per-process CPU time sampled at the same instants:
                    /proc/<pid>/schedstat run time (ns) and /proc/<pid>/stat
                    utime/stime (clock ticks) of the two iperf3 processes and of
@@ -147,6 +150,7 @@ class Sampler(threading.Thread):
         self.period, self.pids = period, pids
         self.stat_lines: list[str] = []
         self.pid_lines: list[str] = []
+        self.acct_lines: list[str] = []
         self.stop_event = threading.Event()
 
     def sample(self) -> None:
@@ -157,6 +161,9 @@ class Sampler(threading.Thread):
                     self.stat_lines.append(f"{t} {line.rstrip()}")
                 else:
                     break
+        acct = read_cpuacct()
+        if acct is not None:
+            self.acct_lines.append(f"{t} {acct}")
         for role, pid in list(self.pids.items()):
             sched = read(f"/proc/{pid}/schedstat")
             stat = read(f"/proc/{pid}/stat")
@@ -177,6 +184,20 @@ class Sampler(threading.Thread):
     def stop(self) -> None:
         self.stop_event.set()
         self.join()
+
+
+def read_cpuacct() -> str | None:
+    """Host-wide precise CPU time of all tasks: the root cgroup's
+    cpuacct.usage_percpu (v1, ns per CPU) or cpu.stat usage_usec (v2)."""
+    v1 = read("/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu")
+    if v1:
+        return "cpuacct_percpu_ns " + " ".join(v1.split())
+    v2 = read("/sys/fs/cgroup/cpu.stat")
+    if v2:
+        for line in v2.splitlines():
+            if line.startswith("usage_usec "):
+                return f"cgroup2_usage_ns {int(line.split()[1]) * 1000}"
+    return None
 
 
 def ksoftirqd_pids() -> dict[str, int]:
@@ -479,6 +500,9 @@ def one_run(bed: Testbed, run_dir: Path, direction: str, rate: str, rep: int, du
     with gzip.GzipFile(run_dir / "proc_pid.txt.gz", "wb", mtime=0) as f:
         header = "t_ns\trole\tpid\tschedstat_run_ns\tutime_ticks\tstime_ticks\n"
         f.write((header + "\n".join(sampler.pid_lines) + "\n").encode())
+    if sampler.acct_lines:
+        with gzip.GzipFile(run_dir / "cpuacct.txt.gz", "wb", mtime=0) as f:
+            f.write(("\n".join(sampler.acct_lines) + "\n").encode())
     manifest = {
         "run_id": run_dir.name, "direction": direction, "target_rate": rate,
         "target_rate_bps": rate_bps, "repetition": rep, "duration_s": duration,

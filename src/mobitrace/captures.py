@@ -9,6 +9,8 @@ scripts/capture/capture.py:
     runs/<run_id>/iperf3.json.gz     `iperf3 -J` output of the client
     runs/<run_id>/proc_stat.txt.gz   `<t_ns> <a /proc/stat cpu line>` samples
     runs/<run_id>/proc_pid.txt.gz    per-process CPU time samples (TSV)
+    runs/<run_id>/cpuacct.txt.gz     host-wide CPU time of all tasks (optional;
+                                     captures from 2026-11-22T03:07Z on)
 
 Every file may be gzip-compressed or not (`name` or `name.gz`). Each parser
 raises InputError naming the file, the line or record, the field, what was
@@ -28,7 +30,10 @@ precise source sums exact CPU time over the client's lifetime T on n CPUs:
     precise total % = 100 * (rusage_client + rusage_server + Δ runtime_ksoftirqd) / (T * n)
 
 with rusage = ru_utime + ru_stime from wait4(2) and the ksoftirqd run time
-from /proc/<pid>/schedstat (ns). Without CONFIG_IRQ_TIME_ACCOUNTING SoftIRQ
+from /proc/<pid>/schedstat (ns). Where recorded, the host-wide precise total
+is 100 * Δ(root cgroup CPU time of all tasks) / (Δt * n): it counts the
+same background work /proc/stat counts, so /proc/stat minus it isolates the
+error of tick sampling. Without CONFIG_IRQ_TIME_ACCOUNTING SoftIRQ
 work done on a process's way out of a system call is charged to that process,
 so the precise total covers the network stack's work on this test bed.
 """
@@ -331,6 +336,64 @@ def parse_proc_pid(path: str | Path) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- #
+# host-wide precise CPU time (optional)
+
+CPUACCT_SOURCES = ("cpuacct_percpu_ns", "cgroup2_usage_ns")
+CPUACCT_SCHEMA = pa.DataFrameSchema(
+    {
+        "t_ns": pa.Column("int64", pa.Check.ge(0)),
+        "source": pa.Column(str, pa.Check.isin(CPUACCT_SOURCES)),
+        "cpu": pa.Column("int64", pa.Check.ge(0)),
+        "usage_ns": pa.Column("int64", pa.Check.ge(0)),
+        "line": pa.Column(int),
+    },
+    checks=[_monotonic_per("cpu", ["t_ns", "usage_ns"])],
+    strict=True,
+)
+
+
+def parse_cpuacct(path: str | Path) -> pd.DataFrame:
+    """Read host-wide CPU time samples: lines `<t_ns> cpuacct_percpu_ns
+    <ns of CPU 0> <ns of CPU 1> ...` (root cgroup v1 cpuacct.usage_percpu) or
+    `<t_ns> cgroup2_usage_ns <ns>` (cgroup v2 cpu.stat usage_usec x 1000).
+    Long format: one row per sample and CPU (cpu 0 for the v2 total)."""
+    path, text = read_text(path)
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) < 3:
+            raise InputError(path, f"line {n}", None, "'<t_ns> <source> <ns>...'", line[:80])
+        if parts[1] not in CPUACCT_SOURCES:
+            raise InputError(path, f"line {n}", "source", " or ".join(CPUACCT_SOURCES), parts[1])
+        for name, val in [("t_ns", parts[0])] + [(f"cpu{i}", v) for i, v in enumerate(parts[2:])]:
+            if not val.isdigit():
+                raise InputError(path, f"line {n}", name, "a non-negative integer", val)
+        for i, val in enumerate(parts[2:]):
+            rows.append({"t_ns": int(parts[0]), "source": parts[1], "cpu": i, "usage_ns": int(val), "line": n})
+    if not rows:
+        raise InputError(path, None, None, "at least one sample", "an empty file")
+    frame = pd.DataFrame(rows).astype({"t_ns": "int64", "cpu": "int64", "usage_ns": "int64", "line": int})
+    try:
+        return CPUACCT_SCHEMA.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        raise _schema_error(path, exc, frame, "line") from None
+
+
+def cpuacct_utilization(acct: pd.DataFrame, t0: int, t1: int, n_cpus: int, path: Path) -> float:
+    """Host-wide precise Total %: 100 * Δ(CPU time of all tasks) / (Δt * n)
+    over the samples bracketing [t0, t1]."""
+    total_ns, window = 0, None
+    for _, g in acct.groupby("cpu", sort=True):
+        times = g["t_ns"].to_numpy()
+        i0, i1 = _bracket(times, t0, t1, path)
+        total_ns += int(g["usage_ns"].iloc[i1]) - int(g["usage_ns"].iloc[i0])
+        window = (times[i1] - times[i0]) if window is None else window
+    return 100.0 * total_ns / (window * n_cpus) if window else float("nan")
+
+
+# --------------------------------------------------------------------------- #
 # manifests
 
 SESSION_SCHEMA = pa.DataFrameSchema(
@@ -587,6 +650,10 @@ def run_row(run_dir: Path, n_cpus: int) -> dict:
     row["precise_device_pct"] = m["client_cpu_s"] / denom
     row["precise_peer_pct"] = m["server_cpu_s"] / denom
     row["precise_ksoftirqd_pct"] = ksoft / denom
+    # Host-wide precise Total (all tasks), where the capture recorded it.
+    acct_file = next((p for p in (run_dir / "cpuacct.txt", run_dir / "cpuacct.txt.gz") if p.exists()), None)
+    row["host_precise_total_pct"] = (cpuacct_utilization(parse_cpuacct(acct_file), t0, t1, n_cpus, acct_file)
+                                     if acct_file is not None else float("nan"))
     # iperf3's own getrusage-based figure, % of one CPU -> % of all CPUs.
     row["iperf3_total_pct"] = (summary["host_total_pct"] + summary["remote_total_pct"]) / n_cpus
     return row

@@ -156,3 +156,29 @@ def test_session_hash_is_stable_and_sensitive(device_dir):
     (folder / "runs" / "down-100M-r1" / "manifest.yaml").write_text(
         (folder / "runs" / "down-100M-r1" / "manifest.yaml").read_text() + "\n")
     assert captures.session_hash(folder)[0] != h1[0]
+
+
+def test_cpuacct_hand_computed(tmp_path):
+    # 2 CPUs, 1 s apart: 0.3 s + 0.1 s of CPU time -> 20 % of both CPUs.
+    p = tmp_path / "cpuacct.txt"
+    p.write_text("0 cpuacct_percpu_ns 1000000000 5000000000\n"
+                 "1000000000 cpuacct_percpu_ns 1300000000 5100000000\n")
+    acct = captures.parse_cpuacct(p)
+    assert len(acct) == 4
+    assert captures.cpuacct_utilization(acct, 10, 999_000_000, 2, p) == pytest.approx(20.0)
+
+
+@pytest.mark.parametrize("bad,expected", [
+    ("cpuacct_decreasing.txt", ["line 3", "non-decreasing"]),
+    ("cpuacct_bad_source.txt", ["line 2", "field 'source'", "cpuacct_total"]),
+])
+def test_malformed_cpuacct_is_named(device_dir, fixtures, tmp_path, bad, expected):
+    shutil.copy(fixtures / "malformed" / "cpu-gbps" / bad, run_dir(device_dir) / "cpuacct.txt")
+    out = tmp_path / "interim" / DEVICE
+    with pytest.raises(InputError) as err:
+        captures.ingest_device(device_dir, out)
+    msg = str(err.value)
+    assert "cpuacct.txt" in msg
+    for part in expected:
+        assert part in msg, (part, msg)
+    assert not out.exists()

@@ -1,0 +1,40 @@
+"""The raw cpu-gbps captures the book is built from: present for every
+device in params.yaml, made with the default settings, lean, and parseable
+(the header of each session; the full ingest runs in the pipeline)."""
+
+import yaml
+
+from mobitrace import captures
+
+
+def measured_params(root):
+    return yaml.safe_load((root / "params.yaml").read_text())["cpu-gbps-measured"]
+
+
+def test_every_device_has_default_captures(root):
+    params = measured_params(root)
+    assert len(params["devices"]) >= 3
+    for device in params["devices"]:
+        folder = root / "data" / "raw" / "cpu-gbps" / device
+        sessions = captures.sessions_of(folder)
+        for session in sessions:
+            rec = captures.parse_session_manifest(session / "manifest.yaml")
+            assert rec["device"] == device
+            assert rec["kind"] == "default", (device, session.name)
+            assert rec["repetitions"] >= 3 and rec["duration_s"] >= 10, (device, session.name)
+            assert rec["sample_period_ms"] <= 100
+            rates = yaml.safe_load((session / "manifest.yaml").read_text())["configuration"]["rates"]
+            assert rates[0] == "100M" and "max" in rates
+
+
+def test_raw_captures_are_lean(root):
+    raw = root / "data" / "raw" / "cpu-gbps"
+    total = sum(p.stat().st_size for p in raw.rglob("*") if p.is_file())
+    assert total < 10e6, f"{total / 1e6:.1f} MB of raw cpu-gbps captures"
+
+
+def test_dvc_stages_cover_the_devices(root):
+    dvc = yaml.safe_load((root / "dvc.yaml").read_text())["stages"]
+    for stage in ("ingest_capture_cpu_gbps", "analyze_cpu_gbps_device"):
+        assert dvc[stage]["foreach"] == "${cpu-gbps-measured.devices}"
+    assert "analyze_cpu_gbps_measured" in dvc
