@@ -46,7 +46,7 @@ def test_clean_clone_rebuilds_measured_chapter(root, tmp_path):
     tools.mkdir()
     (tools / "git").symlink_to(shutil.which("git"))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{tools}",
-           "DVC_NO_ANALYTICS": "1", "MPLBACKEND": "Agg"}
+           "DVC_NO_ANALYTICS": "1", "MPLBACKEND": "Agg", "PYTHONPATH": str(clone / "src")}
     sh(["dvc", "repro", "--quiet"], clone, env)
     params = yaml.safe_load((clone / "params.yaml").read_text())["cpu-gbps-measured"]
     claims = pd.read_csv(clone / "data/results/cpu-gbps-measured/claims.csv")
