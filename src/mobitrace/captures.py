@@ -103,14 +103,22 @@ def _schema_error(path: Path, exc: pa.errors.SchemaErrors, frame: pd.DataFrame, 
     return InputError(path, where, case["column"], f"to pass check {case['check']}", case["failure_case"])
 
 
-def _monotonic_per(group_col: str, cols: list[str]):
-    """A pandera dataframe check: `cols` never decrease within a group."""
-    def check(df: pd.DataFrame) -> pd.Series:
-        ok = pd.Series(True, index=df.index)
-        for col in cols:
-            ok &= df.groupby(group_col, sort=False)[col].diff().fillna(0) >= 0
-        return ok
-    return pa.Check(check, name=f"non-decreasing per {group_col}")
+def check_monotonic(frame: pd.DataFrame, group_col: str, cols: list[str], path: Path) -> None:
+    """Counters that must not decrease from one sample to the next within a
+    group (a CPU, a process): the first decrease raises InputError naming the
+    line and the field."""
+    first = None
+    for col in cols:
+        prev = frame.groupby(group_col, sort=False)[col].shift()
+        bad = frame.index[(frame[col] < prev).fillna(False)]
+        if len(bad):
+            i = bad[0]
+            if first is None or frame.loc[i, "line"] < frame.loc[first[0], "line"]:
+                first = (i, col, int(prev.loc[i]))
+    if first is not None:
+        i, col, previous = first
+        raise InputError(path, f"line {frame.loc[i, 'line']}", col,
+                         f"a value >= {previous} (non-decreasing per {group_col})", int(frame.loc[i, col]))
 
 
 # --------------------------------------------------------------------------- #
@@ -247,15 +255,18 @@ PROC_STAT_SCHEMA = pa.DataFrameSchema(
         **{f: pa.Column("int64", pa.Check.ge(0)) for f in PROC_STAT_FIELDS},
         "line": pa.Column(int),
     },
-    checks=[_monotonic_per("cpu", ["t_ns", *PROC_STAT_FIELDS])],
     strict=True,
 )
+# proc(5): iowait "may decrease in certain situations" (and idle with it on
+# NO_HZ kernels), so only the other counters must not decrease.
+PROC_STAT_MONOTONIC = ["t_ns", "user", "nice", "system", "irq", "softirq", "steal", "guest", "guest_nice"]
 
 
 def parse_proc_stat(path: str | Path) -> pd.DataFrame:
     """Read /proc/stat samples: lines `<t_ns> cpu[N] user nice system idle
     iowait irq softirq steal [guest [guest_nice]]` (proc(5); counters in
-    USER_HZ ticks). Counters of each CPU must not decrease."""
+    USER_HZ ticks). Time and every counter but idle and iowait must not
+    decrease per CPU (proc(5): iowait may decrease)."""
     path, text = read_text(path)
     rows = []
     for n, line in enumerate(text.splitlines(), 1):
@@ -279,9 +290,11 @@ def parse_proc_stat(path: str | Path) -> pd.DataFrame:
     frame[PROC_STAT_FIELDS] = frame[PROC_STAT_FIELDS].fillna(0)
     frame = frame.astype({c: "int64" for c in ["t_ns", *PROC_STAT_FIELDS]}).astype({"line": int})
     try:
-        return PROC_STAT_SCHEMA.validate(frame, lazy=True)
+        frame = PROC_STAT_SCHEMA.validate(frame, lazy=True)
     except pa.errors.SchemaErrors as exc:
         raise _schema_error(path, exc, frame, "line") from None
+    check_monotonic(frame, "cpu", PROC_STAT_MONOTONIC, path)
+    return frame
 
 
 # --------------------------------------------------------------------------- #
@@ -297,7 +310,6 @@ PROC_PID_SCHEMA = pa.DataFrameSchema(
         "stime_ticks": pa.Column("int64", pa.Check.ge(0)),
         "line": pa.Column(int),
     },
-    checks=[_monotonic_per("role", ["t_ns", "schedstat_run_ns", "utime_ticks", "stime_ticks"])],
     strict=True,
 )
 
@@ -330,9 +342,11 @@ def parse_proc_pid(path: str | Path) -> pd.DataFrame:
     frame = frame.astype({c: "int64" for c in PROC_PID_COLUMNS if c != "role"}).astype(
         {"role": str, "line": int})
     try:
-        return PROC_PID_SCHEMA.validate(frame, lazy=True)
+        frame = PROC_PID_SCHEMA.validate(frame, lazy=True)
     except pa.errors.SchemaErrors as exc:
         raise _schema_error(path, exc, frame, "line") from None
+    check_monotonic(frame, "role", ["t_ns", "schedstat_run_ns", "utime_ticks", "stime_ticks"], path)
+    return frame
 
 
 # --------------------------------------------------------------------------- #
@@ -347,7 +361,6 @@ CPUACCT_SCHEMA = pa.DataFrameSchema(
         "usage_ns": pa.Column("int64", pa.Check.ge(0)),
         "line": pa.Column(int),
     },
-    checks=[_monotonic_per("cpu", ["t_ns", "usage_ns"])],
     strict=True,
 )
 
@@ -376,9 +389,11 @@ def parse_cpuacct(path: str | Path) -> pd.DataFrame:
         raise InputError(path, None, None, "at least one sample", "an empty file")
     frame = pd.DataFrame(rows).astype({"t_ns": "int64", "cpu": "int64", "usage_ns": "int64", "line": int})
     try:
-        return CPUACCT_SCHEMA.validate(frame, lazy=True)
+        frame = CPUACCT_SCHEMA.validate(frame, lazy=True)
     except pa.errors.SchemaErrors as exc:
         raise _schema_error(path, exc, frame, "line") from None
+    check_monotonic(frame, "cpu", ["t_ns", "usage_ns"], path)
+    return frame
 
 
 def cpuacct_utilization(acct: pd.DataFrame, t0: int, t1: int, n_cpus: int, path: Path) -> float:
