@@ -67,6 +67,13 @@ DIRECTIONS = ("down", "up")
 # Reading
 
 
+def _records(text: str):
+    """(1-based line number, whitespace-split fields) of each non-blank line."""
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            yield n, line.split()
+
+
 def resolve(path: str | Path) -> Path:
     """`path`, or `path`.gz when only the compressed file exists."""
     path = Path(path)
@@ -269,13 +276,10 @@ def parse_proc_stat(path: str | Path) -> pd.DataFrame:
     decrease per CPU (proc(5): iowait may decrease)."""
     path, text = read_text(path)
     rows = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        parts = line.split()
+    for n, parts in _records(text):
         if len(parts) < 10 or len(parts) > 12:
             raise InputError(path, f"line {n}", None,
-                             "'<t_ns> cpuN' and 8 to 10 counters", line[:80])
+                             "'<t_ns> cpuN' and 8 to 10 counters", " ".join(parts)[:80])
         if not parts[1].startswith("cpu"):
             raise InputError(path, f"line {n}", "cpu", "cpu or cpuN", parts[1])
         row = {"cpu": parts[1], "line": n}
@@ -372,12 +376,9 @@ def parse_cpuacct(path: str | Path) -> pd.DataFrame:
     Long format: one row per sample and CPU (cpu 0 for the v2 total)."""
     path, text = read_text(path)
     rows = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        parts = line.split()
+    for n, parts in _records(text):
         if len(parts) < 3:
-            raise InputError(path, f"line {n}", None, "'<t_ns> <source> <ns>...'", line[:80])
+            raise InputError(path, f"line {n}", None, "'<t_ns> <source> <ns>...'", " ".join(parts)[:80])
         if parts[1] not in CPUACCT_SOURCES:
             raise InputError(path, f"line {n}", "source", " or ".join(CPUACCT_SOURCES), parts[1])
         for name, val in [("t_ns", parts[0])] + [(f"cpu{i}", v) for i, v in enumerate(parts[2:])]:
