@@ -1,10 +1,31 @@
-"""Rendering helpers for the chapters: tables as plain HTML that is the same
-bytes on every run (no random ids, no memory addresses)."""
+"""The book: build it deterministically, and render tables for the chapters
+as plain HTML that is the same bytes on every run (no random ids, no memory
+addresses)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pandas as pd
 from IPython.display import HTML
+
+
+def build(book_dir: str | Path = "book") -> Path:
+    """`jupyter-book build` from a clean build folder (warnings are errors),
+    then drop Sphinx's .buildinfo: it hashes absolute paths, so the same book
+    built in another checkout would differ by that file alone."""
+    book_dir = Path(book_dir)
+    build_dir = book_dir / "_build"
+    shutil.rmtree(build_dir, ignore_errors=True)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    subprocess.run([str(jb), "build", str(book_dir), "--path-output", str(book_dir),
+                    "--warningiserror", "--quiet"], check=True)
+    html = build_dir / "html"
+    (html / ".buildinfo").unlink(missing_ok=True)
+    return html
 
 
 def table_html(frame: pd.DataFrame, caption: str | None = None, index: bool = False,
