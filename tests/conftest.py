@@ -2,8 +2,14 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[1]
+ROOT = REPO
 FIXTURES = ROOT / "tests" / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
 
 
 @pytest.fixture

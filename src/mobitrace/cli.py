@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from . import timings
 from .errors import InputError
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mobitrace", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("ingest-published", help="validate data/published/<study>.yaml into parquet")
     p.add_argument("src")
     p.add_argument("out_dir")
-    p = sub.add_parser("run-notebook", help="execute notebooks/<study>.py with papermill")
+    p = sub.add_parser("run-notebook", help="execute notebooks/<name>.py with papermill")
     p.add_argument("study")
+    p = sub.add_parser("build-book", help="render book/ to book/_build/html (no execution)")
+    p.add_argument("book_dir", nargs="?", default="book")
     p = sub.add_parser("ingest-capture", help="validate a device's raw cpu-gbps captures into parquet")
     p.add_argument("device_dir")
     p.add_argument("out_dir")
@@ -24,30 +28,44 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("interim_dir")
     p.add_argument("out_dir")
     p.add_argument("--params-section", default="cpu-gbps-measured")
-    args = parser.parse_args(argv)
+    return parser
 
+
+def _dispatch(args) -> None:
+    if args.command == "ingest-published":
+        from . import published
+        published.ingest(args.src, args.out_dir)
+    elif args.command == "run-notebook":
+        from . import notebooks
+        notebooks.run(args.study)
+    elif args.command == "build-book":
+        from . import book
+        book.build(args.book_dir)
+    elif args.command == "ingest-capture":
+        from . import captures
+        captures.ingest_device(args.device_dir, args.out_dir)
+    elif args.command == "analyze-cpu-gbps-device":
+        import yaml
+
+        from . import cpugbps_device
+        from .notebooks import repo_root
+        params = yaml.safe_load((repo_root() / "params.yaml").read_text())[args.params_section]
+        cpugbps_device.analyze(args.interim_dir, args.out_dir, alpha=float(params["alpha"]),
+                               targets=[float(t) for t in params["target_rates_gbps"]],
+                               threshold=float(params["cpu_threshold_pct"]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser().parse_args(argv)
     try:
-        if args.command == "ingest-published":
-            from . import published
-            published.ingest(args.src, args.out_dir)
-        elif args.command == "run-notebook":
-            from . import notebooks
-            notebooks.run(args.study)
-        elif args.command == "ingest-capture":
-            from . import captures
-            captures.ingest_device(args.device_dir, args.out_dir)
-        elif args.command == "analyze-cpu-gbps-device":
-            import yaml
-
-            from . import cpugbps_device
-            from .notebooks import repo_root
-            params = yaml.safe_load((repo_root() / "params.yaml").read_text())[args.params_section]
-            cpugbps_device.analyze(args.interim_dir, args.out_dir, alpha=float(params["alpha"]),
-                                   targets=[float(t) for t in params["target_rates_gbps"]],
-                                   threshold=float(params["cpu_threshold_pct"]))
+        with timings.Stopwatch() as watch:
+            _dispatch(args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    # Keyed by the command line as dvc.yaml writes it, for the reproducibility page.
+    timings.record(Path.cwd(), " ".join(["python -m mobitrace", *argv]), watch.seconds)
     return 0
 
 
