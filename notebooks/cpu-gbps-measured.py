@@ -458,6 +458,13 @@ else:
 # and the peer's to CPU 0 in both configurations. The per-CPU `/proc/stat`
 # columns show where the SoftIRQ time landed at the unlimited rate.
 #
+# The machine is shared: work of other users that ran during a capture
+# competes for the same two CPUs and lowers the throughput at the unlimited
+# rate. The `background_pp` columns of the `/proc/stat` versus precise table
+# above measure it per device (host-wide precise CPU minus the iperf3 and
+# ksoftirqd CPU); where it is tens of percentage points, a throughput
+# difference between configurations is confounded with it.
+#
 # *Provenance: measured.*
 
 # %%
