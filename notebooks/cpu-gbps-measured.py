@@ -159,6 +159,7 @@ save_table(cap, "captures")
 display(styled(cap, "captures", "Capture sessions and their hosts (from manifest.yaml)", fmt="{:g}"))
 
 # %% [markdown]
+# (cpu-gbps-measured-fig1)=
 # ## Figure 1, per measured device
 #
 # Each point is one run (at least 3 repetitions of each target rate, 10 s each
@@ -193,6 +194,7 @@ save_table(fit_table, "fits")
 display(styled(fit_table, "fits", "OLS of CPU % on throughput (Gbps): slope and intercept with 95% CI"))
 
 # %% [markdown]
+# (cpu-gbps-measured-extrapolation)=
 # ## Extrapolation to 1.6, 4 and 12.8 Gbps
 #
 # The fitted mean CPU at the paper's target rates with the 95% confidence
@@ -265,6 +267,7 @@ display(Markdown("Per measured device (numbers from the table above):\n\n" + "\n
 # reach 50% at a higher rate than these.
 
 # %% [markdown]
+# (cpu-gbps-measured-procstat)=
 # ## `/proc/stat` versus the precise source
 #
 # Per run, the gap is `/proc/stat` Total minus precise Total (percentage
@@ -382,6 +385,7 @@ display(SVG(filename=str(fig_path)))
 # of `/proc/stat` can catch.
 
 # %% [markdown]
+# (cpu-gbps-measured-offloads)=
 # ## GRO, GSO and TSO off versus on (§3.3.1)
 #
 # The paper turned GRO off on the ROG Phone and saw the downlink throughput
@@ -449,6 +453,7 @@ else:
     not_captured("offloads-off comparison", [reference_device, offloads_off_device])
 
 # %% [markdown]
+# (cpu-gbps-measured-rps)=
 # ## Which CPU does the SoftIRQ work (§3.3.2)
 #
 # The paper moved SoftIRQ processing from a LITTLE core to a big core and
@@ -491,6 +496,7 @@ else:
     not_captured("RPS pair", rps_devices)
 
 # %% [markdown]
+# (cpu-gbps-measured-slow)=
 # ## A slower emulated device
 #
 # Liang & Keshav emulated a PDA by clocking a server down. Here the device's
@@ -585,6 +591,7 @@ display(styled(comparison, "comparison", "Downlink lines: measured devices and p
                f"(CPU % at the target rates; Gbps at {thr}% CPU with 95% CI)"))
 
 # %% [markdown]
+# (cpu-gbps-measured-claims)=
 # ## Claims
 #
 # The paper's §3 statements that measurements on a Linux host can address,
@@ -599,6 +606,17 @@ display(styled(comparison, "comparison", "Downlink lines: measured devices and p
 
 # %%
 rows = []
+ANCHORS = {"measured_linear": "fig1", "measured_1p6gbps": "extrapolation", "measured_sirq": "procstat",
+           "measured_gro": "offloads", "measured_affinity": "rps", "measured_fig1c": "slow",
+           "measured_max_tput": "slow"}
+
+
+def anchor_of(claim_id):
+    """The MyST target of the section that derives a claim (for the ledger)."""
+    for prefix, name in ANCHORS.items():
+        if claim_id.startswith(prefix):
+            return f"cpu-gbps-measured-{name}"
+    return "cpu-gbps-measured-claims"
 
 
 def claim(claim_id, text, location, relation, paper, artifact, unit, basis, provenance, rel_tol=0.0,
@@ -610,7 +628,7 @@ def claim(claim_id, text, location, relation, paper, artifact, unit, basis, prov
         "study": "cpu-gbps", "claim_id": claim_id, "claim": text, "location": location,
         "paper_relation": relation, "paper_value": paper, "artifact_value": artifact if checkable else None,
         "unit": unit, "tolerance": tolerance or (cl.tolerance_text(relation, rel_tol) if checkable else "n/a"),
-        "verdict": verdict, "basis": basis, "provenance": provenance, "section": location.split(",")[0],
+        "verdict": verdict, "basis": basis, "provenance": provenance, "section": anchor_of(claim_id),
     })
 
 
