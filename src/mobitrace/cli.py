@@ -16,6 +16,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out_dir")
     p = sub.add_parser("run-notebook", help="execute notebooks/<study>.py with papermill")
     p.add_argument("study")
+    p = sub.add_parser("ingest-priority-boost",
+                       help="validate data/raw/priority-boost/<device> captures into parquet")
+    p.add_argument("device_dir")
+    p.add_argument("out_dir")
     args = parser.parse_args(argv)
 
     try:
@@ -25,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "run-notebook":
             from . import notebooks
             notebooks.run(args.study)
+        elif args.command == "ingest-priority-boost":
+            from . import priority_boost
+            priority_boost.ingest(args.device_dir, args.out_dir)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
