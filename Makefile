@@ -36,3 +36,14 @@ lock:
 
 clean:
 	rm -rf book/_build
+
+# Priority-boost capture kit (root; creates and removes its own namespaces):
+#   make capture-priority-boost DEVICE=name [SESSION=id] [SMOKE=1] [LOCK=/path/to/lockfile] [CAPTURE_ARGS="--tables cpu --reps 10"]
+# Writes data/raw/priority-boost/<DEVICE>/<SESSION>/. LOCK makes each cell hold
+# an exclusive flock (a machine-wide measurement mutex). A session can be resumed.
+.PHONY: capture-priority-boost
+capture-priority-boost: $(STAMP)
+	@test -n "$(DEVICE)" || { echo "usage: make capture-priority-boost DEVICE=name [SESSION=id] [SMOKE=1]"; exit 2; }
+	$(VENV)/bin/python scripts/capture/priority_boost/run.py --device $(DEVICE) \
+	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
+	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)
