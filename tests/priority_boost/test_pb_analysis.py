@@ -46,6 +46,6 @@ def test_compare_measured_synthetic():
     x = runs[runs.policy == "incr"].metric
     b = runs[runs.policy == "original"].metric
     assert incr.p == pytest.approx(welch.welch_samples(x, b).p)
-    assert incr.reject_holm and incr.diff < 0 and incr.g < 0
+    assert incr["reject_holm"] and incr["diff"] < 0 and incr["g"] < 0
     s = pba.cell_summary(runs)
     assert set(s.n) == {10}
