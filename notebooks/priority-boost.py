@@ -791,7 +791,7 @@ metrics = {
                  for d, m in device_metrics.items()},
     "claims": {k.replace(" ", "_"): int(counts.get(k, 0)) for k in cl.VERDICTS},
 }
-(results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+_ = (results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
 
 # %% [markdown]
 # Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,
