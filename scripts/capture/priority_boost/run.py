@@ -300,8 +300,9 @@ class Session:
         })
         if link:
             doc["link"] = link
-        if chunk:
-            doc.setdefault("chunks", []).append(chunk)
+        if chunk:  # one record per invocation, updated after each cell
+            chunks = [c for c in doc.get("chunks", []) if c.get("started_utc") != chunk["started_utc"]]
+            doc["chunks"] = chunks + [dict(chunk)]
         self.dir.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(yaml.safe_dump(doc, sort_keys=False, width=120))
@@ -435,6 +436,7 @@ class Session:
         chunk = {"started_utc": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                  "tables": a.tables, "cells": [], "command": " ".join(sys.argv)}
         link_info = None
+        self.manifest(chunk)
         for table in a.tables.split(","):
             for cell in cells_for(table, a.smoke):
                 if a.cells and cell_id(cell) not in a.cells.split(","):
@@ -457,6 +459,8 @@ class Session:
                         self.run_one(cell, pol, rep)
                     chunk["cells"].append({"cell": cell_id(cell), "runs": len(todo),
                                            "wall_s": round(time.monotonic() - t_cell, 1)})
+                    chunk["wall_s"] = round(time.monotonic() - t_start, 1)
+                    self.manifest(chunk, link_info)
                 finally:
                     self.kill_all()
                     self.link.down()
