@@ -18,7 +18,8 @@ the same schedule for every policy and cell of a repetition. Results go to
 <out>/<device>/<session>/: manifest.yaml, runs.csv (one line per run) and
 runs/<run_id>/ (the programs' own outputs). Completed runs are skipped when a
 session is resumed, so a capture can be split into chunks. With --lock FILE
-each cell holds an exclusive flock on FILE (machine-wide measurement mutex).
+cells run while holding an exclusive flock on FILE (machine-wide measurement
+mutex), released between cells after --lock-hold-s.
 
     python run.py --device NAME [--session S] [--tables cpu,net,audio] [--smoke]
 """
@@ -436,6 +437,7 @@ class Session:
         chunk = {"started_utc": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                  "tables": a.tables, "cells": [], "command": " ".join(sys.argv)}
         link_info = None
+        lock, lock_since = None, 0.0
         self.manifest(chunk)
         for table in a.tables.split(","):
             for cell in cells_for(table, a.smoke):
@@ -446,10 +448,14 @@ class Session:
                         if f"{cell_id(cell)}-{pol}-r{rep:02d}" not in done]
                 if not todo:
                     continue
-                lock = open(a.lock, "w") if a.lock else None
-                if lock:
+                if lock is not None and time.monotonic() - lock_since > a.lock_hold_s:
+                    lock.close()  # let others have the machine between groups of cells
+                    lock = None
+                if a.lock and lock is None:
+                    lock = open(a.lock, "w")
                     print(f"{cell_id(cell)}: waiting for {a.lock}", flush=True)
                     fcntl.flock(lock, fcntl.LOCK_EX)
+                    lock_since = time.monotonic()
                 try:
                     t_cell = time.monotonic()
                     self.cpu.create()
@@ -465,8 +471,8 @@ class Session:
                     self.kill_all()
                     self.link.down()
                     self.cpu.remove()
-                    if lock:
-                        lock.close()
+        if lock is not None:
+            lock.close()
         chunk["wall_s"] = round(time.monotonic() - t_start, 1)
         self.manifest(chunk, link_info)
 
@@ -498,7 +504,9 @@ def main(argv=None):
     ap.add_argument("--poll-s", type=float, default=0.005)
     ap.add_argument("--decr-step-bytes", type=int, default=60 * 1024)
     ap.add_argument("--timeout-s", type=float, default=300.0)
-    ap.add_argument("--lock", default="", help="flock this file around each cell")
+    ap.add_argument("--lock", default="", help="flock this file while running cells")
+    ap.add_argument("--lock-hold-s", type=float, default=900.0,
+                    help="release the lock between cells once held this long (the next cell may add a few minutes)")
     ap.add_argument("--smoke", action="store_true",
                     help="seconds: 64 KiB file, 1 s audio, 0.5 s on/off, 1 repetition, 1-2 cells per table")
     args = ap.parse_args(argv)
