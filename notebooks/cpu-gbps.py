@@ -46,17 +46,18 @@ line_points = {
 rel_tol_equal = 0.05
 rel_tol_approx = 0.10
 
-# %%
+# %% tags=["hide-input"]
 import json
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import HTML, SVG, display
+from IPython.display import SVG, display
 from myst_nb import glue
 
 from mobitrace import claims as cl
+from mobitrace.book import table_html
 from mobitrace.figures import save_svg
 from mobitrace.linear import Line
 from mobitrace.published import value_of
@@ -93,12 +94,12 @@ def save_table(frame, name):
 #
 # *Provenance: published (Table 1), rendered from the data file.*
 
-# %%
-table1 = text_tables[text_tables["table"] == "table1"].pivot(index="row", columns="column", values="text")
-table1 = table1.loc[text_tables.loc[text_tables["table"] == "table1", "row"].unique()]
+# %% tags=["hide-input"]
+t1 = text_tables[text_tables["table"] == "table1"]
+table1 = t1.pivot(index="row", columns="column", values="text").loc[t1["row"].unique(), t1["column"].unique()]
 table1.columns.name, table1.index.name = None, None
 save_table(table1.reset_index(names=""), "table1_phones")
-display(table1)
+display(table_html(table1, caption="Table 1: Phone Specifications", index=True))
 
 # %% [markdown]
 # ## What the paper states about CPU versus throughput
@@ -109,26 +110,25 @@ display(table1)
 #
 # *Provenance: published (location per row).*
 
-# %%
+# %% tags=["hide-input"]
 stated = values[values["location"].isin(["§3.1", "§3.2", "§1 and Abstract"])
                 & values["unit"].isin(["%", "Mbps", "Gbps"])]
 stated = stated[["device", "quantity", "throughput_gbps", "relation", "value", "unit", "location"]]
 save_table(stated, "stated_cpu_throughput")
-display(stated.reset_index(drop=True))
+display(table_html(stated))
 
 # %% [markdown]
 # ## The lines the extrapolations imply
 #
 # The paper says CPU utilization grows linearly with throughput and
 # extrapolates along that line. Two stated points of a line fix it: with
-# points $(x_1, y_1)$ and $(x_2, y_2)$ (throughput in Gbps, total CPU in %),
-# the slope is $b = (y_2 - y_1)/(x_2 - x_1)$ and the intercept
-# $a = y_1 - b x_1$. The points used for each phone are set in
-# `params.yaml` (`cpu-gbps.line_points`).
+# points (x1, y1) and (x2, y2) (throughput in Gbps, total CPU in %), the
+# slope is b = (y2 − y1) / (x2 − x1) and the intercept a = y1 − b·x1. The
+# points used for each phone are set in `params.yaml` (`cpu-gbps.line_points`).
 #
 # *Provenance: modeled (line through two published points).*
 
-# %%
+# %% tags=["hide-input"]
 lines, line_rows = {}, []
 for device, (id1, id2) in line_points.items():
     p1, p2 = row_of(id1), row_of(id2)
@@ -139,13 +139,15 @@ for device, (id1, id2) in line_points.items():
            f"gbps_at_{cpu_threshold_pct:g}pct_cpu": line.inverse(cpu_threshold_pct)}
     for rate in target_rates_gbps:
         row[f"cpu_pct_at_{rate:g}gbps"] = line.predict(rate)
+    beyond = [f"{r:g}" for r in target_rates_gbps if line.predict(r) > 100]
+    row["note"] = f"line passes 100% CPU before {', '.join(beyond)} Gbps" if beyond else ""
     line_rows.append(row)
     key = device.lower().replace(" ", "_")
     put(f"{key}_slope", line.slope)
     put(f"{key}_intercept", line.intercept)
 implied = save_table(pd.DataFrame(line_rows), "implied_lines")
 put("slope_ratio", lines["Pixel 2"].slope / lines["ROG Phone"].slope)
-display(implied)
+display(table_html(implied.set_index("device").T, index=True))
 
 # %% [markdown]
 # The Pixel 2's line rises {glue:text}`pixel_2_slope:.1f` percentage points of
@@ -162,7 +164,7 @@ display(implied)
 # *Provenance: published points (filled: define the line; open: checked against
 # it; arrows: the paper states a bound); modeled lines.*
 
-# %%
+# %% tags=["hide-input"]
 colors = {"Pixel 2": "#1b9e77", "ROG Phone": "#7570b3"}
 fig, ax = plt.subplots(figsize=(7, 4.2))
 x = np.linspace(0, max(target_rates_gbps) * 1.05, 200)
@@ -199,7 +201,7 @@ display(SVG(filename=str(fig_path)))
 #
 # *Provenance: published (Table 2), rendered from the data file.*
 
-# %%
+# %% tags=["hide-input"]
 table2_ids = {("Discharging", "big Core"): "t2_big_discharging",
               ("Discharging", "LITTLE Core"): "t2_little_discharging",
               ("Charging", "big Core"): "t2_big_charging",
@@ -207,15 +209,13 @@ table2_ids = {("Discharging", "big Core"): "t2_big_discharging",
 table2 = pd.Series({k: v(i) for k, i in table2_ids.items()}).unstack()
 table2 = table2.loc[["Discharging", "Charging"], ["big Core", "LITTLE Core"]]
 save_table(table2.reset_index(names="state"), "table2_gro_off_mbps")
-# Styler's HTML (not the Styler) keeps the output free of memory addresses.
-display(HTML(table2.style.set_uuid("table2").format("{:.2f}")
-             .set_caption("Table 2: Throughput (Mbps) with GRO off").to_html()))
+display(table_html(table2, caption="Table 2: Throughput (Mbps) with GRO off", index=True, digits=6))
 
 # %% [markdown]
 # Ratios the prose states, re-derived from Table 2 and §3.3
 # (*provenance: published inputs, arithmetic here*):
 
-# %%
+# %% tags=["hide-input"]
 affinity_gain = v("rog_sirq_big_tput") * 1000 / v("rog_gro_off_tput")
 little_ratio = v("t2_little_discharging") / v("t2_little_charging")
 big_drop = v("t2_big_charging") - v("t2_big_discharging")
@@ -227,9 +227,11 @@ derived = save_table(pd.DataFrame([
     {"quantity": "big core: charging - discharging (Table 2)", "value": big_drop, "unit": "Mbps"},
 ]), "derived_ratios")
 for name, val in [("affinity_gain", affinity_gain), ("little_ratio", little_ratio),
-                  ("big_drop", big_drop), ("gro_penalty", gro_penalty)]:
+                  ("big_drop", big_drop), ("gro_penalty", gro_penalty),
+                  ("battery_minutes", v("battery_test_duration")),
+                  ("battery_drop_low", v("battery_drop_low")), ("battery_drop_high", v("battery_drop_high"))]:
     put(name, val)
-display(derived)
+display(table_html(derived))
 
 # %% [markdown]
 # The §3.3.2 "4x gain" is {glue:text}`affinity_gain:.2f`x by the paper's own
@@ -240,13 +242,14 @@ display(derived)
 #
 # ## Battery drain (§4.2)
 #
-# The paper ran 20-minute transfers from a full battery and saw a 4-5% drop.
-# With Table 1's capacity that bounds the average battery current; the energy
-# cannot be derived because the paper gives no battery voltage.
+# The paper ran {glue:text}`battery_minutes:.0f`-minute transfers from a full
+# battery and saw a {glue:text}`battery_drop_low:.0f`-{glue:text}`battery_drop_high:.0f`%
+# drop. With Table 1's capacity that bounds the average battery current; the
+# energy cannot be derived because the paper gives no battery voltage.
 #
 # *Provenance: published inputs, arithmetic here.*
 
-# %%
+# %% tags=["hide-input"]
 hours = v("battery_test_duration") / 60
 capacity = v("rog_battery")
 battery = save_table(pd.DataFrame([
@@ -257,7 +260,7 @@ battery = save_table(pd.DataFrame([
     {"quantity": "data moved downlink at 1.7 Gbps", "value": v("battery_dl_tput") * 60 * v("battery_test_duration") / 8, "unit": "GB"},
     {"quantity": "data moved uplink at 1.4 Gbps", "value": v("battery_ul_tput") * 60 * v("battery_test_duration") / 8, "unit": "GB"},
 ]), "battery_drain")
-display(battery)
+display(table_html(battery))
 put("rel_tol_equal", rel_tol_equal)
 put("rel_tol_approx", rel_tol_approx)
 
@@ -275,7 +278,7 @@ put("rel_tol_approx", rel_tol_approx)
 # *Provenance: published (paper values); modeled or published arithmetic
 # (artifact values, per the basis column).*
 
-# %%
+# %% tags=["hide-input"]
 rows = []
 
 
@@ -333,10 +336,12 @@ for claim_id, text, section in [
 
 claims_table = cl.claims_frame(rows)
 cl.write_claims(claims_table, results / "claims.csv")
-display(claims_table[["claim", "location", "paper_relation", "paper_value", "artifact_value", "unit",
-                      "tolerance", "verdict"]])
+shown = claims_table.assign(paper=[f"{r} {p:g}" if r else "–" for r, p in
+                                   zip(claims_table["paper_relation"].fillna(""), claims_table["paper_value"])])
+display(table_html(shown[["claim", "location", "paper", "artifact_value", "unit", "tolerance", "verdict"]]
+                   .rename(columns={"artifact_value": "artifact"})))
 
-# %%
+# %% tags=["hide-input"]
 counts = claims_table["verdict"].value_counts()
 for verdict_name in cl.VERDICTS:
     put(f"n_{verdict_name.replace(' ', '_')}", int(counts.get(verdict_name, 0)))
@@ -353,7 +358,7 @@ metrics = {
     "affinity_gain_x": round(affinity_gain, 6),
     "claims": {k.replace(" ", "_"): int(counts.get(k, 0)) for k in cl.VERDICTS},
 }
-(results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+_ = (results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
 
 # %% [markdown]
 # Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,

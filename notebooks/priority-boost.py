@@ -68,6 +68,7 @@ from myst_nb import glue
 
 from mobitrace import claims as cl
 from mobitrace import pb_analysis as pba
+from mobitrace.book import table_html
 from mobitrace.figures import save_svg
 from mobitrace.published import mean_sd_table, value_of
 
@@ -95,12 +96,10 @@ def save_table(frame, name):
     return frame
 
 
-def show(frame, name, caption, fmt=None):
-    """Render a table through Styler's HTML with a fixed uuid (deterministic)."""
-    styler = frame.style.set_uuid(name).set_caption(caption).hide(axis="index")
-    if fmt:
-        styler = styler.format(fmt, na_rep="")
-    display(HTML(styler.to_html()))
+def show(frame, name, caption, fmt=None, digits=4):
+    """Render a table as deterministic plain HTML (mobitrace.book.table_html);
+    `name` is the table's CSV name, `fmt` is unused (kept for the call sites)."""
+    display(table_html(frame, caption=caption, digits=digits))
 
 
 def provenance(text):
@@ -764,8 +763,8 @@ for device, m in device_metrics.items():
 
 claims_table = cl.claims_frame(rows)
 cl.write_claims(claims_table, results / "claims.csv")
-display(claims_table[["claim", "location", "paper_relation", "paper_value", "artifact_value", "unit",
-                      "verdict", "provenance"]])
+display(table_html(claims_table[["claim", "location", "paper_relation", "paper_value", "artifact_value", "unit",
+                                  "verdict", "provenance"]], caption="Claims of the priority-boost paper"))
 
 # %%
 counts = claims_table["verdict"].value_counts()

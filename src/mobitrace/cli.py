@@ -16,6 +16,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out_dir")
     p = sub.add_parser("run-notebook", help="execute notebooks/<study>.py with papermill")
     p.add_argument("study")
+    p = sub.add_parser("build-book", help="render book/ to book/_build/html (no execution)")
+    p.add_argument("book_dir", nargs="?", default="book")
     p = sub.add_parser("ingest-priority-boost",
                        help="validate data/raw/priority-boost/<device> captures into parquet")
     p.add_argument("device_dir")
@@ -29,6 +31,9 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "run-notebook":
             from . import notebooks
             notebooks.run(args.study)
+        elif args.command == "build-book":
+            from . import book
+            book.build(args.book_dir)
         elif args.command == "ingest-priority-boost":
             from . import priority_boost
             priority_boost.ingest(args.device_dir, args.out_dir)

@@ -48,6 +48,18 @@ def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+def tag_parameter_cells(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """For the book: drop the notebook's default parameters and fold the
+    parameters papermill injected (the ones the run used) behind a toggle."""
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+        if "injected-parameters" in tags and "hide-cell" not in tags:
+            tags.append("hide-cell")
+    return nb
+
+
 def study_outputs(root: Path, study: str) -> list[Path]:
     """The analyze stage's outputs for a study."""
     return [root / "book" / "chapters" / f"{study}.ipynb", root / "data" / "results" / study]
@@ -78,7 +90,7 @@ def run(study: str, root: Path | None = None) -> Path:
         except BaseException:
             shutil.rmtree(results, ignore_errors=True)
             raise
-        nb = strip_volatile(nbformat.read(executed, as_version=4))
+        nb = tag_parameter_cells(strip_volatile(nbformat.read(executed, as_version=4)))
     out_nb.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, out_nb)
     return out_nb

@@ -27,7 +27,7 @@ UNITS = ("%", "Mbps", "Gbps", "GHz", "MHz", "mAh", "s", "ms", "min", "x", "W", "
 
 VALUES_SCHEMA = pa.DataFrameSchema(
     {
-        "id": pa.Column(str, unique=True),
+        "id": pa.Column(str, unique=True, report_duplicates="exclude_first"),
         "device": pa.Column(str),
         "quantity": pa.Column(str),
         "value": pa.Column(float, pa.Check(lambda s: s.notna() & (s.abs() < 1e12))),
@@ -42,6 +42,9 @@ VALUES_SCHEMA = pa.DataFrameSchema(
     strict=True,
     ordered=True,
 )
+
+# pandera's check names, in the words an error message should use.
+_CHECK_WORDS = {"field_uniqueness": "an id no earlier record uses"}
 
 TEXT_TABLE_COLUMNS = ["table", "location", "row", "column", "text"]
 
@@ -96,13 +99,13 @@ def load(path: str | Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
         where = f"line {line}, record {i + 1}" + (f" (id={rec.get('id')})" if isinstance(rec, dict) and rec.get("id") else "")
         if not isinstance(rec, dict):
             raise InputError(path, where, None, "a mapping", rec)
+        unknown = set(rec) - set(REQUIRED_FIELDS) - set(OPTIONAL_FIELDS)
+        if unknown:  # first, as a misspelt field also looks like a missing one
+            raise InputError(path, where, sorted(unknown)[0],
+                             f"one of {', '.join(REQUIRED_FIELDS + OPTIONAL_FIELDS)}", "an unknown field")
         for field in REQUIRED_FIELDS:
             if rec.get(field) in (None, ""):
                 raise InputError(path, where, field, "a value", rec.get(field))
-        unknown = set(rec) - set(REQUIRED_FIELDS) - set(OPTIONAL_FIELDS)
-        if unknown:
-            raise InputError(path, where, sorted(unknown)[0],
-                             f"one of {', '.join(REQUIRED_FIELDS + OPTIONAL_FIELDS)}", "an unknown field")
         for field in ("value", "throughput_gbps"):
             if field in rec and not _is_number(rec[field]):
                 raise InputError(path, where, field, "a number", rec[field])
@@ -128,8 +131,8 @@ def load(path: str | Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
         if idx is not None and not pd.isna(idx):
             idx = int(idx)
             where = f"line {values.loc[idx, 'line']}, record {idx + 1} (id={values.loc[idx, 'id']})"
-        raise InputError(path, where, case["column"], f"to pass check {case['check']}",
-                         case["failure_case"]) from None
+        expected = _CHECK_WORDS.get(str(case["check"]), f"to pass check {case['check']}")
+        raise InputError(path, where, case["column"], expected, case["failure_case"]) from None
 
     meta = {k: doc[k] for k in ("study", "citation", "seed")}
     return meta, values, _text_tables(path, doc.get("text_tables") or {})

@@ -1,0 +1,120 @@
+"""The whole pipeline, in a temporary copy of the repository as a fresh clone
+would have it: ingest -> analyze -> book, then the no-op and determinism
+checks. Slow (three pipeline runs); marked e2e."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+STUDIES = ["cpu-gbps"]
+BIN = Path(sys.executable).parent  # the venv's bin: dvc, jupyter-book, python
+
+
+def _env():
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["DVC_NO_ANALYTICS"] = "1"
+    env.setdefault("GIT_AUTHOR_NAME", "mobitrace-test")
+    env.setdefault("GIT_AUTHOR_EMAIL", "test@localhost")
+    env.setdefault("GIT_COMMITTER_NAME", "mobitrace-test")
+    env.setdefault("GIT_COMMITTER_EMAIL", "test@localhost")
+    return env
+
+
+def _run(args, cwd):
+    done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return done.stdout + done.stderr
+
+
+def _tracked_files(repo: Path) -> list[str]:
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                         cwd=repo, capture_output=True, text=True, check=True).stdout
+    return [f for f in out.split("\0") if f and (repo / f).is_file()]
+
+
+def _digests(root: Path) -> dict[str, str]:
+    """md5 of every table, metric and figure under data/results."""
+    files = sorted(p for p in (root / "data" / "results").rglob("*")
+                   if p.is_file() and p.suffix in {".csv", ".json", ".svg"})
+    return {str(p.relative_to(root)): hashlib.md5(p.read_bytes()).hexdigest() for p in files}
+
+
+@pytest.fixture(scope="module")
+def built(repo, tmp_path_factory):
+    """A clone-like copy of the working tree after a cold `dvc repro`."""
+    clone = tmp_path_factory.mktemp("clone") / "repo"
+    for name in _tracked_files(repo):
+        dst = clone / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(repo / name, dst)
+    _run(["git", "init", "-q", "-b", "main"], clone)
+    _run(["git", "add", "-A"], clone)
+    _run(["git", "commit", "-q", "-m", "snapshot"], clone)
+    log = _run(["dvc", "repro"], clone)
+    return clone, log
+
+
+def test_cold_repro_runs_every_stage(built):
+    _, log = built
+    for study in STUDIES:
+        assert f"Running stage 'ingest_published@{study}'" in log
+        assert f"Running stage 'analyze@{study}'" in log
+    assert "Running stage 'book'" in log
+
+
+def test_book_holds_each_chapter_with_its_figure_and_tables(built):
+    clone, _ = built
+    html_dir = clone / "book" / "_build" / "html"
+    assert (html_dir / "index.html").is_file()
+    page = (html_dir / "chapters" / "cpu-gbps.html").read_text(encoding="utf-8")
+    assert "Can mobile hardware keep up with gigabit wireless?" in page
+    assert "<caption>Table 1: Phone Specifications</caption>" in page
+    assert "<caption>Table 2: Throughput (Mbps) with GRO off</caption>" in page
+    assert "1183.56" in page and "620.95" in page  # Table 2 cells
+    images = re.findall(r'<img [^>]*src="([^"]+\.svg)"', page)
+    assert images, "the chapter shows no SVG figure"
+    for src in images:
+        assert (html_dir / "chapters" / src).resolve().is_file(), src
+    # The claims table and a glued prose number made it into the page.
+    assert "not reproduced" in page
+    assert re.search(r"Of the chapter’s claims, <span[^>]*>\d+</span> are reproduced", page)
+
+
+def test_dvc_status_is_clean_after_repro(built):
+    clone, _ = built
+    out = _run(["dvc", "status"], clone)
+    assert "Data and pipelines are up to date" in out, out
+
+
+def test_committed_lock_matches_a_fresh_run(built):
+    """dvc.lock in git pins the same hashes a fresh run produces."""
+    clone, _ = built
+    # against HEAD: DVC's autostage puts the new lock in the index.
+    diff = _run(["git", "diff", "HEAD", "--stat", "--", "dvc.lock"], clone)
+    assert diff.strip() == "", diff
+
+
+def test_second_repro_runs_no_stage(built):
+    clone, _ = built
+    log = _run(["dvc", "repro"], clone)
+    assert "Running stage" not in log, log
+
+
+def test_forced_rerun_gives_byte_identical_tables_metrics_figures(built):
+    clone, _ = built
+    before = _digests(clone)
+    assert any(k.endswith(".svg") for k in before) and any(k.endswith(".csv") for k in before)
+    _run(["dvc", "repro", "--force"], clone)
+    assert _digests(clone) == before

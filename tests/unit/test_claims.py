@@ -1,0 +1,68 @@
+import math
+
+import pandas as pd
+import pandera.pandas as pa
+import pytest
+
+from mobitrace import claims as cl
+
+
+@pytest.mark.parametrize(
+    "relation, paper, artifact, rel_tol, abs_tol, expected",
+    [
+        ("=", 100.0, 104.9, 0.05, 0.0, cl.REPRODUCED),
+        ("=", 100.0, 105.1, 0.05, 0.0, cl.NOT_REPRODUCED),
+        ("~", 400.0, 373.88, 0.10, 0.0, cl.REPRODUCED),
+        ("=", 4.0, 3.36, 0.05, 0.0, cl.NOT_REPRODUCED),
+        # A difference equal to the tolerance counts as inside it, float noise aside.
+        ("=", 1.6, 1.7, 0.0, 0.1, cl.REPRODUCED),
+        ("<", 50.0, 36.0, 0.0, 0.0, cl.REPRODUCED),
+        ("<", 50.0, 50.0, 0.0, 0.0, cl.NOT_REPRODUCED),
+        ("<=", 50.0, 50.0, 0.0, 0.0, cl.REPRODUCED),
+        (">", 826.0, 900.0, 0.0, 0.0, cl.REPRODUCED),
+        (">=", 826.0, 800.0, 0.0, 0.0, cl.NOT_REPRODUCED),
+        ("=", 1.0, None, 0.05, 0.0, cl.NOT_CHECKABLE),
+        ("=", 1.0, math.nan, 0.05, 0.0, cl.NOT_CHECKABLE),
+    ],
+)
+def test_verdict(relation, paper, artifact, rel_tol, abs_tol, expected):
+    assert cl.verdict(relation, paper, artifact, rel_tol, abs_tol) == expected
+
+
+def test_verdict_rejects_unknown_relation():
+    with pytest.raises(ValueError, match="relation"):
+        cl.verdict("!=", 1.0, 1.0)
+
+
+def test_tolerance_text():
+    assert cl.tolerance_text("<") == "bound: artifact < paper"
+    assert cl.tolerance_text("=", 0.05) == "±5% of paper value"
+    assert cl.tolerance_text("=", 0.0, 0.1) == "±0.1 absolute"
+
+
+def _row(**over):
+    row = dict(study="s", claim_id="c1", claim="a claim", location="§1", paper_relation="=",
+               paper_value=1.0, artifact_value=1.0, unit="x", tolerance="exact",
+               verdict=cl.REPRODUCED, basis="b", provenance="published", section="§1")
+    row.update(over)
+    return row
+
+
+def test_claims_frame_round_trips_through_csv_synthetic(tmp_path):
+    frame = cl.claims_frame([_row(), _row(claim_id="c2", paper_relation=None, paper_value=None,
+                                          artifact_value=None, verdict=cl.NOT_CHECKABLE)])
+    cl.write_claims(frame, tmp_path / "claims.csv")
+    back = pd.read_csv(tmp_path / "claims.csv")
+    assert list(back.columns) == cl.CLAIM_COLUMNS
+    assert back["verdict"].tolist() == [cl.REPRODUCED, cl.NOT_CHECKABLE]
+
+
+@pytest.mark.parametrize("over", [{"verdict": "maybe"}, {"provenance": "guessed"}, {"paper_relation": "!="}])
+def test_claims_frame_rejects_bad_rows_synthetic(over):
+    with pytest.raises(pa.errors.SchemaError):
+        cl.claims_frame([_row(**over)])
+
+
+def test_claims_frame_rejects_duplicate_ids_synthetic():
+    with pytest.raises(pa.errors.SchemaError):
+        cl.claims_frame([_row(), _row()])
