@@ -439,38 +439,39 @@ class Session:
         link_info = None
         lock, lock_since = None, 0.0
         self.manifest(chunk)
-        for table in a.tables.split(","):
-            for cell in cells_for(table, a.smoke):
-                if a.cells and cell_id(cell) not in a.cells.split(","):
-                    continue
-                todo = [(rep, pol) for rep in range(a.reps)
-                        for pol in policies[rep % len(policies):] + policies[:rep % len(policies)]
-                        if f"{cell_id(cell)}-{pol}-r{rep:02d}" not in done]
-                if not todo:
-                    continue
-                if lock is not None and time.monotonic() - lock_since > a.lock_hold_s:
-                    lock.close()  # let others have the machine between groups of cells
-                    lock = None
-                if a.lock and lock is None:
-                    lock = open(a.lock, "w")
-                    print(f"{cell_id(cell)}: waiting for {a.lock}", flush=True)
-                    fcntl.flock(lock, fcntl.LOCK_EX)
-                    lock_since = time.monotonic()
-                try:
-                    t_cell = time.monotonic()
-                    self.cpu.create()
-                    self.link.up()
-                    link_info = link_info or self.link.describe()
-                    for rep, pol in todo:
-                        self.run_one(cell, pol, rep)
-                    chunk["cells"].append({"cell": cell_id(cell), "runs": len(todo),
-                                           "wall_s": round(time.monotonic() - t_cell, 1)})
-                    chunk["wall_s"] = round(time.monotonic() - t_start, 1)
-                    self.manifest(chunk, link_info)
-                finally:
-                    self.kill_all()
-                    self.link.down()
-                    self.cpu.remove()
+        plan = [cell for table in a.tables.split(",") for cell in cells_for(table, a.smoke)]
+        if a.cells:  # only these cells, in the order given
+            wanted = a.cells.split(",")
+            plan = sorted((c for c in plan if cell_id(c) in wanted), key=lambda c: wanted.index(cell_id(c)))
+        for cell in plan:
+            todo = [(rep, pol) for rep in range(a.reps)
+                    for pol in policies[rep % len(policies):] + policies[:rep % len(policies)]
+                    if f"{cell_id(cell)}-{pol}-r{rep:02d}" not in done]
+            if not todo:
+                continue
+            if lock is not None and time.monotonic() - lock_since > a.lock_hold_s:
+                lock.close()  # let others have the machine between groups of cells
+                lock = None
+            if a.lock and lock is None:
+                lock = open(a.lock, "w")
+                print(f"{cell_id(cell)}: waiting for {a.lock}", flush=True)
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                lock_since = time.monotonic()
+            try:
+                t_cell = time.monotonic()
+                self.cpu.create()
+                self.link.up()
+                link_info = link_info or self.link.describe()
+                for rep, pol in todo:
+                    self.run_one(cell, pol, rep)
+                chunk["cells"].append({"cell": cell_id(cell), "runs": len(todo),
+                                       "wall_s": round(time.monotonic() - t_cell, 1)})
+                chunk["wall_s"] = round(time.monotonic() - t_start, 1)
+                self.manifest(chunk, link_info)
+            finally:
+                self.kill_all()
+                self.link.down()
+                self.cpu.remove()
         if lock is not None:
             lock.close()
         chunk["wall_s"] = round(time.monotonic() - t_start, 1)
@@ -489,7 +490,7 @@ def main(argv=None):
     ap.add_argument("--session", default=dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d"))
     ap.add_argument("--out", default="data/raw/priority-boost")
     ap.add_argument("--tables", default="cpu,net,audio")
-    ap.add_argument("--cells", default="", help="comma-separated cell ids to run (default: all)")
+    ap.add_argument("--cells", default="", help="comma-separated cell ids to run, in this order (default: all)")
     ap.add_argument("--policies", default="original,incr,decr")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--seed-base", type=int, default=20040)
