@@ -111,3 +111,39 @@ def compare_measured(runs: pd.DataFrame, baseline: str = "original", value: str 
     out["reject_holm"] = out["reject_holm"].astype(bool)
     out["reject_unadjusted"] = out["p"] < alpha
     return out
+
+
+def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
+                   alpha: float = 0.05) -> pd.DataFrame:
+    """Supplementary paired comparison: every repetition of a cell uses the
+    same on/off link schedule (seed) for all policies, so runs can be paired
+    by (session, rep). Per policy and condition: the number of pairs, the
+    median of policy/original per pair, and the two-sided Wilcoxon
+    signed-rank p of the paired differences (scipy.stats.wilcoxon; Wilcoxon,
+    Biometrics Bulletin 1 (1945) 80-83), with Holm over each table.
+    """
+    from scipy import stats as st
+
+    rows = []
+    keys = ["table", *CONDITIONS]
+    for (table, cpu, cross), grp in runs.groupby(keys):
+        base = grp[grp["policy"] == baseline].set_index(["session", "rep"])[value]
+        for policy, sub in grp[grp["policy"] != baseline].groupby("policy"):
+            pair = pd.concat([sub.set_index(["session", "rep"])[value].rename("x"), base.rename("b")],
+                             axis=1, join="inner").dropna()
+            d = pair["x"] - pair["b"]
+            p = np.nan
+            if len(d) >= 2 and (d != 0).any():
+                p = float(st.wilcoxon(pair["x"], pair["b"]).pvalue)
+            rows.append({"table": table, "cpu_procs": cpu, "cross_pct": cross, "policy": policy,
+                         "pairs": len(d), "median_ratio": float((pair["x"] / pair["b"]).median()) if len(d) else np.nan,
+                         "pairs_lower": int((d < 0).sum()), "p_wilcoxon": p})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    out["p_holm"], out["reject_holm"] = np.nan, False
+    for table, idx in out.groupby("table").groups.items():
+        reject, adj = w.holm(out.loc[idx, "p_wilcoxon"].to_numpy(), alpha)
+        out.loc[idx, "p_holm"], out.loc[idx, "reject_holm"] = adj, reject
+    out["reject_holm"] = out["reject_holm"].astype(bool)
+    return out

@@ -49,3 +49,19 @@ def test_compare_measured_synthetic():
     assert incr["reject_holm"] and incr["diff"] < 0 and incr["g"] < 0
     s = pba.cell_summary(runs)
     assert set(s.n) == {10}
+
+
+def test_compare_paired_synthetic():
+    from scipy import stats as st
+    base = [10.0, 20.0, 5.0, 40.0, 8.0, 12.0]
+    rows = []
+    for rep, b in enumerate(base):
+        rows.append({"table": "cpu", "cpu_procs": 30, "cross_pct": 0, "policy": "original", "session": "s",
+                     "rep": rep, "metric": b})
+        rows.append({"table": "cpu", "cpu_procs": 30, "cross_pct": 0, "policy": "incr", "session": "s",
+                     "rep": rep, "metric": b / 2})
+    c = pba.compare_paired(pd.DataFrame(rows)).iloc[0]
+    assert c["pairs"] == 6 and c["pairs_lower"] == 6 and c["median_ratio"] == pytest.approx(0.5)
+    # All six differences negative: exact two-sided p = 2 / 2**6
+    assert c["p_wilcoxon"] == pytest.approx(2 / 64)
+    assert c["p_wilcoxon"] == pytest.approx(st.wilcoxon([b / 2 for b in base], base).pvalue)
