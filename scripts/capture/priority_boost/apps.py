@@ -55,10 +55,15 @@ def receiver(args):
     tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     tcp.bind((args.addr, args.port))
     tcp.listen(16)
-    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    udp.bind((args.addr, args.port))
+    # UDP sinks on the port and the next two (audio and cross traffic use
+    # port + 1 and port + 2): a closed port would answer with ICMP errors.
+    udps = []
+    for port in (args.port, args.port + 1, args.port + 2):
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind((args.addr, port))
+        udps.append(u)
 
-    def udp_sink():
+    def udp_sink(udp):
         while True:
             udp.recv(65536)
 
@@ -72,7 +77,8 @@ def receiver(args):
                 total += len(data)
             conn.sendall(total.to_bytes(8, "big"))
 
-    threading.Thread(target=udp_sink, daemon=True).start()
+    for u in udps:
+        threading.Thread(target=udp_sink, args=(u,), daemon=True).start()
     print("ready", flush=True)
     while True:
         conn, _ = tcp.accept()
