@@ -38,6 +38,7 @@ RUN_FIELDS = ["run_id", "table", "kind", "cell", "policy", "cpu_procs", "cross_p
               "status", "wall_s", "started_utc"]
 POLICIES = ("original", "static", "incr", "decr")
 AUDIO_PERIOD_NS = 20_000_000
+ECONNREFUSED = 111  # Linux errno: the peer's port answered with ICMP port unreachable
 
 RUNS_SCHEMA = pa.DataFrameSchema(
     {
@@ -113,7 +114,7 @@ CROSS_SCHEMA = pa.DataFrameSchema(
 MANIFEST_KEYS = ("study", "device", "session", "configuration", "host")
 RUN_COLUMNS = ["device", "session", "run_id", "table", "kind", "cell", "policy", "cpu_procs", "cross_pct",
                "rep", "seed", "status", "metric", "metric_unit", "transfer_s", "jitter_sd_us",
-               "jitter_mean_us", "packets", "send_errors", "link_up_fraction", "link_toggles",
+               "jitter_mean_us", "packets", "send_errors", "send_refused", "link_up_fraction", "link_toggles",
                "renices", "min_nice", "cross_offered_bps", "throttled_ms", "cpu_s"]
 
 
@@ -301,7 +302,8 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame]:
             _check_steps(where("audio.csv.gz"), frame, "t_ns", lambda d: d > 0, "a time after the previous packet's")
             sd, mean = audio_jitter(frame["t_ns"].to_numpy())
             row.update(jitter_sd_us=sd, jitter_mean_us=mean, metric=sd, metric_unit="us",
-                       packets=int(len(frame)), send_errors=int((frame["errno"] != 0).sum()))
+                       packets=int(len(frame)), send_errors=int((frame["errno"] != 0).sum()),
+                       send_refused=int((frame["errno"] == ECONNREFUSED).sum()))
         if r.cross_pct > 0 and r.status == "ok":
             rec = _read_json(where("cross.json"), CROSS_SCHEMA)
             row["cross_offered_bps"] = float(rec["offered_bps"])
@@ -350,6 +352,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
         runs[col] = runs[col].astype("float64")
     runs["packets"] = runs["packets"].astype("Int64")
     runs["send_errors"] = runs["send_errors"].astype("Int64")
+    runs["send_refused"] = runs["send_refused"].astype("Int64")
     runs = runs.sort_values(["session", "run_id"]).reset_index(drop=True)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".ingest-", dir=out_dir.parent))
