@@ -593,12 +593,13 @@ for device, (runs, sessions) in measured.items():
 # reniced a process and the highest priority it set, the cross traffic the
 # sender achieved against its target, how long the slow CPU's cgroup was
 # throttled, and for audio runs the sends that failed (link down:
-# ENETUNREACH) and those refused (ECONNREFUSED). In the first audio cells of
-# the capture the receiver had no socket on the audio and cross-traffic
-# ports (a kit bug, fixed during the capture; see the manifest's chunks), so
-# the peer answered with ICMP port-unreachable, which the kernel rate-limits
-# to about one per second: the "audio_refused" column counts the sends this
-# made fail (a few of the 250 per run).
+# ENETUNREACH) and those refused (ECONNREFUSED). Early in the capture the
+# receiver had no socket on the audio and cross-traffic ports (a kit bug,
+# fixed while the capture ran), so the peer answered with ICMP
+# port-unreachable, which the kernel rate-limits to about one per second: the
+# "audio_refused" column counts the sends this made fail. Cells affected on
+# the reference host: {glue:text}`m_refused_cells` (at most
+# {glue:text}`m_refused_max` refused sends in a run).
 
 # %%
 for device, (runs, sessions) in measured.items():
@@ -614,6 +615,10 @@ for device, (runs, sessions) in measured.items():
     show(q, f"conditions_{device}", f"Run conditions per cell, {device} (means over runs)",
          {c: "{:.3g}" for c in ("link_up", "renices", "cross_mbps", "throttled_s")})
     provenance(f"measured ({device}): oracle logs, cross-traffic and cgroup statistics of every run.")
+    if device == devices[0]:
+        refused = runs[runs["send_refused"].fillna(0) > 0]
+        put("m_refused_cells", ", ".join(sorted(refused["cell"].unique())) or "none")
+        put("m_refused_max", int(refused["send_refused"].max()) if len(refused) else 0)
 
 # %%
 def device_numbers(device):
