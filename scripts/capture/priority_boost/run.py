@@ -452,6 +452,7 @@ class Session:
             if lock is not None and time.monotonic() - lock_since > a.lock_hold_s:
                 lock.close()  # let others have the machine between groups of cells
                 lock = None
+                time.sleep(5)  # give the waiters a chance before asking again
             if a.lock and lock is None:
                 lock = open(a.lock, "w")
                 print(f"{cell_id(cell)}: waiting for {a.lock}", flush=True)
