@@ -346,6 +346,7 @@ put("audio_n_boosted", int(inc.size))
 put("audio_best_drop", float(-inc.min().min()))
 bytes_mb = v("abstract_rate") * v("abstract_window") / 8
 put("abstract_mb", bytes_mb)
+put("paper_file_mb", v("file_size"))
 put("abstract_mb_paper", v("abstract_bytes"))
 put("abstract_rtts", v("abstract_window") * 1000 / v("abstract_rtt"))
 put("audio_kbps", v("audio_bytes") * 8 / v("audio_period"))
@@ -658,6 +659,13 @@ def device_numbers(device):
 
 
 device_metrics = {d: device_numbers(d) for d in measured}
+for d, (runs, sessions) in measured.items():
+    conf = json.loads(sessions["configuration"].iloc[0])
+    device_metrics[d]["file_mb"] = float(sessions["file_bytes"].iloc[0]) / 1e6
+    device_metrics[d]["audio_s"] = float(conf["audio"]["duration_s"])
+    t0 = runs[(runs["table"] == "cpu") & (runs["cpu_procs"] == 0)]["transfer_s"]
+    device_metrics[d]["t_unloaded_s"] = float(t0.median()) if len(t0) else float("nan")
+    device_metrics[d]["link_up_min"] = float(runs["link_up_fraction"].min())
 if device_metrics:
     ref = devices[0]
     put("ref_device", ref)
@@ -669,6 +677,15 @@ if device_metrics:
             put(f"m_{key}", float("nan"))
 
 # %% [markdown]
+# The reference host's file is {glue:text}`m_file_mb:.2f` MB (the paper's:
+# {glue:text}`paper_file_mb:.0f` MB) and each audio run lasts
+# {glue:text}`m_audio_s:.0f` s. Unloaded, a transfer takes a median
+# {glue:text}`m_t_unloaded_s:.2f` s and ends within the first on-period;
+# loaded transfers last longer and span off-periods, after which TCP's
+# retransmission back-off can waste part of the next on-period. The schedule
+# therefore dominates the spread of loaded transfer times, which is why the
+# runs are also compared paired by schedule.
+#
 # On the reference host ({glue:text}`ref_device`,
 # {glue:text}`m_runs_ok` completed runs, {glue:text}`m_timeouts` timed out),
 # boosting shortens the transfer by at most
