@@ -92,7 +92,11 @@ def save_table(frame, name):
 # %% [markdown]
 # ## Table 1: the phones
 #
-# *Provenance: published (Table 1), rendered from the data file.*
+# ```{provenance} published
+# :stage: analyze@cpu-gbps
+#
+# Table 1 as printed, from data/published/cpu-gbps.yaml.
+# ```
 
 # %% tags=["hide-input"]
 t1 = text_tables[text_tables["table"] == "table1"]
@@ -108,7 +112,11 @@ display(table_html(table1, caption="Table 1: Phone Specifications", index=True))
 # backlogged traffic; the §3.2 statements come from the fixed-maximum-frequency
 # sweeps of Figure 1 and their linear extrapolation.
 #
-# *Provenance: published (location per row).*
+# ```{provenance} published
+# :stage: analyze@cpu-gbps
+#
+# Numbers as printed; the location of each is in the last column.
+# ```
 
 # %% tags=["hide-input"]
 stated = values[values["location"].isin(["§3.1", "§3.2", "§1 and Abstract"])
@@ -118,6 +126,7 @@ save_table(stated, "stated_cpu_throughput")
 display(table_html(stated))
 
 # %% [markdown]
+# (cpu-gbps-lines)=
 # ## The lines the extrapolations imply
 #
 # The paper says CPU utilization grows linearly with throughput and
@@ -126,7 +135,11 @@ display(table_html(stated))
 # slope is b = (y2 − y1) / (x2 − x1) and the intercept a = y1 − b·x1. The
 # points used for each phone are set in `params.yaml` (`cpu-gbps.line_points`).
 #
-# *Provenance: modeled (line through two published points).*
+# ```{provenance} modeled
+# :stage: analyze@cpu-gbps
+#
+# Lines through two published points per phone.
+# ```
 
 # %% tags=["hide-input"]
 lines, line_rows = {}, []
@@ -161,8 +174,11 @@ display(table_html(implied.set_index("device").T, index=True))
 # %% [markdown]
 # ## Figure: implied CPU-vs-throughput lines with the stated points
 #
-# *Provenance: published points (filled: define the line; open: checked against
-# it; arrows: the paper states a bound); modeled lines.*
+# ```{provenance} published, modeled
+# :stage: analyze@cpu-gbps
+#
+# Points as published (filled: they define the line; open: checked against it; arrow: the paper states an upper bound). Lines modeled through the filled points.
+# ```
 
 # %% tags=["hide-input"]
 colors = {"Pixel 2": "#1b9e77", "ROG Phone": "#7570b3"}
@@ -193,13 +209,18 @@ plt.close(fig)
 display(SVG(filename=str(fig_path)))
 
 # %% [markdown]
+# (cpu-gbps-gro-eas)=
 # ## GRO, SoftIRQ affinity and EAS (§3.3, §4.1, Table 2)
 #
 # With GRO off the ROG Phone's throughput falls; moving SoftIRQ processing from
 # a LITTLE core (CPU1) to a big core (CPU5) recovers much of it, and the Energy
 # Aware Scheduler (on when discharging, off when charging) changes it again.
 #
-# *Provenance: published (Table 2), rendered from the data file.*
+# ```{provenance} published
+# :stage: analyze@cpu-gbps
+#
+# Table 2 as printed, from data/published/cpu-gbps.yaml.
+# ```
 
 # %% tags=["hide-input"]
 table2_ids = {("Discharging", "big Core"): "t2_big_discharging",
@@ -212,8 +233,13 @@ save_table(table2.reset_index(names="state"), "table2_gro_off_mbps")
 display(table_html(table2, caption="Table 2: Throughput (Mbps) with GRO off", index=True, digits=6))
 
 # %% [markdown]
-# Ratios the prose states, re-derived from Table 2 and §3.3
-# (*provenance: published inputs, arithmetic here*):
+# Ratios the prose states, re-derived from Table 2 and §3.3.
+#
+# ```{provenance} published
+# :stage: analyze@cpu-gbps
+#
+# Arithmetic on published numbers.
+# ```
 
 # %% tags=["hide-input"]
 affinity_gain = v("rog_sirq_big_tput") * 1000 / v("rog_gro_off_tput")
@@ -240,6 +266,7 @@ display(table_html(derived))
 # (LITTLE core) is a ratio of {glue:text}`little_ratio:.2f`; the big core's
 # "drop of ~400 Mbps" is {glue:text}`big_drop:.0f` Mbps.
 #
+# (cpu-gbps-battery)=
 # ## Battery drain (§4.2)
 #
 # The paper ran {glue:text}`battery_minutes:.0f`-minute transfers from a full
@@ -247,7 +274,11 @@ display(table_html(derived))
 # drop. With Table 1's capacity that bounds the average battery current; the
 # energy cannot be derived because the paper gives no battery voltage.
 #
-# *Provenance: published inputs, arithmetic here.*
+# ```{provenance} published
+# :stage: analyze@cpu-gbps
+#
+# Arithmetic on published numbers (Table 1 capacity, §4.2 drop and rates).
+# ```
 
 # %% tags=["hide-input"]
 hours = v("battery_test_duration") / 60
@@ -265,6 +296,7 @@ put("rel_tol_equal", rel_tol_equal)
 put("rel_tol_approx", rel_tol_approx)
 
 # %% [markdown]
+# (cpu-gbps-claims)=
 # ## Claims
 #
 # Each claim of the paper this chapter can address, checked against the
@@ -275,15 +307,19 @@ put("rel_tol_approx", rel_tol_approx)
 # Figure 1's curves are not checkable from the text: the measured chapter
 # (capture kit) addresses them on real hosts.
 #
-# *Provenance: published (paper values); modeled or published arithmetic
-# (artifact values, per the basis column).*
+# ```{provenance} published, modeled
+# :stage: analyze@cpu-gbps
+#
+# Paper values as published; artifact values from the implied lines (modeled) or from the paper's other numbers (published), as the basis column says.
+# ```
 
 # %% tags=["hide-input"]
 rows = []
 
 
-def claim(claim_id, text, value_id, artifact, basis, provenance, section, relation=None, paper=None,
-          unit=None, rel_tol=None, abs_tol=0.0):
+def claim(claim_id, text, value_id, artifact, basis, provenance, anchor, relation=None, paper=None,
+          unit=None, rel_tol=None, abs_tol=0.0, location=None):
+    """One claims-table row; `anchor` is the label of the section deriving it."""
     rec = row_of(value_id) if value_id else None
     relation = relation or (rec["relation"] if rec is not None else None)
     paper = paper if paper is not None else (rec["value"] if rec is not None else None)
@@ -293,46 +329,48 @@ def claim(claim_id, text, value_id, artifact, basis, provenance, section, relati
     checkable = artifact is not None and relation is not None
     rows.append({
         "study": study, "claim_id": claim_id, "claim": text,
-        "location": rec["location"] if rec is not None else section,
+        "location": rec["location"] if rec is not None else location,
         "paper_relation": relation, "paper_value": paper, "artifact_value": artifact,
         "unit": unit,
         "tolerance": cl.tolerance_text(relation, rel_tol, abs_tol) if checkable else "n/a",
         "verdict": cl.verdict(relation, paper, artifact, rel_tol, abs_tol) if checkable else cl.NOT_CHECKABLE,
-        "basis": basis, "provenance": provenance, "section": section,
+        "basis": basis, "provenance": provenance, "section": anchor,
     })
 
 
 on_line = "implied line (modeled from two published points)"
 claim("pixel2_1p6gbps_under_50pct", "Pixel 2 supports 1.6 Gbps with less than 50% CPU",
-      "pixel2_cpu_at_1p6", lines["Pixel 2"].predict(1.6), on_line, "modeled", "§3.2")
+      "pixel2_cpu_at_1p6", lines["Pixel 2"].predict(1.6), on_line, "modeled", "cpu-gbps-lines")
 claim("rog_1p7gbps_under_15pct", "ROG Phone's CPU stays below 15% at 1.7 Gbps",
-      "rog_cpu_at_1p7", lines["ROG Phone"].predict(1.7), on_line, "modeled", "§3.2")
+      "rog_cpu_at_1p7", lines["ROG Phone"].predict(1.7), on_line, "modeled", "cpu-gbps-lines")
 claim("affinity_4x", "Moving SIRQ from a LITTLE to a big core gives a 4x throughput gain (GRO off)",
-      "rog_affinity_gain", affinity_gain, "1.23 Gbps (§3.3.2) / 366 Mbps (§3.3.1)", "published", "§3.3.2")
+      "rog_affinity_gain", affinity_gain, "1.23 Gbps (§3.3.2) / 366 Mbps (§3.3.1)", "published", "cpu-gbps-gro-eas")
 claim("gro_off_366", "GRO off: 366 Mbps (§3.3.1) is Table 2's LITTLE-core discharging value",
-      "rog_gro_off_tput", v("t2_little_discharging"), "Table 2", "published", "§3.3.1")
+      "rog_gro_off_tput", v("t2_little_discharging"), "Table 2", "published", "cpu-gbps-gro-eas")
 claim("gro_on_1p6_vs_1p7", "GRO-on throughput: 1.6 Gbps (§3.3.1) and 1.7 Gbps (§3.3.2) state the same quantity",
       "rog_gro_on_tput", v("rog_gro_on_tput_s332"), "§3.3.2 value; both printed to 0.1 Gbps", "published",
-      "§3.3.1", abs_tol=0.1, rel_tol=0.0)
+      "cpu-gbps-gro-eas", abs_tol=0.1, rel_tol=0.0)
 claim("sirq_big_1p23_vs_table2", "GRO off, SIRQ on a big core: 1.23 Gbps (§3.3.2) vs Table 2's big-core discharging value",
-      "rog_sirq_big_tput", v("t2_big_discharging") / 1000, "Table 2", "published", "§3.3.2")
+      "rog_sirq_big_tput", v("t2_big_discharging") / 1000, "Table 2", "published", "cpu-gbps-gro-eas")
 claim("eas_little_charging_620", "LITTLE core, charging: ~620 Mbps", "s41_little_charging",
-      v("t2_little_charging"), "Table 2", "published", "§4.1")
+      v("t2_little_charging"), "Table 2", "published", "cpu-gbps-gro-eas")
 claim("eas_little_almost_half", "LITTLE core: discharging throughput is almost half of charging",
-      None, little_ratio, "Table 2 ratio", "published", "§4.1", relation="~", paper=0.5, unit="ratio")
+      None, little_ratio, "Table 2 ratio", "published", "cpu-gbps-gro-eas", relation="~", paper=0.5, unit="ratio",
+      location="§4.1")
 claim("eas_big_charging_1p56", "big core, charging: 1.56 Gbps", "s41_big_charging",
-      v("t2_big_charging") / 1000, "Table 2", "published", "§4.1")
+      v("t2_big_charging") / 1000, "Table 2", "published", "cpu-gbps-gro-eas")
 claim("eas_big_discharging_1p1", "big core, discharging: 1.1 Gbps", "s41_big_discharging",
-      v("t2_big_discharging") / 1000, "Table 2", "published", "§4.1")
+      v("t2_big_discharging") / 1000, "Table 2", "published", "cpu-gbps-gro-eas")
 claim("eas_big_drop_400", "big core: discharging costs ~400 Mbps", "s41_big_drop",
-      big_drop, "Table 2 difference", "published", "§4.1")
+      big_drop, "Table 2 difference", "published", "cpu-gbps-gro-eas")
 for claim_id, text, section in [
     ("fig1_linear", "CPU (Total and SIRQ) grows linearly with throughput (Fig. 1a, 1b)", "§3.2"),
     ("fig1c_same_at_2p46", "ROG Phone at 2.46 GHz has almost the same CPU trend as at 2.95 GHz (Fig. 1c)", "§3.2"),
     ("little_826mhz", "ROG Phone reaches 1.7 Gbps at every big-core frequency and LITTLE-core frequencies above 826 MHz", "§3.2"),
     ("battery_not_significant", "Battery life is not significantly affected by long Gbps transfers (4-5% in 20 min)", "§4.2"),
 ]:
-    claim(claim_id, text, None, None, "figure data or a power log needed; not in the text", "published", section)
+    claim(claim_id, text, None, None, "figure data or a power log needed; not in the text", "published",
+          "cpu-gbps-claims", location=section)
 
 claims_table = cl.claims_frame(rows)
 cl.write_claims(claims_table, results / "claims.csv")

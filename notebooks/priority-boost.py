@@ -123,6 +123,7 @@ def printed_grid(table):
 
 
 # %% [markdown]
+# (priority-boost-published)=
 # ## The published tables
 #
 # Each cell is printed as in the paper: mean/SD in seconds for the transfer
@@ -141,6 +142,7 @@ for table, caption in [("transfer_cpu", "File transfer time (s), mean/SD, agains
     provenance(f"published ({location(table)}), rendered from the data file.")
 
 # %% [markdown]
+# (priority-boost-audit)=
 # ## Audit: Welch tests recomputed from the reported statistics
 #
 # For each policy against the original, Welch's statistic is
@@ -271,6 +273,7 @@ plt.close(fig)
 display(SVG(filename=str(fig_path)))
 
 # %% [markdown]
+# (priority-boost-audit-net)=
 # ## Audit of the network-load table
 #
 # The paper prints no p-values for this table; the same tests, from its
@@ -329,6 +332,7 @@ plt.close(fig)
 display(SVG(filename=str(fig_path)))
 
 # %% [markdown]
+# (priority-boost-conclusions)=
 # ## Do the paper's conclusions follow from its tables?
 
 # %%
@@ -392,6 +396,7 @@ put("cpu_max_procs", int(cpu_wide.index.max()))
 #   is {glue:text}`audio_kbps:.0f` kbps as stated.
 
 # %% [markdown]
+# (priority-boost-rerun)=
 # ## Re-run on a Linux host
 #
 # The capture kit (`scripts/capture/priority_boost/run.py`, entry
@@ -732,6 +737,7 @@ if device_metrics:
 # not its exact numbers.
 
 # %% [markdown]
+# (priority-boost-claims)=
 # ## Claims
 #
 # Each claim of the paper this chapter addresses, with the paper's value, the
@@ -772,73 +778,73 @@ for r in audit_cpu.itertuples():
           + (r.p_published_text if r.p_published_relation != "=" else f"= {r.p_published_text}"),
           location("transfer_cpu_p"), r.p_published_relation, r.p_published, r.p, "p",
           f"Welch from the published mean/SD/n; attainable p {r.p_lo_table:.2g} to {r.p_hi_table:.2g}",
-          "published", "§4", verdict=cl.REPRODUCED if r.in_range_table else cl.NOT_REPRODUCED,
+          "published", "priority-boost-audit", verdict=cl.REPRODUCED if r.in_range_table else cl.NOT_REPRODUCED,
           tolerance="paper p within the p range of the rounded statistics (table precision)")
 claim("incr_significant", "INCR is statistically different from the original (every CPU load)",
       "§4", "<", alpha, float(incr["p"].max()), "p", "largest recomputed INCR p (no correction)",
-      "published", "§4")
+      "published", "priority-boost-conclusions")
 claim("incr_significant_holm", "INCR is statistically different from the original (every CPU load), after Holm",
       "§4", "<", alpha, float(incr["p_holm"].max()), "p", "largest Holm-adjusted recomputed INCR p",
-      "published", "§4")
+      "published", "priority-boost-conclusions")
 claim("decr_not_significant", "DECR is not statistically different from the original (read for the misprinted 2nd 'INCR')",
-      "§4", ">", alpha, float(decr["p"].min()), "p", "smallest recomputed DECR p", "published", "§4")
+      "§4", ">", alpha, float(decr["p"].min()), "p", "smallest recomputed DECR p", "published", "priority-boost-conclusions")
 claim("only_heavy_load", "Boosting helps only under heavy load: no significant gain with 0 competing processes",
       "Abstract; §5", ">", alpha, float(incr.loc[incr["cpu_procs"] == 0, "p"].iloc[0]), "p",
-      "recomputed INCR p at 0 processes", "published", "Abstract")
+      "recomputed INCR p at 0 processes", "published", "priority-boost-conclusions")
 claim("more_than_30", "Boosting is marginally useful with more than 30 competing processes",
-      "§5", ">", 30, None, "processes", "the tables stop at 30 processes", "published", "§5")
+      "§5", ">", 30, None, "processes", "the tables stop at 30 processes", "published", "priority-boost-conclusions")
 claim("cpu_marginal", "Both boosting approaches improve transfer time only marginally (CPU load)",
       "§4", "<", marginal_pct, max_gain_pct, "%", "largest (original - policy)/original in the first table",
-      "published", "§4")
+      "published", "priority-boost-conclusions")
 claim("net_same", "Under network load all three policies deliver essentially the same performance",
       "§4", "=", 0.0, float(audit_net["reject_holm"].sum()), "tests",
-      "Holm-significant policy-vs-original differences in the second table (of 12)", "published", "§4",
+      "Holm-significant policy-vs-original differences in the second table (of 12)", "published", "priority-boost-conclusions",
       tolerance="no Holm-significant difference")
 claim("net_decr_better", "Under network load DECR is marginally better",
       "§4", "<", 0.0, float(decr_minus_incr.mean()), "s", "mean of DECR - INCR over the second table's columns",
-      "published", "§4")
+      "published", "priority-boost-conclusions")
 claim("audio_not_improved", "Boosting does not improve the audio application's jitter",
       "§4", "=", 0.0, float((inc < 0).sum().sum()), "cells", "boosted cells with lower jitter than original",
-      "published", "§4", tolerance="no boosted cell lower")
+      "published", "priority-boost-conclusions", tolerance="no boosted cell lower")
 claim("audio_increase_low", "Jitter increase with boosting: about 300 µs (low end)", "§4", "~",
       v("jitter_increase_low"), float(inc.min().min()), "us", "smallest policy - original in the third table",
-      "published", "§4", rel_tol=rel_tol_approx)
+      "published", "priority-boost-conclusions", rel_tol=rel_tol_approx)
 claim("audio_increase_high", "Jitter increase with boosting: about 800 µs (high end)", "§4", "~",
       v("jitter_increase_high"), float(inc.max().max()), "us", "largest policy - original in the third table",
-      "published", "§4", rel_tol=rel_tol_approx)
+      "published", "priority-boost-conclusions", rel_tol=rel_tol_approx)
 claim("audio_pct_low", "300 µs is about 1.5% of 20,000 µs", "§4", "~", v("jitter_increase_pct_low"),
-      100 * v("jitter_increase_low") / (1000 * v("audio_period")), "%", "arithmetic", "published", "§4",
+      100 * v("jitter_increase_low") / (1000 * v("audio_period")), "%", "arithmetic", "published", "priority-boost-conclusions",
       rel_tol=rel_tol_approx)
 claim("audio_pct_high", "800 µs is about 4% of 20,000 µs", "§4", "~", v("jitter_increase_pct_high"),
-      100 * v("jitter_increase_high") / (1000 * v("audio_period")), "%", "arithmetic", "published", "§4",
+      100 * v("jitter_increase_high") / (1000 * v("audio_period")), "%", "arithmetic", "published", "priority-boost-conclusions",
       rel_tol=rel_tol_approx)
 claim("audio_rate", "80 bytes every 20 ms is a nominal 32 kbps", "§3", "=", v("audio_rate"),
-      v("audio_bytes") * 8 / v("audio_period"), "kbps", "arithmetic", "published", "§3")
+      v("audio_bytes") * 8 / v("audio_period"), "kbps", "arithmetic", "published", "priority-boost-conclusions")
 claim("abstract_rtts", "A 5 s connection with a 2 ms RTT is 2500 RTTs", "Abstract", "=", v("abstract_rtts"),
-      v("abstract_window") * 1000 / v("abstract_rtt"), "x", "arithmetic", "published", "Abstract")
+      v("abstract_window") * 1000 / v("abstract_rtt"), "x", "arithmetic", "published", "priority-boost-conclusions")
 claim("abstract_bytes", "A 5 s connection at 50 Mbps can transfer up to 312.5 MB", "Abstract", "=",
-      v("abstract_bytes"), bytes_mb, "MB", "arithmetic: 50 Mbps x 5 s / 8", "published", "Abstract")
+      v("abstract_bytes"), bytes_mb, "MB", "arithmetic: 50 Mbps x 5 s / 8", "published", "priority-boost-conclusions")
 
 # Measured claims, per device.
 for device, m in device_metrics.items():
     src = f"measured on {device}"
     claim(f"{device}_incr_significant", f"INCR differs from the original at every CPU load ({device})", "§4",
-          "<", alpha, m.get("cpu_incr_p_max"), "p", f"largest INCR p, Welch on runs, {src}", "measured", "§4")
+          "<", alpha, m.get("cpu_incr_p_max"), "p", f"largest INCR p, Welch on runs, {src}", "measured", "priority-boost-rerun")
     claim(f"{device}_decr_not_significant", f"DECR does not differ from the original at any CPU load ({device})",
-          "§4", ">", alpha, m.get("cpu_decr_p_min"), "p", f"smallest DECR p, Welch on runs, {src}", "measured", "§4")
+          "§4", ">", alpha, m.get("cpu_decr_p_min"), "p", f"smallest DECR p, Welch on runs, {src}", "measured", "priority-boost-rerun")
     claim(f"{device}_only_heavy_load", f"No significant gain with 0 competing processes ({device})",
           "Abstract; §5", ">", alpha, m.get("cpu_incr_p0", float("nan")), "p", f"INCR p at 0 processes, {src}",
-          "measured", "Abstract")
+          "measured", "priority-boost-rerun")
     claim(f"{device}_cpu_marginal", f"Boosting improves transfer time only marginally under CPU load ({device})",
           "§4", "<", marginal_pct, m.get("cpu_gain_max_pct", float("nan")), "%",
-          f"largest (original - policy)/original, {src}", "measured", "§4")
+          f"largest (original - policy)/original, {src}", "measured", "priority-boost-rerun")
     claim(f"{device}_net_same", f"Under network load all policies perform the same ({device})", "§4", "=", 0.0,
           float(m["net_holm_sig"]) if m["net_comparisons"] else None, "tests",
-          f"Holm-significant differences of {m['net_comparisons']}, {src}", "measured", "§4",
+          f"Holm-significant differences of {m['net_comparisons']}, {src}", "measured", "priority-boost-rerun",
           tolerance="no Holm-significant difference")
     claim(f"{device}_audio_not_improved", f"Boosting does not improve audio jitter ({device})", "§4", "=", 0.0,
           float(m["audio_incr_holm_lower"] + m["audio_decr_holm_lower"]) if m["audio_comparisons"] else None,
-          "cells", f"boosted cells with Holm-significantly lower jitter, {src}", "measured", "§4",
+          "cells", f"boosted cells with Holm-significantly lower jitter, {src}", "measured", "priority-boost-rerun",
           tolerance="no cell significantly lower")
 
 claims_table = cl.claims_frame(rows)

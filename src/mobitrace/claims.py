@@ -40,7 +40,9 @@ CLAIMS_SCHEMA = pa.DataFrameSchema(
         "verdict": pa.Column(str, pa.Check.isin(VERDICTS)),
         "basis": pa.Column(str),
         "provenance": pa.Column(str, pa.Check.isin(["measured", "published", "modeled"])),
-        "section": pa.Column(str),
+        # The label of the book section that derives the claim (a MyST target
+        # such as `(cpu-gbps-lines)=` in the chapter), for links from the ledger.
+        "section": pa.Column(str, pa.Check.str_matches(r"^[a-z0-9][a-z0-9-]*$")),
     },
     strict=True,
     ordered=True,
@@ -102,3 +104,13 @@ def write_claims(frame: pd.DataFrame, path: str | Path) -> None:
     CLAIMS_SCHEMA.validate(frame)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
+
+
+def read_claims(path: str | Path) -> pd.DataFrame:
+    """Read a claims table written by write_claims, validated: empty text
+    cells stay empty strings, an empty relation or number is missing."""
+    text_cols = [c for c in CLAIM_COLUMNS if c not in ("paper_value", "artifact_value")]
+    frame = pd.read_csv(path, dtype={c: str for c in text_cols}, keep_default_na=False,
+                        na_values={"paper_value": [""], "artifact_value": [""]})
+    frame["paper_relation"] = frame["paper_relation"].astype(object).where(frame["paper_relation"] != "", None)
+    return claims_frame(frame.to_dict("records"))

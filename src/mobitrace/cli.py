@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from . import timings
 from .errors import InputError
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mobitrace", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("ingest-published", help="validate data/published/<study>.yaml into parquet")
     p.add_argument("src")
     p.add_argument("out_dir")
-    p = sub.add_parser("run-notebook", help="execute notebooks/<study>.py with papermill")
+    p = sub.add_parser("run-notebook", help="execute notebooks/<name>.py with papermill")
     p.add_argument("study")
     p = sub.add_parser("build-book", help="render book/ to book/_build/html (no execution)")
     p.add_argument("book_dir", nargs="?", default="book")
@@ -22,24 +24,35 @@ def main(argv: list[str] | None = None) -> int:
                        help="validate data/raw/priority-boost/<device> captures into parquet")
     p.add_argument("device_dir")
     p.add_argument("out_dir")
-    args = parser.parse_args(argv)
+    return parser
 
+
+def _dispatch(args) -> None:
+    if args.command == "ingest-published":
+        from . import published
+        published.ingest(args.src, args.out_dir)
+    elif args.command == "run-notebook":
+        from . import notebooks
+        notebooks.run(args.study)
+    elif args.command == "build-book":
+        from . import book
+        book.build(args.book_dir)
+    elif args.command == "ingest-priority-boost":
+        from . import priority_boost
+        priority_boost.ingest(args.device_dir, args.out_dir)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser().parse_args(argv)
     try:
-        if args.command == "ingest-published":
-            from . import published
-            published.ingest(args.src, args.out_dir)
-        elif args.command == "run-notebook":
-            from . import notebooks
-            notebooks.run(args.study)
-        elif args.command == "build-book":
-            from . import book
-            book.build(args.book_dir)
-        elif args.command == "ingest-priority-boost":
-            from . import priority_boost
-            priority_boost.ingest(args.device_dir, args.out_dir)
+        with timings.Stopwatch() as watch:
+            _dispatch(args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    # Keyed by the command line as dvc.yaml writes it, for the reproducibility page.
+    timings.record(Path.cwd(), " ".join(["python -m mobitrace", *argv]), watch.seconds)
     return 0
 
 

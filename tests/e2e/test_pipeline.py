@@ -5,43 +5,16 @@ checks. Slow (three pipeline runs); marked e2e."""
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from .conftest import run as _run
+
 pytestmark = pytest.mark.e2e
 
 STUDIES = ["cpu-gbps"]
-BIN = Path(sys.executable).parent  # the venv's bin: dvc, jupyter-book, python
-
-
-def _env():
-    env = dict(os.environ)
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env["DVC_NO_ANALYTICS"] = "1"
-    env.setdefault("GIT_AUTHOR_NAME", "mobitrace-test")
-    env.setdefault("GIT_AUTHOR_EMAIL", "test@localhost")
-    env.setdefault("GIT_COMMITTER_NAME", "mobitrace-test")
-    env.setdefault("GIT_COMMITTER_EMAIL", "test@localhost")
-    return env
-
-
-def _run(args, cwd):
-    done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
-    if done.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done.stdout + done.stderr
-
-
-def _tracked_files(repo: Path) -> list[str]:
-    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                         cwd=repo, capture_output=True, text=True, check=True).stdout
-    return [f for f in out.split("\0") if f and (repo / f).is_file()]
 
 
 def _digests(root: Path) -> dict[str, str]:
@@ -51,26 +24,12 @@ def _digests(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): hashlib.md5(p.read_bytes()).hexdigest() for p in files}
 
 
-@pytest.fixture(scope="module")
-def built(repo, tmp_path_factory):
-    """A clone-like copy of the working tree after a cold `dvc repro`."""
-    clone = tmp_path_factory.mktemp("clone") / "repo"
-    for name in _tracked_files(repo):
-        dst = clone / name
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(repo / name, dst)
-    _run(["git", "init", "-q", "-b", "main"], clone)
-    _run(["git", "add", "-A"], clone)
-    _run(["git", "commit", "-q", "-m", "snapshot"], clone)
-    log = _run(["dvc", "repro"], clone)
-    return clone, log
-
-
 def test_cold_repro_runs_every_stage(built):
     _, log = built
     for study in STUDIES:
         assert f"Running stage 'ingest_published@{study}'" in log
         assert f"Running stage 'analyze@{study}'" in log
+    assert "Running stage 'ledger'" in log
     assert "Running stage 'book'" in log
 
 

@@ -43,7 +43,7 @@ def test_tolerance_text():
 def _row(**over):
     row = dict(study="s", claim_id="c1", claim="a claim", location="§1", paper_relation="=",
                paper_value=1.0, artifact_value=1.0, unit="x", tolerance="exact",
-               verdict=cl.REPRODUCED, basis="b", provenance="published", section="§1")
+               verdict=cl.REPRODUCED, basis="b", provenance="published", section="s-claims")
     row.update(over)
     return row
 
@@ -57,7 +57,8 @@ def test_claims_frame_round_trips_through_csv_synthetic(tmp_path):
     assert back["verdict"].tolist() == [cl.REPRODUCED, cl.NOT_CHECKABLE]
 
 
-@pytest.mark.parametrize("over", [{"verdict": "maybe"}, {"provenance": "guessed"}, {"paper_relation": "!="}])
+@pytest.mark.parametrize("over", [{"verdict": "maybe"}, {"provenance": "guessed"}, {"paper_relation": "!="},
+                                  {"section": "§3.2"}])
 def test_claims_frame_rejects_bad_rows_synthetic(over):
     with pytest.raises(pa.errors.SchemaError):
         cl.claims_frame([_row(**over)])
@@ -66,3 +67,13 @@ def test_claims_frame_rejects_bad_rows_synthetic(over):
 def test_claims_frame_rejects_duplicate_ids_synthetic():
     with pytest.raises(pa.errors.SchemaError):
         cl.claims_frame([_row(), _row()])
+
+
+def test_read_claims_round_trips_empty_text_and_missing_values_synthetic(tmp_path):
+    frame = cl.claims_frame([_row(unit=""), _row(claim_id="c2", paper_relation=None, paper_value=None,
+                                                 artifact_value=None, verdict=cl.NOT_CHECKABLE)])
+    cl.write_claims(frame, tmp_path / "claims.csv")
+    back = cl.read_claims(tmp_path / "claims.csv")
+    assert back["unit"].tolist() == ["", "x"]
+    assert pd.isna(back.loc[1, "paper_relation"])
+    assert back["paper_value"].isna().tolist() == [False, True]

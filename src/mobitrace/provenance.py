@@ -1,0 +1,61 @@
+"""Where a result comes from, read from dvc.lock: the source files (raw
+captures and published numbers) behind a stage, with the hashes DVC pinned,
+and the command that rebuilds it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+# Inputs that are data, not code: what a figure or table is computed from.
+SOURCE_ROOTS = ("data/raw/", "data/published/")
+
+
+@dataclass(frozen=True)
+class Source:
+    path: str
+    md5: str
+    size: int | None
+    nfiles: int | None
+
+
+def load_lock(path: str | Path = "dvc.lock") -> dict:
+    """The `stages` mapping of a dvc.lock file (schema 2.0)."""
+    lock = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    return lock.get("stages", {})
+
+
+def _is_source(path: str) -> bool:
+    return any(path == root.rstrip("/") or path.startswith(root) for root in SOURCE_ROOTS)
+
+
+def sources(stages: dict, stage: str) -> list[Source]:
+    """The data sources behind `stage`: its dependencies under data/raw or
+    data/published, and those of every stage upstream that produced one of its
+    dependencies; sorted by path."""
+    if stage not in stages:
+        raise KeyError(f"dvc.lock has no stage {stage!r} (run `dvc repro` first)")
+    producer = {out["path"]: name for name, entry in stages.items() for out in entry.get("outs", [])}
+    found: dict[str, Source] = {}
+    seen: set[str] = set()
+    todo = [stage]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for dep in stages[name].get("deps", []):
+            path = dep["path"]
+            if _is_source(path):
+                found[path] = Source(path, dep.get("md5", ""), dep.get("size"), dep.get("nfiles"))
+            for out_path, upstream in producer.items():
+                if path == out_path or path.startswith(out_path.rstrip("/") + "/") or out_path.startswith(path.rstrip("/") + "/"):
+                    todo.append(upstream)
+    return [found[p] for p in sorted(found)]
+
+
+def rebuild_command(stage: str) -> str:
+    """The command that rebuilds a stage and everything it needs."""
+    return f"dvc repro {stage}"

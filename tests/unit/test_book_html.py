@@ -1,0 +1,39 @@
+"""Text from data files (device names, manifests, papers) is escaped in HTML."""
+
+import pandas as pd
+
+from mobitrace import reproducibility
+from mobitrace.book import link, table_html
+
+EVIL = '<script>alert("x")</script> & <b>'
+
+
+def test_table_html_escapes_cells_headers_index_and_caption_synthetic():
+    frame = pd.DataFrame({"device": [EVIL], EVIL: [1.5]}, index=[EVIL])
+    out = table_html(frame, caption=EVIL, index=True).data
+    assert "<script>" not in out and "<b>" not in out
+    assert "&lt;script&gt;" in out
+    assert out.count("&lt;script&gt;") == 4  # cell, header, index, caption
+
+
+def test_table_html_leaves_built_links_and_escapes_their_parts_synthetic():
+    frame = pd.DataFrame({"claim": ["c"], "where": [link(EVIL, 'a.html#x"y')]})
+    out = table_html(frame, html_columns=("where",)).data
+    assert '<a href="a.html#x&quot;y">&lt;script&gt;' in out
+
+
+def test_table_html_formats_numbers_and_missing_values_synthetic():
+    out = table_html(pd.DataFrame({"x": [1.23456789, None]})).data
+    assert ">1.235<" in out and ">–<" in out
+
+
+def test_reproducibility_page_lists_packages_and_stages(repo, tmp_path):
+    page = reproducibility.write_page(repo, tmp_path / "reproducibility.md").read_text()
+    assert "| pandas |" in page and "| dvc |" in page
+    assert "### `analyze@cpu-gbps`" in page
+    assert "### `book`" not in page
+    assert '<div id="build-info">' in page
+
+
+def test_md_cell_escapes_html_and_pipes():
+    assert reproducibility._md_cell("<a>|b") == "&lt;a&gt;\\|b"

@@ -1,0 +1,69 @@
+import pytest
+import yaml
+
+from mobitrace import provenance
+
+LOCK = {
+    "schema": "2.0",
+    "stages": {
+        "ingest@dev": {
+            "cmd": "ingest",
+            "deps": [{"path": "data/raw/study/dev", "md5": "aaa.dir", "size": 10, "nfiles": 3},
+                     {"path": "src/mobitrace/parse.py", "md5": "code1"}],
+            "outs": [{"path": "data/interim/study/dev", "md5": "bbb.dir"}],
+        },
+        "ingest_published@study": {
+            "cmd": "ingest-published",
+            "deps": [{"path": "data/published/study.yaml", "md5": "ccc", "size": 5}],
+            "outs": [{"path": "data/interim/published/study", "md5": "ddd.dir"}],
+        },
+        "analyze@study": {
+            "cmd": "run",
+            "deps": [{"path": "data/interim/study/dev", "md5": "bbb.dir"},
+                     {"path": "data/interim/published/study", "md5": "ddd.dir"},
+                     {"path": "notebooks/study.py", "md5": "nb"}],
+            "outs": [{"path": "data/results/study/claims.csv", "md5": "eee"}],
+        },
+        "ledger": {
+            "cmd": "ledger",
+            "deps": [{"path": "data/results/study/claims.csv", "md5": "eee"}],
+            "outs": [{"path": "data/results/claims.csv", "md5": "fff"}],
+        },
+        "unrelated": {"cmd": "x", "deps": [{"path": "data/raw/other", "md5": "zzz.dir"}], "outs": []},
+    },
+}
+
+
+@pytest.fixture
+def stages(tmp_path):
+    path = tmp_path / "dvc.lock"
+    path.write_text(yaml.safe_dump(LOCK))
+    return provenance.load_lock(path)
+
+
+def test_sources_walk_upstream_to_raw_and_published_inputs_synthetic(stages):
+    found = provenance.sources(stages, "analyze@study")
+    assert [(s.path, s.md5, s.nfiles) for s in found] == [
+        ("data/published/study.yaml", "ccc", None),
+        ("data/raw/study/dev", "aaa.dir", 3),
+    ]
+
+
+def test_sources_follow_several_stages_synthetic(stages):
+    assert [s.path for s in provenance.sources(stages, "ledger")] == [
+        "data/published/study.yaml", "data/raw/study/dev"]
+
+
+def test_sources_of_an_unknown_stage_name_it_synthetic(stages):
+    with pytest.raises(KeyError, match="no stage 'nope'"):
+        provenance.sources(stages, "nope")
+
+
+def test_rebuild_command():
+    assert provenance.rebuild_command("analyze@cpu-gbps") == "dvc repro analyze@cpu-gbps"
+
+
+def test_sources_of_the_real_pipeline(repo):
+    stages = provenance.load_lock(repo / "dvc.lock")
+    paths = [s.path for s in provenance.sources(stages, "analyze@cpu-gbps")]
+    assert "data/published/cpu-gbps.yaml" in paths
