@@ -48,3 +48,14 @@ CAPTURE_ARGS ?=
 capture: $(STAMP)
 	@test -n "$(DEVICE)" || { echo "usage: make capture STUDY=cpu-gbps DEVICE=<name> [CONFIG=default|offloads-off|rps-cpu<N>|slow-cpumax] [CAPTURE_ARGS=--smoke]"; exit 2; }
 	$(VENV)/bin/python scripts/capture/capture.py --study $(STUDY) --device $(DEVICE) --config $(CONFIG) $(CAPTURE_ARGS)
+
+# Priority-boost capture kit (root; creates and removes its own namespaces):
+#   make capture-priority-boost DEVICE=name [SESSION=id] [SMOKE=1] [LOCK=/path/to/lockfile] [CAPTURE_ARGS="--tables cpu --reps 10"]
+# Writes data/raw/priority-boost/<DEVICE>/<SESSION>/. LOCK makes each cell hold
+# an exclusive flock (a machine-wide measurement mutex). A session can be resumed.
+.PHONY: capture-priority-boost
+capture-priority-boost: $(STAMP)
+	@test -n "$(DEVICE)" || { echo "usage: make capture-priority-boost DEVICE=name [SESSION=id] [SMOKE=1]"; exit 2; }
+	$(VENV)/bin/python scripts/capture/priority_boost/run.py --device $(DEVICE) \
+	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
+	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)

@@ -28,6 +28,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("interim_dir")
     p.add_argument("out_dir")
     p.add_argument("--params-section", default="cpu-gbps-measured")
+    p = sub.add_parser("ingest-priority-boost",
+                       help="validate data/raw/priority-boost/<device> captures into parquet")
+    p.add_argument("device_dir")
+    p.add_argument("out_dir")
     return parser
 
 
@@ -53,6 +57,9 @@ def _dispatch(args) -> None:
         cpugbps_device.analyze(args.interim_dir, args.out_dir, alpha=float(params["alpha"]),
                                targets=[float(t) for t in params["target_rates_gbps"]],
                                threshold=float(params["cpu_threshold_pct"]))
+    elif args.command == "ingest-priority-boost":
+        from . import priority_boost
+        priority_boost.ingest(args.device_dir, args.out_dir)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,8 @@ VALUE_COLUMNS = ["id", "device", "quantity", "value", "unit", "relation",
                  "location", "quote", "throughput_gbps", "note", "line"]
 REQUIRED_FIELDS = ("id", "device", "quantity", "value", "unit", "relation", "location", "quote")
 OPTIONAL_FIELDS = ("throughput_gbps", "note")
-UNITS = ("%", "Mbps", "Gbps", "GHz", "MHz", "mAh", "s", "ms", "min", "x", "W", "mW", "J", "nJ/bit")
+UNITS = ("%", "Mbps", "Gbps", "GHz", "MHz", "mAh", "s", "ms", "min", "x", "W", "mW", "J", "nJ/bit",
+         "us", "B", "kB", "MB", "kbps")
 
 VALUES_SCHEMA = pa.DataFrameSchema(
     {
@@ -161,6 +162,9 @@ def ingest(src: str | Path, out_dir: str | Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     values.assign(study=meta["study"]).to_parquet(out_dir / "values.parquet", index=False)
     text_tables.to_parquet(out_dir / "text_tables.parquet", index=False)
+    stats = load_stat_tables(src)
+    if not stats.empty:
+        stats.to_parquet(out_dir / "stat_tables.parquet", index=False)
 
 
 def value_of(values: pd.DataFrame, value_id: str) -> float:
@@ -169,3 +173,171 @@ def value_of(values: pd.DataFrame, value_id: str) -> float:
     if hit.empty:
         raise KeyError(f"no published value with id {value_id!r}")
     return float(hit.iloc[0])
+
+
+# ---------------------------------------------------------------------------
+# Tables of summary statistics (e.g. mean/SD per cell, p-values), kept as the
+# printed text so that the precision they were printed with is data.
+#
+# stat_tables:
+#   <name>:
+#     location: "§4, first table"      title: ...   quantity: ...   unit: s
+#     statistic: mean/sd | mean | sd | p
+#     n: 10                             (observations behind each cell)
+#     note: ...                         (optional)
+#     columns: [{cpu_procs: 0, cross_pct: 0}, ...]   (conditions, one per column)
+#     rows: {policy: ["80.8/0.63", ...]}             (one printed cell per column)
+#
+# A cell "80.8/0.63" gives two numbers (mean, sd); "< 0.0001" a bound
+# (relation "<"). `decimals` is the number of digits printed after the point,
+# so the rounding interval of a value is value ± 0.5 * 10**-decimals.
+
+STAT_STATISTICS = ("mean/sd", "mean", "sd", "p")
+STAT_COLUMNS = ["table", "location", "title", "quantity", "unit", "policy", "column", "cpu_procs",
+                "cross_pct", "statistic", "relation", "value", "text", "decimals", "n", "note", "line"]
+
+STAT_SCHEMA = pa.DataFrameSchema(
+    {
+        "table": pa.Column(str),
+        "location": pa.Column(str, pa.Check.str_length(min_value=1)),
+        "title": pa.Column(str),
+        "quantity": pa.Column(str),
+        "unit": pa.Column(str),
+        "policy": pa.Column(str),
+        "column": pa.Column(int, pa.Check.ge(0)),
+        "cpu_procs": pa.Column(int, pa.Check.ge(0)),
+        "cross_pct": pa.Column(int, pa.Check.in_range(0, 100)),
+        "statistic": pa.Column(str, pa.Check.isin(["mean", "sd", "p"])),
+        "relation": pa.Column(str, pa.Check.isin(RELATIONS)),
+        "value": pa.Column(float, pa.Check(lambda s: s.notna() & (s >= 0))),
+        "text": pa.Column(str),
+        "decimals": pa.Column(int, pa.Check.ge(0)),
+        "n": pa.Column(int, pa.Check.gt(1)),
+        "note": pa.Column(str, nullable=True),
+        "line": pa.Column(int),
+    },
+    strict=True,
+    ordered=True,
+    unique=["table", "policy", "column", "statistic"],
+)
+
+
+def parse_number(text: str) -> tuple[str, float, int]:
+    """Parse a printed number with an optional bound: "0.0031" -> ("=", 0.0031, 4);
+    "< 0.0001" -> ("<", 0.0001, 4). Raises ValueError if it is not one."""
+    t = str(text).strip()
+    relation = "="
+    for rel in ("<=", ">=", "<", ">", "~"):
+        if t.startswith(rel):
+            relation, t = rel, t[len(rel):].strip()
+            break
+    if not t or not all(c.isdigit() or c == "." for c in t) or t.count(".") > 1 or t == ".":
+        raise ValueError(text)
+    decimals = len(t.split(".")[1]) if "." in t else 0
+    return relation, float(t), decimals
+
+
+def _stat_lines(text: str) -> dict:
+    """1-based line of each row of each stat table: {(table, row): line}."""
+    out = {}
+    root = yaml.compose(text)
+    for key, node in root.value:
+        if key.value != "stat_tables" or not isinstance(node, yaml.MappingNode):
+            continue
+        for tkey, tnode in node.value:
+            for fkey, fnode in getattr(tnode, "value", []):
+                if getattr(fkey, "value", None) == "rows" and isinstance(fnode, yaml.MappingNode):
+                    for rkey, _ in fnode.value:
+                        out[(tkey.value, str(rkey.value))] = rkey.start_mark.line + 1
+    return out
+
+
+def load_stat_tables(path: str | Path) -> pd.DataFrame:
+    """Read the `stat_tables` of a published file into long format
+    (STAT_COLUMNS: one row per printed number). An empty frame if there are
+    none; InputError naming file, line, field, expected and found otherwise."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    doc = yaml.safe_load(text)
+    tables = (doc or {}).get("stat_tables") or {}
+    if not isinstance(tables, dict):
+        raise InputError(path, None, "stat_tables", "a mapping of table name to table", type(tables).__name__)
+    lines = _stat_lines(text)
+    rows = []
+    for name, table in tables.items():
+        where_t = f"stat_tables.{name}"
+        if not isinstance(table, dict):
+            raise InputError(path, where_t, None, "a mapping", table)
+        for field in ("location", "title", "quantity", "unit", "statistic", "n", "columns", "rows"):
+            if table.get(field) in (None, ""):
+                raise InputError(path, where_t, field, "a value", table.get(field))
+        statistic = table["statistic"]
+        if statistic not in STAT_STATISTICS:
+            raise InputError(path, where_t, "statistic", f"one of {' '.join(STAT_STATISTICS)}", statistic)
+        n = table["n"]
+        if not isinstance(n, int) or isinstance(n, bool) or n < 2:
+            raise InputError(path, where_t, "n", "an integer >= 2", n)
+        columns = table["columns"]
+        if not isinstance(columns, list) or not columns:
+            raise InputError(path, where_t, "columns", "a non-empty list of conditions", columns)
+        for j, col in enumerate(columns):
+            for key in ("cpu_procs", "cross_pct"):
+                if not isinstance(col, dict) or not isinstance(col.get(key), int):
+                    raise InputError(path, f"{where_t}.columns[{j}]", key, "an integer", 
+                                     col.get(key) if isinstance(col, dict) else col)
+        if not isinstance(table["rows"], dict):
+            raise InputError(path, where_t, "rows", "a mapping of row name to cells", table["rows"])
+        parts = statistic.split("/")
+        for policy, cells in table["rows"].items():
+            line = lines.get((name, str(policy)), -1)
+            where = f"line {line}, {where_t}.rows.{policy}"
+            if not isinstance(cells, list) or len(cells) != len(columns):
+                raise InputError(path, where, "cells", f"{len(columns)} cells (one per column)",
+                                 len(cells) if isinstance(cells, list) else cells)
+            for j, cell in enumerate(cells):
+                pieces = str(cell).split("/")
+                if len(pieces) != len(parts):
+                    raise InputError(path, f"{where}, cell {j + 1}", "text",
+                                     f"'{statistic}' ({len(parts)} number(s) separated by '/')", cell)
+                for stat, piece in zip(parts, pieces):
+                    try:
+                        relation, value, decimals = parse_number(piece)
+                    except ValueError:
+                        raise InputError(path, f"{where}, cell {j + 1}", stat,
+                                         "a number, optionally after < > <= >= ~", piece) from None
+                    if stat == "p" and value > 1:
+                        raise InputError(path, f"{where}, cell {j + 1}", "p", "a p-value in [0, 1]", piece)
+                    rows.append({
+                        "table": str(name), "location": str(table["location"]), "title": str(table["title"]),
+                        "quantity": str(table["quantity"]), "unit": str(table["unit"]), "policy": str(policy),
+                        "column": j, "cpu_procs": columns[j]["cpu_procs"], "cross_pct": columns[j]["cross_pct"],
+                        "statistic": stat, "relation": relation, "value": value, "text": piece.strip(),
+                        "decimals": decimals, "n": n, "note": table.get("note"), "line": line,
+                    })
+    frame = pd.DataFrame(rows, columns=STAT_COLUMNS)
+    if frame.empty:
+        return frame
+    frame = frame.astype({"value": float, "column": int, "cpu_procs": int, "cross_pct": int,
+                          "decimals": int, "n": int, "line": int})
+    frame["note"] = frame["note"].astype(object).where(frame["note"].notna(), None)
+    try:
+        return STAT_SCHEMA.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        case = exc.failure_cases.iloc[0]
+        idx = case["index"]
+        where = None
+        if idx is not None and not pd.isna(idx):
+            r = frame.loc[int(idx)]
+            where = f"line {r['line']}, stat_tables.{r['table']}.rows.{r['policy']}, cell {r['column'] + 1}"
+        raise InputError(path, where, case["column"], f"to pass check {case['check']}",
+                         case["failure_case"]) from None
+
+
+def mean_sd_table(stats: pd.DataFrame, table: str) -> pd.DataFrame:
+    """One row per (policy, column) of a mean/sd table: mean, sd, their
+    decimals and n, with the conditions."""
+    t = stats[stats["table"] == table]
+    keys = ["policy", "column", "cpu_procs", "cross_pct", "n"]
+    wide = t.pivot_table(index=keys, columns="statistic", values=["value", "decimals"], aggfunc="first")
+    wide.columns = [f"{stat}{'' if what == 'value' else '_decimals'}" for what, stat in wide.columns]
+    return wide.reset_index()

@@ -1,0 +1,529 @@
+#!/usr/bin/env python3
+"""Capture kit for the priority-boost study (Liang & Keshav): re-run the
+paper's three experiments on a Linux host, as root, inside two network
+namespaces this script creates and always removes.
+
+    device ns (mtpb-dev)  veth 10.88.0.1/30, egress tbf <rate> --  peer ns (mtpb-peer) 10.88.0.2/30
+    slow "PDA": the device's programs and the CPU hogs run in a cgroup limited by
+    CFS bandwidth (cgroup v2 cpu.max, or v1 cpu.cfs_quota_us where the cpu
+    controller is on v1) to --cpu-fraction of one core, pinned to that core.
+
+Tables (cells), each cell = policies x repetitions:
+    cpu    transfer time vs competing CPU-bound processes (0, 1, 10, 20, 30)
+    net    transfer time vs cross traffic (25, 50, 85 % of the link), 0 or 1 hog
+    audio  send-time jitter of an 80 B / 20 ms UDP sender, 0 or 1 hog, 0/50/85 %
+
+Every run follows the on/off link schedule of seed (seed_base + repetition):
+the same schedule for every policy and cell of a repetition. Results go to
+<out>/<device>/<session>/: manifest.yaml, runs.csv (one line per run) and
+runs/<run_id>/ (the programs' own outputs). Completed runs are skipped when a
+session is resumed, so a capture can be split into chunks. With --lock FILE
+cells run while holding an exclusive flock on FILE (machine-wide measurement
+mutex), released between cells after --lock-hold-s.
+
+    python run.py --device NAME [--session S] [--tables cpu,net,audio] [--smoke]
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import csv
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import platform
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+APPS = HERE / "apps.py"
+NS_DEV, NS_PEER = "mtpb-dev", "mtpb-peer"
+IF_DEV, IF_PEER = "pbdev0", "pbpeer0"
+ADDR_DEV, ADDR_PEER = "10.88.0.1", "10.88.0.2"
+PORT = 5201
+CGROUP = "mtpb-slow"
+RUN_FIELDS = ["run_id", "table", "kind", "cell", "policy", "cpu_procs", "cross_pct", "rep", "seed",
+              "status", "wall_s", "started_utc"]
+KEY_3DES = "0123456789abcdeffedcba98765432100123456789abcdef"
+IV_3DES = "0011223344556677"
+
+
+def sh(*cmd, check=True, capture=False):
+    return subprocess.run(list(cmd), check=check, text=True,
+                          stdout=subprocess.PIPE if capture else None,
+                          stderr=subprocess.PIPE if capture else None)
+
+
+def out_of(*cmd) -> str:
+    try:
+        r = subprocess.run(list(cmd), text=True, capture_output=True, timeout=10)
+        return (r.stdout or r.stderr).strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unavailable: {exc}"
+
+
+def read(path) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+# ------------------------------------------------------------------ the "PDA"
+class SlowCpu:
+    """A CFS-bandwidth-limited cgroup pinned to one core."""
+
+    def __init__(self, fraction: float, period_us: int, core: int):
+        self.fraction, self.period_us, self.core = fraction, period_us, core
+        self.quota_us = max(1000, int(round(fraction * period_us)))
+        v2 = Path("/sys/fs/cgroup/cgroup.controllers")
+        if v2.exists() and "cpu" in v2.read_text().split():
+            self.mechanism = "cgroup v2 cpu.max"
+            self.path = Path("/sys/fs/cgroup") / CGROUP
+        elif Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists():
+            self.mechanism = "cgroup v1 cpu.cfs_quota_us/cpu.cfs_period_us (cpu controller on v1)"
+            self.path = Path("/sys/fs/cgroup/cpu") / CGROUP
+        else:
+            raise SystemExit("no CFS bandwidth control (cgroup cpu.max) on this host")
+
+    def create(self):
+        self.path.mkdir(exist_ok=True)
+        self.limit(True)
+
+    def limit(self, on: bool):
+        """Apply the quota (on) or lift it (off: while a run's processes start and stop)."""
+        quota = self.quota_us if on else -1
+        if self.mechanism.startswith("cgroup v2"):
+            (self.path / "cpu.max").write_text(f"{quota if on else 'max'} {self.period_us}\n")
+        else:
+            (self.path / "cpu.cfs_period_us").write_text(f"{self.period_us}\n")
+            (self.path / "cpu.cfs_quota_us").write_text(f"{quota}\n")
+
+    def stat(self) -> dict:
+        text = read(self.path / "cpu.stat") or ""
+        return {k: int(v) for k, v in (line.split() for line in text.splitlines() if line.strip())}
+
+    def preexec(self):
+        path, core = self.path, self.core
+
+        def enter():
+            (path / "cgroup.procs").write_text(f"{os.getpid()}\n")
+            os.sched_setaffinity(0, {core})
+        return enter
+
+    def remove(self):
+        if self.path.exists():
+            for _ in range(50):
+                try:
+                    self.path.rmdir()
+                    return
+                except OSError:
+                    for pid in (read(self.path / "cgroup.procs") or "").split():
+                        try:
+                            os.kill(int(pid), signal.SIGKILL)
+                        except OSError:
+                            pass
+                    time.sleep(0.1)
+
+    def describe(self) -> dict:
+        return {"mechanism": self.mechanism, "fraction_of_one_core": self.fraction,
+                "period_us": self.period_us, "quota_us": self.quota_us, "pinned_core": self.core}
+
+
+# ---------------------------------------------------------------- namespaces
+class Link:
+    def __init__(self, rate_mbit: float):
+        self.rate_mbit = rate_mbit
+        self.receiver = None
+
+    def up(self):
+        self.down()
+        sh("ip", "netns", "add", NS_DEV)
+        sh("ip", "netns", "add", NS_PEER)
+        sh("ip", "link", "add", IF_DEV, "netns", NS_DEV, "type", "veth", "peer", "name", IF_PEER,
+           "netns", NS_PEER)
+        for ns, dev, addr in ((NS_DEV, IF_DEV, ADDR_DEV), (NS_PEER, IF_PEER, ADDR_PEER)):
+            sh("ip", "-n", ns, "addr", "add", f"{addr}/30", "dev", dev)
+            sh("ip", "-n", ns, "link", "set", "dev", dev, "up")
+            sh("ip", "-n", ns, "link", "set", "dev", "lo", "up")
+        sh("tc", "-n", NS_DEV, "qdisc", "add", "dev", IF_DEV, "root", "tbf",
+           "rate", f"{self.rate_mbit}mbit", "burst", "16kb", "latency", "100ms")
+        self.receiver = subprocess.Popen(
+            ["ip", "netns", "exec", NS_PEER, sys.executable, str(APPS), "receiver",
+             "--addr", ADDR_PEER, "--port", str(PORT)], stdout=subprocess.PIPE, text=True)
+        if self.receiver.stdout.readline().strip() != "ready":
+            raise RuntimeError("receiver did not start")
+
+    def down(self):
+        if self.receiver is not None:
+            self.receiver.kill()
+            self.receiver.wait()
+            self.receiver = None
+        for ns in (NS_DEV, NS_PEER):
+            if Path(f"/run/netns/{ns}").exists():
+                sh("ip", "netns", "del", ns, check=False)
+
+    def describe(self) -> dict:
+        def ns_read(ns, path):
+            return out_of("ip", "netns", "exec", ns, "cat", path)
+        return {
+            "device_namespace": NS_DEV, "peer_namespace": NS_PEER,
+            "device_if": IF_DEV, "peer_if": IF_PEER, "device_addr": f"{ADDR_DEV}/30",
+            "peer_addr": f"{ADDR_PEER}/30", "rate_mbit": self.rate_mbit,
+            "qdisc": out_of("tc", "-n", NS_DEV, "qdisc", "show", "dev", IF_DEV),
+            "ethtool_k_device_if": out_of("ip", "netns", "exec", NS_DEV, "ethtool", "-k", IF_DEV).splitlines(),
+            "rps_cpus_device_if": ns_read(NS_DEV, f"/sys/class/net/{IF_DEV}/queues/rx-0/rps_cpus"),
+            "xps_cpus_device_if": ns_read(NS_DEV, f"/sys/class/net/{IF_DEV}/queues/tx-0/xps_cpus"),
+            "sysctls_device_ns": {k: ns_read(NS_DEV, "/proc/sys/" + k.replace(".", "/")) for k in (
+                "net.ipv4.tcp_congestion_control", "net.ipv4.tcp_wmem", "net.ipv4.tcp_rmem",
+                "net.core.default_qdisc", "net.ipv4.tcp_retries2", "net.ipv4.tcp_sack")},
+        }
+
+
+# -------------------------------------------------------------------- host
+def host_metadata() -> dict:
+    cpuinfo = read("/proc/cpuinfo") or ""
+    models = sorted({line.split(":", 1)[1].strip() for line in cpuinfo.splitlines()
+                     if line.startswith("model name")})
+    cpus = sorted(Path("/sys/devices/system/cpu").glob("cpu[0-9]*"))
+    return {
+        "hostname_hash": hashlib.sha256(platform.node().encode()).hexdigest()[:12],
+        "kernel": platform.release(), "kernel_version": platform.version(),
+        "machine": platform.machine(), "cpu_model": models, "cpu_count": os.cpu_count(),
+        "cpu_mhz": sorted({line.split(":", 1)[1].strip() for line in cpuinfo.splitlines()
+                           if line.startswith("cpu MHz")}),
+        "governor": {c.name: read(c / "cpufreq/scaling_governor") for c in cpus},
+        "cpufreq_cur_khz": {c.name: read(c / "cpufreq/scaling_cur_freq") for c in cpus},
+        "virtualization": out_of("systemd-detect-virt") if shutil.which("systemd-detect-virt") else
+        ("hypervisor flag set" if " hypervisor" in cpuinfo else "none detected"),
+        "sysctls": {k: read("/proc/sys/" + k.replace(".", "/")) for k in (
+            "kernel.sched_autogroup_enabled", "kernel.sched_child_runs_first",
+            "kernel.timer_migration", "net.core.netdev_max_backlog")},
+        "kernel_hz_hint": out_of("getconf", "CLK_TCK"),
+        "tools": {"python": platform.python_version(), "openssl": out_of("openssl", "version"),
+                  "iproute2": out_of("ip", "-V"), "tc": out_of("tc", "-V"),
+                  "ethtool": out_of("ethtool", "--version")},
+    }
+
+
+# --------------------------------------------------------------------- cells
+def cells_for(table: str, smoke: bool) -> list[dict]:
+    if table == "cpu":
+        procs = [0, 30] if smoke else [0, 1, 10, 20, 30]
+        return [{"table": "cpu", "kind": "transfer", "cpu_procs": n, "cross_pct": 0} for n in procs]
+    if table == "net":
+        grid = [(1, 50)] if smoke else [(c, x) for c in (0, 1) for x in (25, 50, 85)]
+        return [{"table": "net", "kind": "transfer", "cpu_procs": c, "cross_pct": x} for c, x in grid]
+    if table == "audio":
+        grid = [(1, 50)] if smoke else [(c, x) for c in (0, 1) for x in (0, 50, 85)]
+        return [{"table": "audio", "kind": "audio", "cpu_procs": c, "cross_pct": x} for c, x in grid]
+    raise SystemExit(f"unknown table {table!r}")
+
+
+def cell_id(cell: dict) -> str:
+    return f"{cell['table']}-c{cell['cpu_procs']}-x{cell['cross_pct']}"
+
+
+class Session:
+    def __init__(self, args):
+        self.args = args
+        self.dir = Path(args.out) / args.device / args.session
+        self.runs_dir = self.dir / "runs"
+        self.index = self.dir / "runs.csv"
+        self.cpu = SlowCpu(args.cpu_fraction, args.cpu_period_us, args.core)
+        self.link = Link(args.rate_mbit)
+        self.procs: list[subprocess.Popen] = []
+        self.tmp = Path(tempfile.mkdtemp(prefix="mtpb-"))
+        self.file = self.tmp / "payload.bin"
+
+    # -- bookkeeping
+    def done(self) -> set[str]:
+        if not self.index.exists():
+            return set()
+        with self.index.open() as fh:
+            return {r["run_id"] for r in csv.DictReader(fh) if r["status"] in ("ok", "timeout")}
+
+    def append(self, row: dict):
+        new = not self.index.exists()
+        with self.index.open("a", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=RUN_FIELDS, lineterminator="\n")
+            if new:
+                w.writeheader()
+            w.writerow(row)
+
+    def manifest(self, chunk: dict | None = None, link: dict | None = None):
+        path = self.dir / "manifest.yaml"
+        doc = yaml.safe_load(path.read_text()) if path.exists() else {}
+        a = self.args
+        doc.update({
+            "study": "priority-boost", "device": a.device, "session": a.session,
+            "description": "User-space re-run of Liang & Keshav's priority-boosting experiments "
+                           "(scripts/capture/priority_boost/run.py)",
+            "smoke": a.smoke,
+            "configuration": {
+                "policies": a.policies.split(","), "repetitions_per_cell": a.reps,
+                "seed_base": a.seed_base, "seed_rule": "seed = seed_base + repetition (same for all policies and cells)",
+                "onoff_mean_s": a.mean_onoff_s, "onoff_start": "link up at t=0",
+                "link_toggle": "ip link set dev <device veth> up/down (oracle process on the host)",
+                "file_bytes": a.file_bytes, "file_scaled_down": a.file_bytes != 41 * 10**6,
+                "file_note": "paper: 41 MByte; scaled down to keep the default capture under ~1 h",
+                "file_content": f"numpy default_rng({a.seed_base}).bytes(file_bytes)",
+                "file_sha256": hashlib.sha256(self.file.read_bytes()).hexdigest() if self.file.exists() else None,
+                "cipher": f"openssl enc -{a.cipher} (3DES-CBC: CPU-heavy like the paper's SCP)",
+                "transfer_timeout_s": a.timeout_s,
+                "audio": {"period_ms": 20, "payload_bytes": 80, "duration_s": a.audio_s,
+                          "encryption": "XOR with a SHA-256 counter keystream (stand-in)",
+                          "timestamp": "CLOCK_MONOTONIC in user space just before sendto()",
+                          "pacing": "absolute 20 ms deadlines (sound-card clock)"},
+                "cross_traffic": {"kind": "paced UDP, 1400 B datagrams, 5 ms ticks",
+                                  "rate": "cross_pct % of the link rate", "boosted": "yes, same policy as the application"},
+                "cpu_hogs": "sh busy loops (while :; do :; done) in the slow cgroup, nice 0",
+                "controller": {"poll_s": a.poll_s, "io_event": "a write system call (/proc/<pid>/io syscw)",
+                               "bytes_moved": "bytes written (/proc/<pid>/io wchar)",
+                               "decr_step_bytes": a.decr_step_bytes, "max_boost_nice": -20,
+                               "min_boost_nice": -1, "base_nice": 0, "on_link_down": "reset to base nice",
+                               "renices": "the application and its children (openssl)"},
+                "slow_cpu": self.cpu.describe(),
+                "paper_device": "Linux 2.6.1 server clocked down 2.5 GHz -> 325 MHz, NIC at 10 Mbps",
+            },
+            "host": host_metadata(),
+        })
+        if link:
+            doc["link"] = link
+        if chunk:  # one record per invocation, updated after each cell
+            chunks = [c for c in doc.get("chunks", []) if c.get("started_utc") != chunk["started_utc"]]
+            doc["chunks"] = chunks + [dict(chunk)]
+        self.dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(yaml.safe_dump(doc, sort_keys=False, width=120))
+        tmp.replace(path)
+
+    # -- processes
+    def spawn(self, cmd, in_cgroup=True, netns=None, stdin=False, stdout=False):
+        full = (["ip", "netns", "exec", netns] if netns else []) + cmd
+        p = subprocess.Popen(full, preexec_fn=self.cpu.preexec() if in_cgroup else None,
+                             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                             stdout=subprocess.PIPE if stdout else subprocess.DEVNULL, text=True)
+        self.procs.append(p)
+        return p
+
+    def kill_all(self):
+        for p in self.procs:
+            if p.poll() is None:
+                try:
+                    p.kill()
+                except OSError:
+                    pass
+        for p in self.procs:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        self.procs = []
+
+    def app_pid(self, p: subprocess.Popen) -> int:
+        """`ip netns exec` execs the program, so the Popen pid is the program's."""
+        return p.pid
+
+    # -- one run
+    def run_one(self, cell: dict, policy: str, rep: int) -> dict:
+        a = self.args
+        seed = a.seed_base + rep
+        rid = f"{cell_id(cell)}-{policy}-r{rep:02d}"
+        rdir = self.runs_dir / rid
+        if rdir.exists():
+            shutil.rmtree(rdir)
+        rdir.mkdir(parents=True)
+        py = [sys.executable, str(APPS)]
+        started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        t0 = time.monotonic()
+        status = "ok"
+        self.cpu.limit(False)  # start-up is not part of a run
+        try:
+            if cell["kind"] == "transfer":
+                app = self.spawn(py + ["send", "--addr", ADDR_PEER, "--port", str(PORT), "--file", str(self.file),
+                                       "--out", str(rdir / "transfer.json"), "--cipher", a.cipher,
+                                       "--key", KEY_3DES, "--iv", IV_3DES, "--timeout-s", str(a.timeout_s)],
+                                 netns=NS_DEV, stdin=True, stdout=True)
+            else:
+                app = self.spawn(py + ["audio", "--addr", ADDR_PEER, "--port", str(PORT + 1),
+                                       "--out", str(rdir / "audio.csv.gz"), "--key", "00" * 16,
+                                       "--duration-s", str(a.audio_s)],
+                                 netns=NS_DEV, stdin=True, stdout=True)
+            waiting = [app]
+            managed = [self.app_pid(app)]
+            if cell["cross_pct"] > 0:
+                cross = self.spawn(py + ["cross", "--addr", ADDR_PEER, "--port", str(PORT + 2),
+                                         "--out", str(rdir / "cross.json"),
+                                         "--rate-bps", str(a.rate_mbit * 1e6 * cell["cross_pct"] / 100)],
+                                   netns=NS_DEV, stdin=True, stdout=True)
+                waiting.append(cross)
+                managed.append(self.app_pid(cross))
+            for p in waiting:
+                if p.stdout.readline().strip() != "ready":
+                    raise RuntimeError(f"{p.args[4:6]} did not start")
+            hogs = [self.spawn(["sh", "-c", "while :; do :; done"]) for _ in range(cell["cpu_procs"])]
+            oracle = self.spawn(py + ["oracle", "--netns", NS_DEV, "--dev", IF_DEV, "--policy", policy,
+                                      "--out", str(rdir / "oracle.csv.gz"), "--seed", str(seed),
+                                      "--mean-s", str(a.mean_onoff_s), "--poll-s", str(a.poll_s),
+                                      "--decr-step-bytes", str(a.decr_step_bytes),
+                                      "--pids", ",".join(map(str, managed))],
+                                in_cgroup=False, stdout=True)
+            if oracle.stdout.readline().strip() != "ready":
+                raise RuntimeError("oracle did not start")
+            self.cpu.limit(True)
+            stat0 = self.cpu.stat()
+            for p in waiting:
+                p.stdin.write("go\n")
+                p.stdin.flush()
+            limit = time.monotonic() + (a.timeout_s if cell["kind"] == "transfer" else a.audio_s + 60)
+            line = ""
+            while time.monotonic() < limit:
+                if select.select([app.stdout], [], [], 0.2)[0]:
+                    line = app.stdout.readline().strip()
+                    break
+                if app.poll() is not None:
+                    break
+            stat1 = self.cpu.stat()
+            for h in hogs:  # the load ends with the application's task
+                h.kill()
+            self.cpu.limit(False)
+            if line != "done":
+                status = "timeout" if app.poll() is None else f"error rc={app.returncode}"
+                app.kill()
+            rc = app.wait(timeout=60)
+            if status == "ok" and rc != 0:
+                status = f"error rc={rc}"
+            for p in waiting[1:]:
+                p.send_signal(signal.SIGTERM)
+                p.wait(timeout=10)
+            oracle.send_signal(signal.SIGTERM)
+            oracle.wait(timeout=10)
+            (rdir / "cgroup_cpu_stat.json").write_text(json.dumps(
+                {"before": stat0, "after": stat1}, sort_keys=True) + "\n")
+        except Exception as exc:  # recorded, and the run is retried on resume
+            status = f"error {type(exc).__name__}: {exc}"[:200]
+        finally:
+            self.kill_all()
+        wall = time.monotonic() - t0
+        row = {"run_id": rid, "table": cell["table"], "kind": cell["kind"], "cell": cell_id(cell),
+               "policy": policy, "cpu_procs": cell["cpu_procs"], "cross_pct": cell["cross_pct"], "rep": rep,
+               "seed": seed, "status": status, "wall_s": f"{wall:.3f}", "started_utc": started}
+        if status not in ("ok", "timeout"):
+            shutil.rmtree(rdir, ignore_errors=True)
+        self.append(row)
+        print(f"{rid}: {status} ({wall:.1f} s)", flush=True)
+        return row
+
+    def run(self):
+        a = self.args
+        import numpy as np
+        self.file.write_bytes(np.random.default_rng(a.seed_base).bytes(a.file_bytes))
+        self.dir.mkdir(parents=True, exist_ok=True)
+        policies = a.policies.split(",")
+        done = self.done()
+        t_start = time.monotonic()
+        chunk = {"started_utc": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                 "tables": a.tables, "cells": [], "command": " ".join(sys.argv)}
+        link_info = None
+        lock, lock_since = None, 0.0
+        self.manifest(chunk)
+        plan = [cell for table in a.tables.split(",") for cell in cells_for(table, a.smoke)]
+        if a.cells:  # only these cells, in the order given
+            wanted = a.cells.split(",")
+            plan = sorted((c for c in plan if cell_id(c) in wanted), key=lambda c: wanted.index(cell_id(c)))
+        for cell in plan:
+            todo = [(rep, pol) for rep in range(a.reps)
+                    for pol in policies[rep % len(policies):] + policies[:rep % len(policies)]
+                    if f"{cell_id(cell)}-{pol}-r{rep:02d}" not in done]
+            if not todo:
+                continue
+            if lock is not None and time.monotonic() - lock_since > a.lock_hold_s:
+                lock.close()  # let others have the machine between groups of cells
+                lock = None
+                time.sleep(5)  # give the waiters a chance before asking again
+            if a.lock and lock is None:
+                lock = open(a.lock, "w")
+                print(f"{cell_id(cell)}: waiting for {a.lock}", flush=True)
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                lock_since = time.monotonic()
+            try:
+                t_cell = time.monotonic()
+                self.cpu.create()
+                self.link.up()
+                link_info = link_info or self.link.describe()
+                for rep, pol in todo:
+                    self.run_one(cell, pol, rep)
+                chunk["cells"].append({"cell": cell_id(cell), "runs": len(todo),
+                                       "wall_s": round(time.monotonic() - t_cell, 1)})
+                chunk["wall_s"] = round(time.monotonic() - t_start, 1)
+                self.manifest(chunk, link_info)
+            finally:
+                self.kill_all()
+                self.link.down()
+                self.cpu.remove()
+        if lock is not None:
+            lock.close()
+        chunk["wall_s"] = round(time.monotonic() - t_start, 1)
+        self.manifest(chunk, link_info)
+
+    def cleanup(self):
+        self.kill_all()
+        self.link.down()
+        self.cpu.remove()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", required=True, help="name of this host/device (folder name)")
+    ap.add_argument("--session", default=dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d"))
+    ap.add_argument("--out", default="data/raw/priority-boost")
+    ap.add_argument("--tables", default="cpu,net,audio")
+    ap.add_argument("--cells", default="", help="comma-separated cell ids to run, in this order (default: all)")
+    ap.add_argument("--policies", default="original,incr,decr")
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--seed-base", type=int, default=20040)
+    ap.add_argument("--file-bytes", type=int, default=1 << 20)
+    ap.add_argument("--audio-s", type=float, default=6.0)
+    ap.add_argument("--mean-onoff-s", type=float, default=5.0)
+    ap.add_argument("--rate-mbit", type=float, default=10.0)
+    ap.add_argument("--cpu-fraction", type=float, default=0.13, help="325 MHz / 2.5 GHz")
+    ap.add_argument("--cpu-period-us", type=int, default=10000)
+    ap.add_argument("--core", type=int, default=(os.cpu_count() or 1) - 1)
+    ap.add_argument("--cipher", default="des-ede3-cbc")
+    ap.add_argument("--poll-s", type=float, default=0.005)
+    ap.add_argument("--decr-step-bytes", type=int, default=60 * 1024)
+    ap.add_argument("--timeout-s", type=float, default=300.0)
+    ap.add_argument("--lock", default="", help="flock this file while running cells")
+    ap.add_argument("--lock-hold-s", type=float, default=900.0,
+                    help="release the lock between cells once held this long (the next cell may add a few minutes)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="seconds: 64 KiB file, 1 s audio, 0.5 s on/off, 1 repetition, 1-2 cells per table")
+    args = ap.parse_args(argv)
+    if args.smoke:
+        args.file_bytes, args.audio_s, args.mean_onoff_s, args.reps = 64 * 1024, 1.0, 0.5, 1
+        args.timeout_s = min(args.timeout_s, 60.0)
+    if os.geteuid() != 0:
+        raise SystemExit("run.py needs root (network namespaces, cgroups, setpriority)")
+    session = Session(args)
+    atexit.register(session.cleanup)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda *_: sys.exit(130))
+    session.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,366 @@
+"""Raw captures of the priority-boost capture kit -> validated tidy tables.
+
+A device folder data/raw/priority-boost/<device>/ holds session folders, each
+written by scripts/capture/priority_boost/run.py:
+
+    manifest.yaml                 configuration and host metadata
+    runs.csv                      one line per attempted run (RUN_FIELDS)
+    runs/<run_id>/transfer.json   bulk transfer result (transfer runs)
+    runs/<run_id>/audio.csv.gz    seq,t_ns,errno of every audio packet (audio runs)
+    runs/<run_id>/oracle.csv.gz   t_s,event,pid,value: link toggles and renices
+    runs/<run_id>/cross.json      cross-traffic sender summary (when cross_pct > 0)
+    runs/<run_id>/cgroup_cpu_stat.json  CFS bandwidth statistics before/after
+
+`ingest` validates everything with pandera schemas and writes runs.parquet
+(one row per completed run, with its metric) and sessions.parquet (one row per
+session, with the capture's content hash) atomically: on any InputError (file,
+line/record, field, expected, found) nothing is written.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pandera.pandas as pa
+import yaml
+
+from .errors import InputError
+
+RUN_FIELDS = ["run_id", "table", "kind", "cell", "policy", "cpu_procs", "cross_pct", "rep", "seed",
+              "status", "wall_s", "started_utc"]
+POLICIES = ("original", "static", "incr", "decr")
+AUDIO_PERIOD_NS = 20_000_000
+ECONNREFUSED = 111  # Linux errno: the peer's port answered with ICMP port unreachable
+
+RUNS_SCHEMA = pa.DataFrameSchema(
+    {
+        "run_id": pa.Column(str, pa.Check.str_matches(r"^[a-z]+-c\d+-x\d+-[a-z]+-r\d+$")),
+        "table": pa.Column(str, pa.Check.isin(["cpu", "net", "audio"])),
+        "kind": pa.Column(str, pa.Check.isin(["transfer", "audio"])),
+        "cell": pa.Column(str),
+        "policy": pa.Column(str, pa.Check.isin(POLICIES)),
+        "cpu_procs": pa.Column(int, pa.Check.ge(0)),
+        "cross_pct": pa.Column(int, pa.Check.in_range(0, 100)),
+        "rep": pa.Column(int, pa.Check.ge(0)),
+        "seed": pa.Column(int),
+        "status": pa.Column(str, pa.Check.str_length(min_value=1)),
+        "wall_s": pa.Column(float, pa.Check.ge(0)),
+        "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")),
+    },
+    strict=True, ordered=True, coerce=False,
+)
+
+TRANSFER_SCHEMA = pa.DataFrameSchema(
+    {
+        "bytes_plain": pa.Column(int, pa.Check.gt(0)),
+        "bytes_sent": pa.Column(int, pa.Check.gt(0)),
+        "bytes_acked": pa.Column(int),
+        "duration_s": pa.Column(float, pa.Check.gt(0)),
+        "openssl_rc": pa.Column(int, pa.Check.eq(0)),
+        "cpu_user_s": pa.Column(float, pa.Check.ge(0)),
+        "cpu_sys_s": pa.Column(float, pa.Check.ge(0)),
+    },
+    checks=pa.Check(lambda d: d["bytes_acked"] == d["bytes_sent"], error="bytes_acked == bytes_sent"),
+    strict=False,
+)
+
+AUDIO_SCHEMA = pa.DataFrameSchema(
+    {
+        "seq": pa.Column(int, pa.Check.ge(0)),
+        "t_ns": pa.Column(int, pa.Check.gt(0)),
+        "errno": pa.Column(int, pa.Check.ge(0)),
+    },
+    strict=True, ordered=True,
+)
+
+
+def _check_steps(path: Path, frame: pd.DataFrame, col: str, ok, expected: str) -> None:
+    """InputError at the first row whose step from the previous row fails `ok`."""
+    steps = frame[col].diff().iloc[1:]
+    bad = ~ok(steps)
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0]) + 1
+        raise InputError(path, f"line {i + 2}", col, expected, frame[col].iloc[i])
+
+ORACLE_SCHEMA = pa.DataFrameSchema(
+    {
+        "t_s": pa.Column(float, pa.Check.ge(0)),
+        "event": pa.Column(str, pa.Check.isin(["link_up", "link_down", "nice", "stop"])),
+        "pid": pa.Column(int),
+        "value": pa.Column(int, pa.Check.in_range(-20, 19)),
+    },
+    strict=True, ordered=True,
+)
+
+CROSS_SCHEMA = pa.DataFrameSchema(
+    {
+        "packets_sent": pa.Column(int, pa.Check.ge(0)),
+        "send_errors": pa.Column(int, pa.Check.ge(0)),
+        "elapsed_s": pa.Column(float, pa.Check.ge(0)),
+        "target_bps": pa.Column(float, pa.Check.gt(0)),
+        "offered_bps": pa.Column(float, pa.Check.ge(0)),
+    },
+    strict=False,
+)
+
+MANIFEST_KEYS = ("study", "device", "session", "configuration", "host")
+RUN_COLUMNS = ["device", "session", "run_id", "table", "kind", "cell", "policy", "cpu_procs", "cross_pct",
+               "rep", "seed", "status", "metric", "metric_unit", "transfer_s", "jitter_sd_us",
+               "jitter_mean_us", "packets", "send_errors", "send_refused", "link_up_fraction", "link_toggles",
+               "renices", "min_nice", "cross_offered_bps", "throttled_ms", "cpu_s"]
+
+
+def _fail_schema(path: Path, exc: pa.errors.SchemaErrors, where_of) -> None:
+    case = exc.failure_cases.iloc[0]
+    idx = case["index"]
+    where = where_of(int(idx)) if idx is not None and not pd.isna(idx) else None
+    field = case["column"] if case["column"] is not None and not pd.isna(case["column"]) else None
+    raise InputError(path, where, field, f"to pass check {case['check']}", case["failure_case"]) from None
+
+
+def _read_csv(path: Path, columns: list[str], opener=open) -> pd.DataFrame:
+    try:
+        with opener(path, "rt") as fh:
+            text = fh.read()
+    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
+        raise InputError(path, None, None, "a readable (gzip) CSV file", type(exc).__name__) from None
+    lines = text.splitlines()
+    if not lines or lines[0].split(",") != columns:
+        raise InputError(path, "line 1", "header", ",".join(columns), lines[0] if lines else "")
+    for i, line in enumerate(lines[1:], start=2):
+        if line.count(",") != len(columns) - 1:
+            raise InputError(path, f"line {i}", None, f"{len(columns)} comma-separated fields", line)
+    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    return frame
+
+
+def _to_numbers(path: Path, frame: pd.DataFrame, kinds: dict) -> pd.DataFrame:
+    """Convert columns to int/float, raising InputError at the first bad cell
+    (line = data row + 2, counting the header)."""
+    out = frame.copy()
+    for col, kind in kinds.items():
+        conv = pd.to_numeric(out[col], errors="coerce")
+        bad = conv.isna() | (((conv % 1) != 0) if kind is int else False)
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(path, f"line {i + 2}", col, "an integer" if kind is int else "a number",
+                             frame[col].iloc[i])
+        out[col] = conv.astype(kind)
+    return out
+
+
+def read_runs(path: Path) -> tuple[pd.DataFrame, int]:
+    """runs.csv: every attempted run. Returns the last line per run_id and the
+    number of attempts that failed (status other than ok or timeout)."""
+    raw = _read_csv(path, RUN_FIELDS)
+    frame = _to_numbers(path, raw, {"cpu_procs": int, "cross_pct": int, "rep": int, "seed": int,
+                                    "wall_s": float})
+    frame["line"] = np.arange(len(frame)) + 2
+    try:
+        RUNS_SCHEMA.validate(frame.drop(columns="line"), lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        _fail_schema(path, exc, lambda i: f"line {i + 2}")
+    failed = int((~frame["status"].isin(["ok", "timeout"])).sum())
+    return frame.drop_duplicates("run_id", keep="last").reset_index(drop=True), failed
+
+
+def _read_json(path: Path, schema: pa.DataFrameSchema) -> dict:
+    try:
+        rec = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, None, None, "a readable JSON file", type(exc).__name__) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"line {exc.lineno}", None, "valid JSON", exc.msg) from None
+    if not isinstance(rec, dict):
+        raise InputError(path, "record 1", None, "a JSON object", type(rec).__name__)
+    for col, column in schema.columns.items():
+        if col not in rec:
+            raise InputError(path, "record 1", col, "a value", "nothing")
+        want = column.dtype.type if column.dtype is not None else None
+        val = rec[col]
+        if isinstance(val, bool) or not isinstance(val, (int, float)):
+            raise InputError(path, "record 1", col, "a number", val)
+        if str(want) == "int64" and float(val) != int(val):
+            raise InputError(path, "record 1", col, "an integer", val)
+    frame = pd.DataFrame([{c: rec[c] for c in schema.columns}])
+    frame = frame.astype({c: ("int64" if str(col.dtype) == "int64" else "float64")
+                          for c, col in schema.columns.items()})
+    try:
+        schema.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        _fail_schema(path, exc, lambda i: "record 1")
+    return rec
+
+
+def audio_jitter(t_ns: np.ndarray, period_ns: int = AUDIO_PERIOD_NS) -> tuple[float, float]:
+    """The paper's audio metric: with send-time gaps d_i = t_i - t_{i-1},
+    jitter_i = |d_i - 20 ms|; returns (SD of jitter_i (ddof=1), mean of
+    jitter_i), both in microseconds (§4: "the standard deviation of the
+    absolute jitter (i.e. absolute deviation from 20ms interarrival spacing)")."""
+    gaps = np.diff(np.asarray(t_ns, dtype=np.int64))
+    jit = np.abs(gaps - period_ns) / 1000.0
+    if len(jit) < 2:
+        return float("nan"), float("nan")
+    return float(np.std(jit, ddof=1)), float(np.mean(jit))
+
+
+def _oracle_summary(path: Path) -> dict:
+    frame = _read_csv(path, ["t_s", "event", "pid", "value"], opener=gzip.open)
+    frame = _to_numbers(path, frame, {"t_s": float, "pid": int, "value": int})
+    try:
+        ORACLE_SCHEMA.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        _fail_schema(path, exc, lambda i: f"line {i + 2}")
+    links = frame[frame["event"].isin(["link_up", "link_down"])]
+    stop = frame.loc[frame["event"] == "stop", "t_s"]
+    end = float(stop.iloc[-1]) if len(stop) else float(frame["t_s"].max())
+    up_time, last_t, last_up = 0.0, None, None
+    for t, ev in zip(links["t_s"], links["event"]):
+        if last_up:
+            up_time += t - last_t
+        last_t, last_up = t, ev == "link_up"
+    if last_up and last_t is not None:
+        up_time += end - last_t
+    nice = frame[frame["event"] == "nice"]
+    return {"link_up_fraction": up_time / end if end > 0 else float("nan"),
+            "link_toggles": int(len(links)) - 1, "renices": int(len(nice)),
+            "min_nice": int(nice["value"].min()) if len(nice) else 0}
+
+
+def read_manifest(path: Path) -> dict:
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise InputError(path, None, None, "a readable manifest.yaml", type(exc).__name__) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(path, f"line {mark.line + 1}" if mark else None, None, "valid YAML",
+                         getattr(exc, "problem", str(exc))) from None
+    if not isinstance(doc, dict):
+        raise InputError(path, None, None, "a mapping", type(doc).__name__)
+    for key in MANIFEST_KEYS:
+        if key not in doc:
+            raise InputError(path, None, key, "a top-level key", "nothing")
+    if doc["study"] != "priority-boost":
+        raise InputError(path, None, "study", "'priority-boost'", doc["study"])
+    return doc
+
+
+def capture_hash(folder: Path) -> tuple[str, int, int]:
+    """sha256 over (relative path, sha256 of content) of every file, sorted;
+    with the number of files and their total size in bytes."""
+    h, n, size = hashlib.sha256(), 0, 0
+    for f in sorted(p for p in folder.rglob("*") if p.is_file()):
+        data = f.read_bytes()
+        h.update(f"{f.relative_to(folder).as_posix()}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+        n, size = n + 1, size + len(data)
+    return h.hexdigest(), n, size
+
+
+def read_session(folder: Path) -> tuple[dict, pd.DataFrame]:
+    """Validate one session folder; return (session row, runs frame)."""
+    manifest = read_manifest(folder / "manifest.yaml")
+    if str(manifest["session"]) != folder.name:
+        raise InputError(folder / "manifest.yaml", None, "session", f"'{folder.name}' (the folder's name)",
+                         manifest["session"])
+    device = str(manifest["device"])
+    if device != folder.parent.name:
+        raise InputError(folder / "manifest.yaml", None, "device", f"'{folder.parent.name}' (the folder's name)",
+                         device)
+    runs, failed_attempts = read_runs(folder / "runs.csv")
+    rows = []
+    for r in runs.itertuples(index=False):
+        if r.status not in ("ok", "timeout"):
+            continue
+        rdir = folder / "runs" / r.run_id
+        where = lambda f: rdir / f  # noqa: E731
+        row = {c: None for c in RUN_COLUMNS}
+        row.update({"device": device, "session": folder.name, "run_id": r.run_id, "table": r.table,
+                    "kind": r.kind, "cell": r.cell, "policy": r.policy, "cpu_procs": r.cpu_procs,
+                    "cross_pct": r.cross_pct, "rep": r.rep, "seed": r.seed, "status": r.status})
+        row.update(_oracle_summary(where("oracle.csv.gz")))
+        if r.status == "ok" and r.kind == "transfer":
+            rec = _read_json(where("transfer.json"), TRANSFER_SCHEMA)
+            row.update(transfer_s=float(rec["duration_s"]), metric=float(rec["duration_s"]), metric_unit="s",
+                       cpu_s=float(rec["cpu_user_s"]) + float(rec["cpu_sys_s"]))
+        elif r.status == "ok":
+            frame = _read_csv(where("audio.csv.gz"), ["seq", "t_ns", "errno"], opener=gzip.open)
+            frame = _to_numbers(where("audio.csv.gz"), frame, {"seq": int, "t_ns": int, "errno": int})
+            try:
+                AUDIO_SCHEMA.validate(frame, lazy=True)
+            except pa.errors.SchemaErrors as exc:
+                _fail_schema(where("audio.csv.gz"), exc, lambda i: f"line {i + 2}")
+            _check_steps(where("audio.csv.gz"), frame, "seq", lambda d: d == 1, "the previous seq + 1")
+            _check_steps(where("audio.csv.gz"), frame, "t_ns", lambda d: d > 0, "a time after the previous packet's")
+            sd, mean = audio_jitter(frame["t_ns"].to_numpy())
+            row.update(jitter_sd_us=sd, jitter_mean_us=mean, metric=sd, metric_unit="us",
+                       packets=int(len(frame)), send_errors=int((frame["errno"] != 0).sum()),
+                       send_refused=int((frame["errno"] == ECONNREFUSED).sum()))
+        if r.cross_pct > 0 and r.status == "ok":
+            rec = _read_json(where("cross.json"), CROSS_SCHEMA)
+            row["cross_offered_bps"] = float(rec["offered_bps"])
+        stat = where("cgroup_cpu_stat.json")
+        if stat.exists():
+            try:
+                s = json.loads(stat.read_text())
+                row["throttled_ms"] = (s["after"]["throttled_time"] - s["before"]["throttled_time"]) / 1e6
+            except (KeyError, TypeError, json.JSONDecodeError):
+                raise InputError(stat, "record 1", "after.throttled_time", "a number", "nothing") from None
+        rows.append(row)
+    digest, n_files, size = capture_hash(folder)
+    host = manifest.get("host") or {}
+    conf = manifest.get("configuration") or {}
+    session = {
+        "device": device, "session": folder.name, "capture_sha256": digest, "files": n_files,
+        "bytes": size, "runs_ok": int(sum(r["status"] == "ok" for r in rows)),
+        "runs_timeout": int(sum(r["status"] == "timeout" for r in rows)),
+        "runs_failed_attempts": failed_attempts,
+        "smoke": bool(manifest.get("smoke", False)),
+        "kernel": str(host.get("kernel")), "cpu_model": "; ".join(map(str, host.get("cpu_model") or [])),
+        "cpu_count": int(host.get("cpu_count") or 0),
+        "file_bytes": int(conf.get("file_bytes") or 0),
+        "configuration": json.dumps(conf, sort_keys=True, default=str),
+    }
+    return session, pd.DataFrame(rows, columns=RUN_COLUMNS)
+
+
+def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
+    """Validate every session of a device and write runs.parquet and
+    sessions.parquet to out_dir; nothing is written on failure."""
+    device_dir, out_dir = Path(device_dir), Path(out_dir)
+    sessions = sorted(p for p in device_dir.iterdir() if p.is_dir()) if device_dir.is_dir() else []
+    if not sessions:
+        raise InputError(device_dir, None, None, "one or more session folders", "none")
+    srows, frames = [], []
+    for folder in sessions:
+        s, runs = read_session(folder)
+        srows.append(s)
+        frames.append(runs)
+    runs = pd.concat(frames, ignore_index=True)
+    for col in ("cpu_procs", "cross_pct", "rep", "seed", "link_toggles", "renices", "min_nice"):
+        runs[col] = runs[col].astype("int64")
+    for col in ("metric", "transfer_s", "jitter_sd_us", "jitter_mean_us", "link_up_fraction",
+                "cross_offered_bps", "throttled_ms", "cpu_s"):
+        runs[col] = runs[col].astype("float64")
+    runs["packets"] = runs["packets"].astype("Int64")
+    runs["send_errors"] = runs["send_errors"].astype("Int64")
+    runs["send_refused"] = runs["send_refused"].astype("Int64")
+    runs = runs.sort_values(["session", "run_id"]).reset_index(drop=True)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".ingest-", dir=out_dir.parent))
+    try:
+        runs.to_parquet(tmp / "runs.parquet", index=False)
+        pd.DataFrame(srows).to_parquet(tmp / "sessions.parquet", index=False)
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        tmp.rename(out_dir)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

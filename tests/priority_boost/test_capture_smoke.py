@@ -1,0 +1,59 @@
+"""The capture kit's smoke mode end to end (seconds): needs root, network
+namespaces, tc and CFS bandwidth control; skipped with the reason otherwise.
+The captures it writes go to a temporary folder and are real (smoke) runs."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mobitrace import priority_boost as pb
+
+
+def _why_not() -> str | None:
+    if os.geteuid() != 0:
+        return "not root"
+    for tool in ("ip", "tc", "openssl"):
+        if shutil.which(tool) is None:
+            return f"{tool} not installed"
+    probe = "mtpb-probe"
+    r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"cannot create a network namespace: {r.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    v2 = Path("/sys/fs/cgroup/cgroup.controllers")
+    if not ((v2.exists() and "cpu" in v2.read_text().split()) or Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists()):
+        return "no cgroup CPU bandwidth control"
+    return None
+
+
+REASON = _why_not()
+
+
+@pytest.mark.skipif(REASON is not None, reason=f"capture smoke test skipped: {REASON}")
+def test_capture_smoke_then_ingest(tmp_path, pb_repo):
+    out = tmp_path / "raw"
+    cmd = [sys.executable, str(pb_repo / "scripts/capture/priority_boost/run.py"), "--device", "smoke-host",
+           "--session", "smoke", "--out", str(out), "--smoke"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=pb_repo)
+    assert r.returncode == 0, r.stdout + r.stderr
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert "mtpb-" not in ns, "namespaces left behind"
+    folder = out / "smoke-host" / "smoke"
+    assert (folder / "manifest.yaml").exists()
+    pb.ingest(out / "smoke-host", tmp_path / "interim")
+    runs = pd.read_parquet(tmp_path / "interim" / "runs.parquet")
+    assert len(runs) == 12 and (runs["status"] == "ok").all(), runs[["run_id", "status"]]
+    assert runs.loc[runs["kind"] == "transfer", "transfer_s"].gt(0).all()
+    assert runs.loc[runs["kind"] == "audio", "packets"].eq(50).all()
+    boosted = runs[runs["policy"] != "original"]
+    assert (boosted["renices"] > 0).all() and (runs.loc[runs["policy"] == "original", "renices"] == 0).all()
+
+
+def test_capture_smoke_reason_is_printed(capsys):
+    print(f"capture smoke test: {'runs' if REASON is None else 'skipped: ' + REASON}")
+    assert "capture smoke test" in capsys.readouterr().out
