@@ -41,11 +41,16 @@ from mobitrace import claims as cl
 from mobitrace.book import link, table_html
 
 results = Path(results_dir)
-ledger = cl.claims_frame(pd.concat([cl.read_claims(results / s / "claims.csv") for s in studies],
-                                   ignore_index=True).to_dict("records"))
+# `studies` are the chapters' result folders; a study may have several
+# chapters (published and measured), so rows keep the chapter they come from.
+parts = [cl.read_claims(results / chapter / "claims.csv") for chapter in studies]
+chapter_of = [chapter for chapter, part in zip(studies, parts) for _ in range(len(part))]
+ledger = pd.concat(parts, ignore_index=True)
+ledger["claim_id"] = [f"{c}/{i}" for c, i in zip(chapter_of, ledger["claim_id"])]
+ledger = cl.claims_frame(ledger.to_dict("records"))
 cl.write_claims(ledger, results / "claims.csv")
 
-counts = (ledger.groupby(["study", "verdict"]).size().unstack(fill_value=0)
+counts = (ledger.assign(chapter=chapter_of).groupby(["chapter", "verdict"]).size().unstack(fill_value=0)
           .reindex(columns=list(cl.VERDICTS), fill_value=0).reindex(studies, fill_value=0))
 counts["total"] = counts.sum(axis=1)
 totals = counts.sum()
@@ -84,7 +89,7 @@ display(table_html(counts.rename_axis(None).rename(columns=str), index=True))
 # %% tags=["hide-input"]
 shown = ledger.assign(
     paper=[f"{r} {p:g}" if isinstance(r, str) else "–" for r, p in zip(ledger["paper_relation"], ledger["paper_value"])],
-    derived_in=[link(f"{s} ↗", f"{s}.html#{a}") for s, a in zip(ledger["study"], ledger["section"])],
+    derived_in=[link(f"{c} ↗", f"{c}.html#{a}") for c, a in zip(chapter_of, ledger["section"])],
 )
 display(table_html(
     shown[["study", "claim", "location", "paper", "artifact_value", "unit", "verdict", "tolerance",
