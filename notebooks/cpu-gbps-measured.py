@@ -147,7 +147,11 @@ put("n_sessions", len(sessions))
 # of raw files in git. `capture_md5` is the hash of each session folder (md5
 # over its files' paths and md5s); DVC pins the same files in `dvc.lock`.
 #
-# *Provenance: measured (capture manifests).*
+# ```{provenance} measured
+# :stage: analyze_cpu_gbps_measured
+#
+# measured (capture manifests).
+# ```
 
 # %%
 cap = sessions[["device", "config", "kind", "session", "hostname", "kernel", "cpu_model", "n_cpus", "hypervisor",
@@ -172,8 +176,8 @@ for device in devices:
     display(Markdown(f"**{device}**"))
     display(SVG(filename=str(Path(devices_dir) / device / "figure1.svg")))
     s = sessions[sessions["device"] == device].iloc[0]
-    display(Markdown(f"*Provenance: measured runs (session {s['session']}, capture md5 "
-                     f"`{s['capture_md5']}`); lines modeled (OLS).*"))
+    display(Markdown(f"```{{provenance}} measured, modeled\n:stage: analyze_cpu_gbps_device@{device}\n\n"
+                     f"Measured runs (session {s['session']}); lines modeled (OLS).\n```"))
 
 # %% [markdown]
 # ## The fitted lines
@@ -182,7 +186,11 @@ for device in devices:
 # direction and CPU source, with 95% confidence intervals of slope and
 # intercept (t-based; `mobitrace.cpufit`).
 #
-# *Provenance: modeled (OLS fitted to measured runs).*
+# ```{provenance} measured, modeled
+# :stage: analyze_cpu_gbps_measured
+#
+# modeled (OLS fitted to measured runs).
+# ```
 
 # %%
 shown_sources = ["stat_total", "stat_softirq", "precise_total", "iperf3_total"]
@@ -203,7 +211,11 @@ display(styled(fit_table, "fits", "OLS of CPU % on throughput (Gbps): slope and 
 # highest measured throughput of that line; a CPU above 100% there only
 # says the line has left what the host can do.
 #
-# *Provenance: modeled (OLS extrapolation of measured runs).*
+# ```{provenance} measured, modeled
+# :stage: analyze_cpu_gbps_measured
+#
+# modeled (OLS extrapolation of measured runs).
+# ```
 
 # %%
 ext = extra[extra["source"].isin(["stat_total", "stat_softirq", "precise_total"])].copy()
@@ -225,7 +237,11 @@ display(styled(ext[ext["direction"] == "down"], "extrapolations",
 # above every measured CPU value this is a long extrapolation and the
 # interval says how far the data can carry it.
 #
-# *Provenance: modeled (inverse prediction from OLS of measured runs).*
+# ```{provenance} measured, modeled
+# :stage: analyze_cpu_gbps_measured
+#
+# modeled (inverse prediction from OLS of measured runs).
+# ```
 
 # %%
 inv_cols = ["device", "direction", "source", "gbps_at_threshold", "gbps_at_threshold_lo", "gbps_at_threshold_hi",
@@ -283,7 +299,11 @@ display(Markdown("Per measured device (numbers from the table above):\n\n" + "\n
 # at most 1 Gbps) and at all rates, medians (robust to bursts of background
 # work), and the slopes of the two sources' lines.
 #
-# *Provenance: measured (both sources per run); slopes modeled (OLS).*
+# ```{provenance} measured, modeled
+# :stage: analyze_cpu_gbps_measured
+#
+# measured (both sources per run); slopes modeled (OLS).
+# ```
 
 # %%
 runs["gap_pp"] = runs["stat_all_total_pct"] - runs["precise_total_pct"]
@@ -357,7 +377,11 @@ plt.close(fig)
 display(SVG(filename=str(fig_path)))
 
 # %% [markdown]
-# *Provenance: measured (each point one run, both sources).*
+# ```{provenance} measured
+# :stage: analyze_cpu_gbps_measured
+#
+# measured (each point one run, both sources).
+# ```
 #
 # Over all runs `/proc/stat` Total minus precise Total averages
 # {glue:text}`gap_mean_all:.2f` percentage points (largest single-run gap
@@ -394,7 +418,11 @@ display(SVG(filename=str(fig_path)))
 # unlimited rate (mean of the repetitions, 95% t interval), the ratio to
 # offloads on, Welch's t-test, and the CPU per Gbps (slopes).
 #
-# *Provenance: measured (throughput and CPU per run); slopes modeled (OLS).*
+# ```{provenance} measured, modeled
+# :stage: analyze_cpu_gbps_measured
+#
+# measured (throughput and CPU per run); slopes modeled (OLS).
+# ```
 
 # %%
 def max_runs(device, direction):
@@ -470,7 +498,11 @@ else:
 # ksoftirqd CPU); where it is tens of percentage points, a throughput
 # difference between configurations is confounded with it.
 #
-# *Provenance: measured.*
+# ```{provenance} measured
+# :stage: analyze_cpu_gbps_measured
+#
+# measured.
+# ```
 
 # %%
 rps = pd.DataFrame()
@@ -505,7 +537,11 @@ else:
 # not limited by the quota, so this emulates a slow application core rather
 # than a slower clock for the whole stack.
 #
-# *Provenance: measured; slopes modeled (OLS).*
+# ```{provenance} measured, modeled
+# :stage: analyze_cpu_gbps_measured
+#
+# measured; slopes modeled (OLS).
+# ```
 
 # %%
 slow = pd.DataFrame()
@@ -529,8 +565,11 @@ else:
 # extrapolated) with its 95% confidence band, and the two phones' lines
 # implied by the paper's stated extrapolations (from the cpu-gbps chapter).
 #
-# *Provenance: measured devices: modeled lines (OLS of measured runs);
-# phones: modeled lines through published points (cpu-gbps chapter).*
+# ```{provenance} measured, published, modeled
+# :stage: analyze_cpu_gbps_measured
+#
+# measured devices: modeled lines (OLS of measured runs); phones: modeled lines through published points (cpu-gbps chapter).
+# ```
 
 # %%
 x_top = max(max(target_rates_gbps) * 1.05, float(runs["throughput_gbps"].max()) * 1.02)
@@ -561,9 +600,11 @@ plt.close(fig)
 display(SVG(filename=str(fig_path)))
 
 # %% [markdown]
-# *Provenance: measured devices: OLS lines (modeled) of measured runs, 95%
-# confidence bands, dashed where extrapolated; phones: lines implied by
-# published points (modeled, cpu-gbps chapter).*
+# ```{provenance} measured, published, modeled
+# :stage: analyze_cpu_gbps_measured
+#
+# measured devices: OLS lines (modeled) of measured runs, 95% confidence bands, dashed where extrapolated; phones: lines implied by published points (modeled, cpu-gbps chapter).
+# ```
 
 # %%
 comp_rows = []
@@ -601,8 +642,11 @@ display(styled(comparison, "comparison", "Downlink lines: measured devices and p
 # the paper does not quantify are set in `params.yaml` (`linear_r2_min`,
 # `sharp_drop_max_ratio`, `rel_tol_approx`) and named in the tolerance column.
 #
-# *Provenance: published (paper values); measured or modeled (artifact
-# values, per the provenance column).*
+# ```{provenance} measured, published, modeled
+# :stage: analyze_cpu_gbps_measured
+#
+# published (paper values); measured or modeled (artifact values, per the provenance column).
+# ```
 
 # %%
 rows = []

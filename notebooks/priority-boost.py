@@ -102,8 +102,13 @@ def show(frame, name, caption, fmt=None, digits=4):
     display(table_html(frame, caption=caption, digits=digits))
 
 
-def provenance(text):
-    display(Markdown(f"*Provenance: {text}*"))
+def provenance(text, stage="analyze_priority_boost"):
+    """A provenance box (mobitrace.sphinxext): kinds named in the text, the
+    capture hashes from dvc.lock and the rebuild command."""
+    kinds = [k for k in ("measured", "published", "modeled") if k in text.lower()]
+    if not kinds:
+        raise ValueError(f"provenance text names no kind: {text!r}")
+    display(Markdown(f"```{{provenance}} {', '.join(kinds)}\n:stage: {stage}\n\n{text}\n```"))
 
 
 def location(table):
@@ -241,8 +246,11 @@ put("decr_p_min", float(decr["p"].min()))
 # %% [markdown]
 # ## Figure: published p-values against the range their tables allow
 #
-# *Provenance: published p-values (§4, first table); ranges computed here from the
-# published means and SDs.*
+# ```{provenance} published
+# :stage: analyze_priority_boost
+#
+# published p-values (§4, first table); ranges computed here from the published means and SDs.
+# ```
 
 # %%
 fig, ax = plt.subplots(figsize=(7.5, 4.2))
@@ -311,8 +319,11 @@ put("net_decr_minus_incr_mean", float(decr_minus_incr.mean()))
 # %% [markdown]
 # ## Figure: effect sizes of the published comparisons
 #
-# *Provenance: published means and SDs (§4, first and second tables); Hedges' g
-# and its interval computed here.*
+# ```{provenance} published
+# :stage: analyze_priority_boost
+#
+# published means and SDs (§4, first and second tables); Hedges' g and its interval computed here.
+# ```
 
 # %%
 both = pd.concat([audit_cpu.assign(panel="CPU load"), audit_net.assign(panel="network load")])
@@ -558,7 +569,11 @@ for device, (runs, sessions) in measured.items():
 # %% [markdown]
 # ### Figure: measured transfer times and jitter per run
 #
-# *Provenance: measured (one point per run; bars: cell means).*
+# ```{provenance} measured
+# :stage: analyze_priority_boost
+#
+# measured (one point per run; bars: cell means).
+# ```
 
 # %%
 COLORS = {"original": "#666666", "incr": "#1b9e77", "decr": "#7570b3", "static": "#d95f02"}
@@ -749,8 +764,11 @@ if device_metrics:
 # or "slight" improvements as below {glue:text}`marginal_pct:.0f`% of the
 # transfer time.
 #
-# *Provenance: published (paper values); published arithmetic or measured
-# (artifact values, per the provenance column).*
+# ```{provenance} measured, published
+# :stage: analyze_priority_boost
+#
+# published (paper values); published arithmetic or measured (artifact values, per the provenance column).
+# ```
 
 # %%
 put("rel_tol_pct", 100 * rel_tol_approx)
