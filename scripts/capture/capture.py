@@ -616,7 +616,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, (rep, direction, rate) in enumerate(order, 1):
             run_id = f"{direction}-{rate}-r{rep}"
             log(f"{args.device} run {i}/{len(order)}: {run_id}")
-            m = one_run(bed, partial / "runs" / run_id, direction, rate, rep, args.duration, args.sample_ms)
+            one_run(bed, partial / "runs" / run_id, direction, rate, rep, args.duration, args.sample_ms)
             runs.append(run_id)
         manifest["runs"] = runs
         manifest["finished_utc"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
