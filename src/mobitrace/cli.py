@@ -32,6 +32,13 @@ def _parser() -> argparse.ArgumentParser:
                        help="validate data/raw/priority-boost/<device> captures into parquet")
     p.add_argument("device_dir")
     p.add_argument("out_dir")
+    p = sub.add_parser("validate", help="check a capture folder (session or device) of any study; "
+                                        "print every problem; exit 1 if there is one")
+    p.add_argument("path")
+    p = sub.add_parser("add-device", help="validate a capture and register it as a device: copy it to "
+                                          "data/raw/<study>/<device>/ and list it in params.yaml")
+    p.add_argument("path")
+    p.add_argument("--device", help="device name (default: the manifest's)")
     return parser
 
 
@@ -60,6 +67,35 @@ def _dispatch(args) -> None:
     elif args.command == "ingest-priority-boost":
         from . import priority_boost
         priority_boost.ingest(args.device_dir, args.out_dir)
+    elif args.command == "validate":
+        return _validate(args.path)
+    elif args.command == "add-device":
+        _add_device(args.path, args.device)
+
+
+def _validate(path: str) -> int:
+    from . import devices
+    study, problems = devices.validate(path)
+    for exc in problems:
+        print(f"error: {exc}", file=sys.stderr)
+    if problems:
+        print(f"{path}: {len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    print(f"{path}: valid {study.slug} capture")
+    return 0
+
+
+def _add_device(path: str, device: str | None) -> None:
+    from . import devices
+    from .notebooks import repo_root
+    reg = devices.add_device(path, device, root=repo_root())
+    where = ", ".join(str(d) for d in reg.sessions)
+    print(f"{reg.study.slug}: device '{reg.device}' "
+          f"{'copied to ' + where if reg.copied else 'already in ' + where}; "
+          f"params.yaml {reg.study.params_section}.devices "
+          f"{'now lists it' if reg.listed else 'already listed it'}.")
+    print("Next: `make` (or `dvc repro`) runs " + ", ".join(reg.stages())
+          + f", then the book; the device gets its own section in {reg.study.chapter}.")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,10 +103,12 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         with timings.Stopwatch() as watch:
-            _dispatch(args)
+            status = _dispatch(args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if status:
+        return status
     # Keyed by the command line as dvc.yaml writes it, for the reproducibility page.
     timings.record(Path.cwd(), " ".join(["python -m mobitrace", *argv]), watch.seconds)
     return 0
