@@ -162,6 +162,17 @@ IPERF_SUMMARY_SCHEMA = pa.DataFrameSchema(
 )
 
 
+# Where each summary field sits in the iperf3 JSON (for error messages).
+IPERF_SUMMARY_KEYS = {
+    "protocol": ["start", "test_start", "protocol"], "reverse": ["start", "test_start", "reverse"],
+    "duration_s": ["start", "test_start", "duration"], "target_bps": ["start", "test_start", "target_bitrate"],
+    "received_bps": ["end", "sum_received", "bits_per_second"], "sent_bps": ["end", "sum_sent", "bits_per_second"],
+    "received_seconds": ["end", "sum_received", "seconds"], "retransmits": ["end", "sum_sent", "retransmits"],
+    "host_total_pct": ["end", "cpu_utilization_percent", "host_total"],
+    "remote_total_pct": ["end", "cpu_utilization_percent", "remote_total"], "version": ["start", "version"],
+}
+
+
 def _get(doc, keys: list, path: Path, expected: str):
     cur = doc
     for i, key in enumerate(keys):
@@ -195,7 +206,7 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
     if "error" in doc:
         raise InputError(path, "JSON record top level", "error", "a completed test (no 'error')", doc["error"])
     num = "a number"
-    summary = {
+    summary = {  # keys must match IPERF_SUMMARY_KEYS
         "protocol": _get(doc, ["start", "test_start", "protocol"], path, "a string"),
         "reverse": _get(doc, ["start", "test_start", "reverse"], path, "0 or 1"),
         "duration_s": _get(doc, ["start", "test_start", "duration"], path, num),
@@ -224,8 +235,9 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
         IPERF_SUMMARY_SCHEMA.validate(frame, lazy=True)
     except pa.errors.SchemaErrors as exc:
         case = exc.failure_cases.iloc[0]
-        raise InputError(path, "JSON record end", case["column"], f"to pass check {case['check']}",
-                         case["failure_case"]) from None
+        keys = IPERF_SUMMARY_KEYS.get(case["column"], [case["column"]])
+        raise InputError(path, "JSON record " + ".".join(keys[:-1]), ".".join(keys),
+                         f"to pass check {case['check']}", case["failure_case"]) from None
 
     raw_intervals = _get(doc, ["intervals"], path, "a list of intervals")
     if not isinstance(raw_intervals, list) or not raw_intervals:
@@ -502,6 +514,17 @@ def _field(doc: dict, node, keys: list[str], path: Path, expected: str, kinds: t
     return cur
 
 
+# Where each session record field sits in manifest.yaml (for error messages).
+SESSION_KEYS = {
+    "study": ["study"], "device": ["device"], "session": ["session"], "kind": ["kind"],
+    "config": ["configuration", "name"], "repetitions": ["configuration", "repetitions"],
+    "duration_s": ["configuration", "duration_s"], "sample_period_ms": ["configuration", "sample_period_ms"],
+    "hostname": ["host", "hostname"], "kernel": ["host", "kernel"], "cpu_model": ["host", "cpu", "model"],
+    "n_cpus": ["host", "cpu", "count"], "hypervisor": ["host", "cpu", "hypervisor"], "user_hz": ["host", "user_hz"],
+    "cpu_quota": ["configuration", "cpu_quota"], "n_runs": ["runs"], "iperf3_version": ["tools", "iperf3"],
+}
+
+
 def parse_session_manifest(path: str | Path) -> dict:
     """Read and check a session manifest.yaml; returns one flat record
     (SESSION_SCHEMA) plus `runs` (the list of run ids)."""
@@ -549,10 +572,18 @@ def parse_session_manifest(path: str | Path) -> dict:
         SESSION_SCHEMA.validate(frame, lazy=True)
     except pa.errors.SchemaErrors as exc:
         case = exc.failure_cases.iloc[0]
-        raise InputError(path, None, case["column"], f"to pass check {case['check']}",
+        keys = SESSION_KEYS.get(case["column"], [case["column"]])
+        raise InputError(path, _line_of(node, keys), ".".join(keys), f"to pass check {case['check']}",
                          case["failure_case"]) from None
     rec["runs"] = runs
     return rec
+
+
+RUN_KEYS = {
+    "run_id": ["run_id"], "direction": ["direction"], "target_rate_bps": ["target_rate_bps"],
+    "repetition": ["repetition"], "duration_s": ["duration_s"], "t_start_ns": ["t_start_monotonic_ns"],
+    "t_end_ns": ["t_end_monotonic_ns"], "client_exit": ["client", "exit_status"],
+}
 
 
 def parse_run_manifest(path: str | Path) -> dict:
@@ -576,6 +607,15 @@ def parse_run_manifest(path: str | Path) -> dict:
         "client_exit": f(["client", "exit_status"], "an integer", integer),
     }
     del cru, sru
+    for side in ("client", "server"):
+        for part in ("utime_s", "stime_s"):
+            val = doc[side]["rusage"][part]
+            if val < 0:
+                keys = [side, "rusage", part]
+                raise InputError(path, _line_of(node, keys), ".".join(keys), "CPU seconds >= 0", val)
+    if rec["t_end_ns"] <= rec["t_start_ns"]:
+        raise InputError(path, _line_of(node, ["t_end_monotonic_ns"]), "t_end_monotonic_ns",
+                         f"a time after t_start_monotonic_ns ({rec['t_start_ns']})", rec["t_end_ns"])
     if rec["run_id"] != path.parent.name:
         raise InputError(path, _line_of(node, ["run_id"]), "run_id", f"'{path.parent.name}' (the folder)",
                          rec["run_id"])
@@ -584,8 +624,8 @@ def parse_run_manifest(path: str | Path) -> dict:
         RUN_SCHEMA.validate(frame, lazy=True)
     except pa.errors.SchemaErrors as exc:
         case = exc.failure_cases.iloc[0]
-        col = case["column"]
-        raise InputError(path, _line_of(node, [col]) if col else None, col,
+        keys = RUN_KEYS.get(case["column"], [case["column"]])
+        raise InputError(path, _line_of(node, keys), ".".join(keys),
                          f"to pass check {case['check']}", case["failure_case"]) from None
     return rec
 
@@ -713,6 +753,13 @@ def load_device(device_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
             raise InputError(resolve(folder / "manifest.yaml"), None, "session",
                              f"'{folder.name}' (the folder)", rec["session"])
         run_ids = rec.pop("runs")
+        runs_dir = folder / "runs"
+        unlisted = sorted({p.name for p in runs_dir.iterdir() if p.is_dir()} - set(run_ids)) \
+            if runs_dir.is_dir() else []
+        if unlisted:
+            raise InputError(resolve(folder / "manifest.yaml"), None, "runs",
+                             f"every folder under runs/ listed (runs/{unlisted[0]})",
+                             "a run folder the manifest does not list")
         digest, n_files, n_bytes = session_hash(folder)
         sessions.append({**rec, "capture_md5": digest, "n_files": n_files, "bytes": n_bytes,
                          "path": folder.as_posix()})

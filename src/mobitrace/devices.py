@@ -101,6 +101,8 @@ def _read_manifest(path: Path) -> dict:
                          getattr(exc, "problem", None) or str(exc).splitlines()[0]) from None
     except UnicodeDecodeError:
         raise InputError(path, None, None, "UTF-8 YAML text", "undecodable bytes") from None
+    if doc is None:
+        raise InputError(path, None, None, "a YAML mapping", "an empty file")
     if not isinstance(doc, dict):
         raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
     return doc
@@ -172,7 +174,10 @@ def validate(path: str | Path, device: str | None = None) -> tuple[Study | None,
                 continue
             studies.add(study.slug)
             name = device or _read_manifest(session / "manifest.yaml")["device"]
-            laid_out = session if session.parent.name == name else _stage(session, name, Path(tmp))
+            # In a data/raw/<study>/<device>/ tree the folder names the device
+            # (as ingest requires); elsewhere the manifest (or --device) does.
+            in_raw_tree = session.parent.parent.name == study.slug and device is None
+            laid_out = session if in_raw_tree or session.parent.name == name else _stage(session, name, Path(tmp))
             found = study.validate_session(laid_out)
             if laid_out != session:  # name the user's file, not the temporary copy
                 found = [_relocate(e, laid_out, session) for e in found]
@@ -202,6 +207,7 @@ def _add_to_params(params_path: Path, section: str, device: str) -> bool:
     ry = YAML()
     ry.preserve_quotes = True
     ry.width = 4096
+    ry.indent(mapping=2, sequence=4, offset=2)  # the layout params.yaml is written in
     doc = ry.load(params_path.read_text())
     if section not in doc or "devices" not in doc[section]:
         raise InputError(params_path, None, f"{section}.devices", "a list of devices", "nothing")
@@ -233,13 +239,16 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
     the manifest's device). Raises InputError (the first problem; call
     `validate` for all of them) and changes nothing when it is invalid."""
     root = Path(root)
-    sessions = sessions_in(path)
-    name = device or _read_manifest(sessions[0] / "manifest.yaml").get("device")
-    if not isinstance(name, str) or not DEVICE_NAME.match(name):
-        raise InputError(path, None, "device", "a device name of letters, digits, '.', '_' or '-'", name)
-    study, problems = validate(path, name)
+    if device is not None and not DEVICE_NAME.match(device):
+        raise InputError(path, None, "device", "a device name of letters, digits, '.', '_' or '-'", device)
+    study, problems = validate(path, device)
     if problems:
         raise problems[0]
+    sessions = sessions_in(path)
+    name = device or _read_manifest(sessions[0] / "manifest.yaml")["device"]
+    if not DEVICE_NAME.match(name):
+        raise InputError(sessions[0] / "manifest.yaml", None, "device",
+                         "a device name of letters, digits, '.', '_' or '-'", name)
     device_dir = root / "data" / "raw" / study.slug / name
     dests = [device_dir / s.name for s in sessions]
     source_inside = all(s.resolve().parent == device_dir.resolve() for s in sessions)

@@ -12,6 +12,8 @@ class InputError(ValueError):
         self.where = where
         self.field = field
         self.expected = expected
+        if type(found).__module__ == "numpy" and hasattr(found, "item"):
+            found = found.item()  # show -0.5, not np.float64(-0.5)
         self.found = found
         parts = [self.path]
         if where:

@@ -17,9 +17,9 @@ def _devices(repo):
     return yaml.safe_load((repo / "params.yaml").read_text())["priority-boost"]["devices"]
 
 
-def test_listed_devices_are_in_dvc_yaml(pb_repo):
+def test_listed_devices_drive_the_ingest_stages(pb_repo):
     dvc = yaml.safe_load((pb_repo / "dvc.yaml").read_text())
-    assert set(_devices(pb_repo)) <= set(dvc["stages"]["ingest_priority_boost"]["foreach"])
+    assert dvc["stages"]["ingest_priority_boost"]["foreach"] == "${priority-boost.devices}"
 
 
 @pytest.mark.parametrize("device", _devices(REPO))

@@ -1,0 +1,95 @@
+"""Registering a device (mobitrace.devices.add_device) and the wiring that
+makes `dvc repro` pick it up."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mobitrace import devices
+from mobitrace.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[2]
+SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
+DVC = yaml.safe_load((ROOT / "dvc.yaml").read_text())
+PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text())
+
+
+@pytest.mark.parametrize("study", sorted(devices.STUDIES))
+def test_device_stages_iterate_over_the_params_device_list(study):
+    s = devices.STUDIES[study]
+    assert isinstance(PARAMS[s.params_section]["devices"], list)
+    for template in s.device_stages:
+        stage = template.split("@")[0]
+        assert DVC["stages"][stage]["foreach"] == "${" + s.params_section + ".devices}", stage
+    for stage in s.summary_stages:
+        assert stage in DVC["stages"]
+
+
+def test_ledger_params_list_the_same_chapters_as_its_stage_deps():
+    studies = PARAMS["claims-ledger"]["studies"]
+    deps = [d for d in DVC["stages"]["ledger"]["deps"] if d.endswith("/claims.csv")]
+    assert sorted(deps) == sorted(f"data/results/{s}/claims.csv" for s in studies)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    (root / "data" / "raw").mkdir(parents=True)
+    shutil.copy(ROOT / "params.yaml", root / "params.yaml")
+    return root
+
+
+def test_add_device_copies_renames_and_lists(tmp_path, repo):
+    src = tmp_path / "my-capture" / SMOKE.name
+    shutil.copytree(SMOKE, src)
+    before = (repo / "params.yaml").read_text()
+    reg = devices.add_device(src.parent, "my-phone", root=repo)
+    dest = repo / "data" / "raw" / "cpu-gbps" / "my-phone" / SMOKE.name
+    assert reg.copied and reg.listed and reg.sessions == [dest]
+    assert reg.stages() == ["ingest_capture_cpu_gbps@my-phone", "analyze_cpu_gbps_device@my-phone",
+                            "analyze_cpu_gbps_measured"]
+    manifest = yaml.safe_load((dest / "manifest.yaml").read_text())
+    assert (manifest["device"], manifest["registered_from_device"]) == ("my-phone", "smoke-test")
+    # the copy is a valid capture of the new device, in place
+    assert devices.validate(dest.parent) == (devices.STUDIES["cpu-gbps"], [])
+    # params.yaml: one device more, every other line (comments included) kept
+    after = (repo / "params.yaml").read_text()
+    assert yaml.safe_load(after)["cpu-gbps-measured"]["devices"][-1] == "my-phone"
+    removed = set(before.splitlines()) - set(after.splitlines())
+    added = set(after.splitlines()) - set(before.splitlines())
+    assert removed == set() and added == {"    - my-phone"}
+    # the source is untouched
+    assert yaml.safe_load((src / "manifest.yaml").read_text())["device"] == "smoke-test"
+
+
+def test_add_device_twice_is_refused_and_changes_nothing(tmp_path, repo):
+    src = tmp_path / "cap" / SMOKE.name
+    shutil.copytree(SMOKE, src)
+    devices.add_device(src, "twice", root=repo)
+    params = (repo / "params.yaml").read_bytes()
+    with pytest.raises(InputError, match="expected a session not yet registered, found 'an existing folder'"):
+        devices.add_device(src, "twice", root=repo)
+    assert (repo / "params.yaml").read_bytes() == params
+
+
+def test_add_device_registers_a_capture_already_in_data_raw(repo):
+    dest = repo / "data" / "raw" / "cpu-gbps" / "smoke-test" / SMOKE.name
+    shutil.copytree(SMOKE, dest)
+    reg = devices.add_device(dest.parent, root=repo)
+    assert (reg.device, reg.copied, reg.listed) == ("smoke-test", False, True)
+    assert not devices.add_device(dest.parent, root=repo).listed  # idempotent
+
+
+def test_add_device_rejects_a_bad_name(tmp_path, repo):
+    with pytest.raises(InputError, match="field 'device': expected a device name"):
+        devices.add_device(SMOKE, "../escape", root=repo)
+    assert list((repo / "data" / "raw").iterdir()) == []
+
+
+def test_priority_boost_capture_registers_under_its_params_section(tmp_path, repo):
+    src = ROOT / "data" / "raw" / "priority-boost" / "vm-2core"
+    reg = devices.add_device(src, "pb-copy", root=repo)
+    assert reg.study.slug == "priority-boost"
+    assert yaml.safe_load((repo / "params.yaml").read_text())["priority-boost"]["devices"] == ["vm-2core", "pb-copy"]
