@@ -88,8 +88,9 @@ def _validate(path: str) -> int:
 def _add_device(path: str, device: str | None) -> None:
     from . import devices
     from .notebooks import repo_root
-    reg = devices.add_device(path, device, root=repo_root())
-    where = ", ".join(str(d) for d in reg.sessions)
+    root = repo_root()
+    reg = devices.add_device(path, device, root=root)
+    where = ", ".join(str(d.relative_to(root)) for d in reg.sessions)
     print(f"{reg.study.slug}: device '{reg.device}' "
           f"{'copied to ' + where if reg.copied else 'already in ' + where}; "
           f"params.yaml {reg.study.params_section}.devices "

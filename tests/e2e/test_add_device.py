@@ -1,0 +1,83 @@
+"""Bring your own device, end to end: in a copy of the built repository, the
+commands of book/byod.md register a capture under a new device name (and a
+priority-boost capture too); `dvc repro` then runs only the new devices'
+stages, the chapters that summarize devices, the ledger and the book, and
+each affected chapter gets a section for the new device."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import env, run
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "book" / "byod.md"
+
+
+def page_blocks(kind: str) -> list[str]:
+    return re.findall(rf"```{kind}\n(.*?)```", PAGE.read_text(), flags=re.S)
+
+
+def page_commands() -> list[str]:
+    """The `python -m mobitrace ...` lines of the page's sh blocks."""
+    return [ln.strip() for block in page_blocks("sh") for ln in block.splitlines()
+            if ln.strip().startswith("python -m mobitrace ")]
+
+
+@pytest.fixture(scope="module")
+def registered(built, tmp_path_factory):
+    clone, _ = built
+    work = tmp_path_factory.mktemp("byod") / "repo"
+    shutil.copytree(clone, work, symlinks=True)
+    outputs = {}
+    for cmd in page_commands():
+        args = shlex.split(cmd)
+        done = subprocess.run([sys.executable, *args[1:]], cwd=work, env=env(), capture_output=True, text=True)
+        assert done.returncode == 0, f"{cmd}: {done.stderr}"
+        outputs[cmd] = done.stdout
+    pb = subprocess.run([sys.executable, "-m", "mobitrace", "add-device", "data/raw/priority-boost/vm-2core",
+                         "--device", "pb-copy"], cwd=work, env=env(), capture_output=True, text=True)
+    assert pb.returncode == 0, pb.stderr
+    log = run(["dvc", "repro"], work)
+    return work, outputs, log
+
+
+def test_page_commands_print_what_the_page_shows(registered):
+    _, outputs, _ = registered
+    assert [c.split()[3] for c in page_commands()] == ["validate", "add-device"]
+    shown = [b.strip() for b in page_blocks("text")]
+    for out in outputs.values():
+        assert out.strip() in shown, out
+
+
+def test_only_the_new_devices_stages_and_summaries_run(registered):
+    _, _, log = registered
+    ran = set(re.findall(r"Running stage '([^']+)'", log))
+    required = {"ingest_capture_cpu_gbps@my-copy", "analyze_cpu_gbps_device@my-copy", "analyze_cpu_gbps_measured",
+                "ingest_priority_boost@pb-copy", "analyze_priority_boost", "book"}
+    assert required <= ran, sorted(required - ran)
+    assert ran - required <= {"ledger"}, sorted(ran - required)
+
+
+def test_each_affected_chapter_has_a_section_for_the_new_device(registered):
+    work, _, _ = registered
+    html = work / "book" / "_build" / "html" / "chapters"
+    cpu = (html / "cpu-gbps-measured.html").read_text()
+    assert "<strong>my-copy</strong>" in cpu
+    assert (work / "data" / "results" / "cpu-gbps-devices" / "my-copy" / "figure1.svg").is_file()
+    pb = (html / "priority-boost.html").read_text()
+    assert "Captures behind the measured results: pb-copy" in pb
+
+
+def test_pipeline_is_clean_after_adding(registered):
+    work, _, _ = registered
+    assert "Data and pipelines are up to date" in run(["dvc", "status"], work)
