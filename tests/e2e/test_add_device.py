@@ -81,3 +81,17 @@ def test_each_affected_chapter_has_a_section_for_the_new_device(registered):
 def test_pipeline_is_clean_after_adding(registered):
     work, _, _ = registered
     assert "Data and pipelines are up to date" in run(["dvc", "status"], work)
+
+
+def test_a_large_capture_can_live_in_a_dvc_remote_instead_of_git(registered, tmp_path):
+    """The page's `dvc add` / push / pull path, with a temporary local remote."""
+    work, _, _ = registered
+    cap = "data/raw/cpu-gbps/my-copy"
+    run(["dvc", "add", cap], work)
+    run(["dvc", "remote", "add", "-d", "store", str(tmp_path / "remote")], work)
+    run(["dvc", "push", f"{cap}.dvc"], work)
+    shutil.rmtree(work / cap)
+    run(["dvc", "pull", f"{cap}.dvc"], work)
+    assert "valid cpu-gbps capture" in run([sys.executable, "-m", "mobitrace", "validate", cap], work)
+    # same content, same hash: nothing to re-run
+    assert "Data and pipelines are up to date" in run(["dvc", "status"], work)
