@@ -20,3 +20,14 @@ def root():
 @pytest.fixture
 def fixtures():
     return FIXTURES
+
+
+@pytest.fixture
+def scratch_project(tmp_path):
+    """A throw-away project for add-device: a copy of params.yaml and an
+    empty data/raw."""
+    import shutil
+    project = tmp_path / "project"
+    (project / "data" / "raw").mkdir(parents=True)
+    shutil.copy(ROOT / "params.yaml", project / "params.yaml")
+    return project

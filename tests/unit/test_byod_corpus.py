@@ -112,15 +112,6 @@ def tree_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-@pytest.fixture
-def repo(tmp_path):
-    """A throw-away project: params.yaml and an empty data/raw."""
-    root = tmp_path / "repo"
-    (root / "data" / "raw").mkdir(parents=True)
-    shutil.copy(ROOT / "params.yaml", root / "params.yaml")
-    return root
-
-
 def test_corpus_is_large_and_ids_are_unique():
     ids = [c["id"] for c in CORPUS]
     assert len(ids) >= 30 and len(set(ids)) == len(ids)
@@ -128,22 +119,22 @@ def test_corpus_is_large_and_ids_are_unique():
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=[c["id"] for c in CORPUS])
-def test_broken_capture_gets_its_exact_error(case, tmp_path, repo):
+def test_broken_capture_gets_its_exact_error(case, tmp_path, scratch_project):
     session = make_base(case["base"], tmp_path / "captures")
     break_capture(case, session)
     expected = case["error"].format(case=session)
     before = tree_digest(session.parent)
-    params_before = (repo / "params.yaml").read_bytes()
+    params_before = (scratch_project / "params.yaml").read_bytes()
 
     study, problems = devices.validate(session)
     assert problems, "validate found nothing"
     assert str(problems[0]) == expected
 
     with pytest.raises(InputError) as exc:
-        devices.add_device(session, root=repo)
+        devices.add_device(session, root=scratch_project)
     assert str(exc.value) == expected
-    assert list((repo / "data" / "raw").iterdir()) == []
-    assert (repo / "params.yaml").read_bytes() == params_before
+    assert list((scratch_project / "data" / "raw").iterdir()) == []
+    assert (scratch_project / "params.yaml").read_bytes() == params_before
 
     out = tmp_path / "interim" / "dev"
     ingest = captures.ingest_device if case["base"] == "cpu-gbps" else priority_boost.ingest

@@ -33,20 +33,12 @@ def test_ledger_params_list_the_same_chapters_as_its_stage_deps():
     assert sorted(deps) == sorted(f"data/results/{s}/claims.csv" for s in studies)
 
 
-@pytest.fixture
-def repo(tmp_path):
-    root = tmp_path / "repo"
-    (root / "data" / "raw").mkdir(parents=True)
-    shutil.copy(ROOT / "params.yaml", root / "params.yaml")
-    return root
-
-
-def test_add_device_copies_renames_and_lists(tmp_path, repo):
+def test_add_device_copies_renames_and_lists(tmp_path, scratch_project):
     src = tmp_path / "my-capture" / SMOKE.name
     shutil.copytree(SMOKE, src)
-    before = (repo / "params.yaml").read_text()
-    reg = devices.add_device(src.parent, "my-phone", root=repo)
-    dest = repo / "data" / "raw" / "cpu-gbps" / "my-phone" / SMOKE.name
+    before = (scratch_project / "params.yaml").read_text()
+    reg = devices.add_device(src.parent, "my-phone", root=scratch_project)
+    dest = scratch_project / "data" / "raw" / "cpu-gbps" / "my-phone" / SMOKE.name
     assert reg.copied and reg.listed and reg.sessions == [dest]
     assert reg.stages() == ["ingest_capture_cpu_gbps@my-phone", "analyze_cpu_gbps_device@my-phone",
                             "analyze_cpu_gbps_measured"]
@@ -55,7 +47,7 @@ def test_add_device_copies_renames_and_lists(tmp_path, repo):
     # the copy is a valid capture of the new device, in place
     assert devices.validate(dest.parent) == (devices.STUDIES["cpu-gbps"], [])
     # params.yaml: one device more, every other line (comments included) kept
-    after = (repo / "params.yaml").read_text()
+    after = (scratch_project / "params.yaml").read_text()
     assert yaml.safe_load(after)["cpu-gbps-measured"]["devices"][-1] == "my-phone"
     removed = set(before.splitlines()) - set(after.splitlines())
     added = set(after.splitlines()) - set(before.splitlines())
@@ -64,32 +56,32 @@ def test_add_device_copies_renames_and_lists(tmp_path, repo):
     assert yaml.safe_load((src / "manifest.yaml").read_text())["device"] == "smoke-test"
 
 
-def test_add_device_twice_is_refused_and_changes_nothing(tmp_path, repo):
+def test_add_device_twice_is_refused_and_changes_nothing(tmp_path, scratch_project):
     src = tmp_path / "cap" / SMOKE.name
     shutil.copytree(SMOKE, src)
-    devices.add_device(src, "twice", root=repo)
-    params = (repo / "params.yaml").read_bytes()
+    devices.add_device(src, "twice", root=scratch_project)
+    params = (scratch_project / "params.yaml").read_bytes()
     with pytest.raises(InputError, match="expected a session not yet registered, found 'an existing folder'"):
-        devices.add_device(src, "twice", root=repo)
-    assert (repo / "params.yaml").read_bytes() == params
+        devices.add_device(src, "twice", root=scratch_project)
+    assert (scratch_project / "params.yaml").read_bytes() == params
 
 
-def test_add_device_registers_a_capture_already_in_data_raw(repo):
-    dest = repo / "data" / "raw" / "cpu-gbps" / "smoke-test" / SMOKE.name
+def test_add_device_registers_a_capture_already_in_data_raw(scratch_project):
+    dest = scratch_project / "data" / "raw" / "cpu-gbps" / "smoke-test" / SMOKE.name
     shutil.copytree(SMOKE, dest)
-    reg = devices.add_device(dest.parent, root=repo)
+    reg = devices.add_device(dest.parent, root=scratch_project)
     assert (reg.device, reg.copied, reg.listed) == ("smoke-test", False, True)
-    assert not devices.add_device(dest.parent, root=repo).listed  # idempotent
+    assert not devices.add_device(dest.parent, root=scratch_project).listed  # idempotent
 
 
-def test_add_device_rejects_a_bad_name(tmp_path, repo):
+def test_add_device_rejects_a_bad_name(tmp_path, scratch_project):
     with pytest.raises(InputError, match="field 'device': expected a device name"):
-        devices.add_device(SMOKE, "../escape", root=repo)
-    assert list((repo / "data" / "raw").iterdir()) == []
+        devices.add_device(SMOKE, "../escape", root=scratch_project)
+    assert list((scratch_project / "data" / "raw").iterdir()) == []
 
 
-def test_priority_boost_capture_registers_under_its_params_section(tmp_path, repo):
+def test_priority_boost_capture_registers_under_its_params_section(tmp_path, scratch_project):
     src = ROOT / "data" / "raw" / "priority-boost" / "vm-2core"
-    reg = devices.add_device(src, "pb-copy", root=repo)
+    reg = devices.add_device(src, "pb-copy", root=scratch_project)
     assert reg.study.slug == "priority-boost"
-    assert yaml.safe_load((repo / "params.yaml").read_text())["priority-boost"]["devices"] == ["vm-2core", "pb-copy"]
+    assert yaml.safe_load((scratch_project / "params.yaml").read_text())["priority-boost"]["devices"] == ["vm-2core", "pb-copy"]
