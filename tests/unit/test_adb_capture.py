@@ -68,11 +68,15 @@ def test_synthetic_phone_battery_log_keeps_sysfs_units(synthetic_phone_session):
     _, session = synthetic_phone_session
     text = gzip.decompress((session / "runs" / "down-max-r1" / "battery.csv.gz").read_bytes()).decode()
     lines = text.splitlines()
-    assert lines[0] == "t_ns,voltage_now,current_now"
+    assert lines[0] == "time,voltage_now,current_now"
     assert lines[1] == "1000000000000,4100000,-350000"
     import yaml
     manifest = yaml.safe_load((session / "manifest.yaml").read_text())
-    assert (manifest["battery"]["voltage_unit"], manifest["battery"]["current_unit"]) == ("uV", "uA")
+    trace = manifest["power_trace"]
+    assert (trace["format"], trace["units"]) == ("android-battery", {"time": "ns", "voltage": "uV", "current": "uA"})
+    # the synthetic phone is discharging with a negative current_now
+    assert trace["current_sign"] == "discharge-negative"
+    assert trace["current_sign_evidence"] == "status=Discharging, current_now=-352000 at session start"
     assert manifest["android"]["ro.product.model"] == "Test Phone 1"
 
 

@@ -11,8 +11,10 @@ Per run it writes runs/<run_id>/:
   proc_stat.txt.gz  `<t_ns> <cpu line of /proc/stat>` every --sample-ms
   proc_pid.txt.gz   per-thread CPU time of every ksoftirqd (schedstat ns,
                     utime/stime ticks), same instants
-  battery.csv.gz    t_ns,voltage_now,current_now from
-                    /sys/class/power_supply/<supply>/ (units in manifest)
+  battery.csv.gz    time,voltage_now,current_now (ns, uV, uA) from
+                    /sys/class/power_supply/<supply>/: the transfer-tuning
+                    chapter's `android-battery` power-trace format, with
+                    units and sign convention in the session manifest
   manifest.yaml     run configuration, start/end and the iperf3 client's
                     CPU time (POSIX `times` of the phone's shell)
 
@@ -128,7 +130,7 @@ def parse_client_output(text: str) -> tuple[str, int, int, int, float, float]:
 
 def split_samples(text: str) -> tuple[str, str, str]:
     """Sampler output -> (proc_stat.txt, proc_pid.txt, battery.csv) texts."""
-    stat, pid, batt = [], [PROC_PID_HEADER], ["t_ns,voltage_now,current_now"]
+    stat, pid, batt = [], [PROC_PID_HEADER], ["time,voltage_now,current_now"]
     t = None
     for line in text.splitlines():
         if line.startswith("T "):
@@ -160,6 +162,18 @@ def getprop(adb: Adb) -> dict:
         if m:
             props[m.group(1)] = m.group(2)
     return props
+
+
+def current_sign(adb: Adb, supply: str) -> tuple[str, str]:
+    """The sign convention of current_now, read off a discharging phone:
+    sysfs says "negative when discharging" on some kernels and "positive" on
+    others, so it is observed, not assumed."""
+    base = f"/sys/class/power_supply/{supply}"
+    status, now = adb.read(f"{base}/status"), adb.read(f"{base}/current_now")
+    evidence = f"status={status}, current_now={now} at session start"
+    if status == "Discharging" and now.lstrip("-").isdigit() and int(now) != 0:
+        return ("discharge-negative" if int(now) < 0 else "discharge-positive"), evidence
+    return "unknown", evidence + " (unplug the charger to observe the sign)"
 
 
 def host_metadata(adb: Adb, iface: str, iperf3: str) -> dict:
@@ -203,6 +217,7 @@ def host_metadata(adb: Adb, iface: str, iperf3: str) -> dict:
 def capture(args) -> Path:
     adb = Adb(args.adb, args.serial)
     meta = host_metadata(adb, args.iface, args.iperf3)
+    meta["sign"] = current_sign(adb, args.supply)
     if meta["iperf3_version"] == "not found":
         raise SystemExit(f"no iperf3 at {args.iperf3} on the phone: adb push a static arm64 iperf3 there first")
     rates = ["100M", "max"] if args.smoke else args.rates
@@ -220,6 +235,7 @@ def capture(args) -> Path:
 
 
 def _capture_runs(args, adb, meta, work, final, session, rates, reps, duration) -> Path:
+    sign, sign_evidence = meta["sign"]
     run_ids = []
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     for rep in range(1, reps + 1):
@@ -271,8 +287,11 @@ def _capture_runs(args, adb, meta, work, final, session, rates, reps, duration) 
         "testbed": meta["testbed"],
         "host": meta["host"],
         "android": meta["props"],
-        "battery": {"supply": f"/sys/class/power_supply/{args.supply}", "voltage_unit": "uV",
-                    "current_unit": "uA", "current_sign": "as the kernel reports it (device-specific)"},
+        "power_trace": {"format": "android-battery", "file": "runs/<run_id>/battery.csv.gz",
+                        "supply": f"/sys/class/power_supply/{args.supply}",
+                        "units": {"time": "ns", "voltage": "uV", "current": "uA"},
+                        "current_sign": sign, "current_sign_evidence": sign_evidence,
+                        "max_gap_s": 3 * args.sample_ms / 1000},
         "tools": {"iperf3": meta["iperf3_version"], "adb": adb.run("version").splitlines()[0],
                   "capture_script": "scripts/capture/android/adb_capture.py"},
         "started_utc": started,
