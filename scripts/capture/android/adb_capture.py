@@ -42,6 +42,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -75,6 +76,39 @@ class Adb:
         out = subprocess.run([*self.base, "shell", f"cat {shlex.quote(path)}"], capture_output=True, text=True,
                              timeout=30)
         return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "not readable"
+
+
+class Sampler:
+    """The phone-side sampler, read on a thread. `start` returns once the phone
+    has printed its first full sample block, so every run is bracketed by
+    samples however long `adb shell` takes to start (tens of ms on a phone,
+    more on a loaded host)."""
+
+    def __init__(self, adb: Adb, script: str, timeout: float = 30):
+        self.proc = adb.popen(script)
+        self.lines: list[str] = []
+        self._first_block = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        if not self._first_block.wait(timeout):
+            self.stop()
+            raise RuntimeError(f"the phone's sampler printed no sample within {timeout:.0f} s")
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            if line.startswith("B "):
+                self._first_block.set()
+
+    def stop(self) -> str:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._reader.join(timeout=10)
+        return "".join(self.lines)
 
 
 def sampler_script(period_ms: int, supply: str) -> str:
@@ -249,12 +283,11 @@ def _capture_runs(args, adb, meta, work, final, session, rates, reps, duration) 
                     iperf_args += ["-b", str(RATES[rate])]
                 if direction == "down":
                     iperf_args.append("-R")
-                sampler = adb.popen(sampler_script(args.sample_ms, args.supply))
+                sampler = Sampler(adb, sampler_script(args.sample_ms, args.supply))
                 time.sleep(2 * args.sample_ms / 1000)
                 text = adb.shell(client_script(args.iperf3, iperf_args), check=False, timeout=duration + 60)
                 time.sleep(2 * args.sample_ms / 1000)
-                sampler.terminate()
-                samples, _ = sampler.communicate(timeout=10)
+                samples = sampler.stop()
                 adb.shell("pkill -f 'mobitrace-sampler' 2>/dev/null; true", check=False)
                 js, rc, t0, t1, ut, st = parse_client_output(text)
                 stat, pid, batt = split_samples(samples)
