@@ -292,7 +292,7 @@ class Kit:
             "compiler": {"gcc": self.gcc, "flags": self.cflags},
             "configuration": {
                 "rates_mbps": rates, "reps": a.reps, "duration_s": a.duration, "sample_period_s": a.sample_period,
-                "smoke": a.smoke, "seed": a.seed, "tcp_write_bytes": TCP_WRITE, "file_bytes": FILE_BYTES,
+                "smoke": a.smoke, "seed": a.seed, "batch": a.batch, "tcp_write_bytes": TCP_WRITE, "file_bytes": FILE_BYTES,
                 "file_system": "tmpfs (/dev/shm)", "conditions": [dict(c, id=cond_id(c)) for c in conds],
                 "lock": a.lock, "lock_seconds": round(self.lock_s, 1),
             },
@@ -371,22 +371,25 @@ class Kit:
         lockfh = open(a.lock, "a") if a.lock else None
         for rep in range(a.reps):
             for link in a.links:
-                for rate in rates:
-                    batch = [c for c in conds if c["link"] == link]
+                # One lock hold per (rep, link, rate), or per (rep, link) with
+                # --batch link (fewer, longer holds: ~1 min at the defaults).
+                groups = [rates] if a.batch == "link" else [[r] for r in rates]
+                for group in groups:
+                    batch = [(c, rate) for rate in group for c in conds if c["link"] == link]
                     rng.shuffle(batch)
                     t0 = time.monotonic()
                     if lockfh:
                         fcntl.flock(lockfh, fcntl.LOCK_EX)
                     t1 = time.monotonic()
                     try:
-                        for c in batch:
+                        for c, rate in batch:
                             rows.append(self.run_one(c, rate, rep))
                     finally:
                         if lockfh:
                             fcntl.flock(lockfh, fcntl.LOCK_UN)
                     self.lock_s += time.monotonic() - t1
-                    print(f"rep {rep} {link} {rate:g} Mbps: {len(batch)} runs, waited {t1 - t0:.1f} s for the lock, "
-                          f"lock held {self.lock_s:.0f} s so far", flush=True)
+                    print(f"rep {rep} {link} {'/'.join(f'{r:g}' for r in group)} Mbps: {len(batch)} runs, waited "
+                          f"{t1 - t0:.1f} s for the lock, lock held {self.lock_s:.0f} s so far", flush=True)
         rows.sort(key=lambda r: r["run_id"])
         with (self.session_dir / "runs.csv").open("w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=RUN_FIELDS, lineterminator="\n")
@@ -412,6 +415,8 @@ def main(argv=None) -> int:
     p.add_argument("--experiments", nargs="+", default=["onecopy", "transport"], choices=["onecopy", "transport"])
     p.add_argument("--transport-directions", nargs="+", default=None, choices=["up", "down"],
                    help="directions of the transport experiment (default: --directions)")
+    p.add_argument("--batch", choices=["rate", "link"], default="rate",
+                   help="runs per lock hold: all conditions of one rate (default) or of all rates of a link")
     p.add_argument("--seed", type=int, default=20161109)
     p.add_argument("--lock", default=None, help="flock this file around each batch (a machine-wide mutex)")
     p.add_argument("--smoke", action="store_true", help="seconds: 2 rates x 1 rep x 0.3 s, loopback only")
