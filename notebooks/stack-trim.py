@@ -186,6 +186,13 @@ if ref:
     put("busy_core_mw", float(model.busy_core_mw(runs_ref["mean_mhz"].mean() / 1000)))
     put("cpu_time_ratio_wait4", float((runs_ref["both_cpu_s"] / (runs_ref["sender_cpu_wait4_s"]
                                                                  + runs_ref["receiver_cpu_wait4_s"])).median()))
+    n_cpu = int(measured[ref][1]["cpu_count"].iloc[0])
+    host_busy = 100 * runs_ref["stat_busy_s"] / runs_ref["stat_interval_s"] / n_cpu
+    endpoints = 100 * runs_ref["both_cpu_s"] / runs_ref["elapsed_s"] / n_cpu
+    put("host_busy_median", float(host_busy.median()))
+    put("endpoints_busy_median", float(endpoints.median()))
+    put("loadavg_median", float(runs_ref["loadavg_1min"].median()))
+    put("n_runs_ref", int(len(runs_ref)))
 
 # %% [markdown]
 # On {glue:text}`ref_device` the reported frequency ranged from
@@ -194,6 +201,15 @@ if ref:
 # normalized savings are ratios of CPU time. The data-phase CPU time is, at the
 # median, {glue:text}`cpu_time_ratio_wait4:.2f` of the whole-process time
 # `wait4()` reports (process start-up and connection set-up make the rest).
+#
+# How busy the shared host was: over the {glue:text}`n_runs_ref` runs the
+# median 1-min load average was {glue:text}`loadavg_median:.2f`, and
+# `/proc/stat` shows the host's CPUs {glue:text}`host_busy_median:.0f`% busy
+# at the median while the two endpoints accounted for
+# {glue:text}`endpoints_busy_median:.1f`% of the host's capacity. Background
+# work of the other tenants adds cache and scheduling interference to the
+# endpoints' CPU time; it is one possible source of the run-to-run spread
+# below, not separated here.
 
 # %% [markdown]
 # (stack-trim-onecopy)=
@@ -264,6 +280,33 @@ for device, table in onecopy.items():
     show(view, f"One-copy vs two-copy on {device} (energies in mJ above idle, modeled)")
     provenance("measured CPU time and goodput; energies, savings and intervals modeled from it.")
 
+# %%
+if ref:
+    t = onecopy[ref]
+    t = t[(t["basis"] == cpu_basis) & t["sustained"]]
+    put("oc_n_points", int(len(t)))
+    put("oc_n_zero_in", int(((t["saving_lo"] <= 0) & (t["saving_hi"] >= 0)).sum()))
+    put("oc_n_pos", int((t["saving_lo"] > 0).sum()))
+    put("oc_n_neg", int((t["saving_hi"] < 0).sum()))
+    put("oc_median_saving", float(100 * t["saving"].median()))
+    put("oc_cv_median", float(pd.concat([t["cv_variant_pct"], t["cv_baseline_pct"]]).median()))
+    n_pos = int((t["saving_lo"] > 0).sum())
+    put("oc_verdict_text", "On this host one-copy saves no CPU energy distinguishable from the run-to-run spread."
+        if n_pos == 0 else f"One-copy saves CPU energy beyond the spread at {n_pos} of {len(t)} points.")
+
+# %% [markdown]
+# Of the {glue:text}`oc_n_points` sustained (link, direction, rate) points,
+# the interval of the saving contains zero at {glue:text}`oc_n_zero_in`,
+# lies above zero at {glue:text}`oc_n_pos` and below zero at
+# {glue:text}`oc_n_neg`; the median saving is
+# {glue:text}`oc_median_saving:.1f`% and the median coefficient of variation
+# of a condition's energy over its repetitions {glue:text}`oc_cv_median:.0f`%.
+# {glue:text}`oc_verdict_text` A plausible reading: a 16 KB copy costs little
+# next to the per-call and per-packet work of the stack on a server-class
+# core (the paper's phones had far less memory bandwidth), and downlink
+# `splice()` needs two calls (socket to pipe, pipe to file) as
+# `recv()`+`write()` does, and still copies into the tmpfs page cache.
+
 # %% [markdown]
 # (stack-trim-transport)=
 # ## TCP vs UDP (Figure 5 c/d analogs)
@@ -330,6 +373,38 @@ for device, table in transport.items():
 
 show(crossover, "Rate from which UDP costs more CPU energy than TCP at every higher rate (NaN: none)")
 provenance("measured CPU time; energy ratios modeled; crossover read from the ratio table.")
+if ref:
+    up = measured[ref][0]
+    up = up[(up["direction"] == "up") & (up["sender_mode"] == "copy")]
+    calls_per_mb = (up["sender_calls"] / (up["sender_bytes"] / 1e6)).groupby([up["proto"], up["size"]]).median()
+    put("calls_tcp", float(calls_per_mb.loc[("tcp", 16384)]))
+    put("calls_udp1", float(calls_per_mb.loc[("udp", 1472)]))
+    put("calls_udp20", float(calls_per_mb.loc[("udp", 20000)]))
+    lo_rates = transport[ref][(transport[ref]["link"] == "lo") & (transport[ref]["udp_size"] == 1472)]
+    put("udp1_min_rate", float(lo_rates["rate_mbps"].min()))
+    put("udp1_ratio_lowest", float(lo_rates.sort_values("rate_mbps")["ratio"].iloc[0]))
+    cr = crossover[(crossover["device"] == ref) & (crossover["link"] == "lo") & (crossover["udp_size"] == 1472)]
+    c_rate = float(cr["crossover_mbps"].iloc[0]) if len(cr) else float("nan")
+    if np.isnan(c_rate):
+        text = "Over loopback UDP with 1472-byte datagrams does not end up costing more than TCP at the top rates."
+    elif c_rate == lo_rates["rate_mbps"].min():
+        text = ("Over loopback UDP with 1472-byte datagrams costs more CPU energy than TCP at every rate measured: "
+                f"the crossover the paper places at {v('udp_crossover'):g} Mbps lies below the lowest rate here.")
+    else:
+        text = (f"Over loopback UDP with 1472-byte datagrams costs more CPU energy than TCP from {c_rate:g} Mbps up "
+                f"(paper: from {v('udp_crossover'):g} Mbps).")
+    put("cross_text", text)
+
+# %% [markdown]
+# {glue:text}`cross_text` At the lowest rate, {glue:text}`udp1_min_rate:g`
+# Mbps, UDP with 1472-byte datagrams costs {glue:text}`udp1_ratio_lowest:.1f`
+# times TCP's CPU energy. The mechanism is the one the paper names: the
+# sender makes
+# {glue:text}`calls_udp1:.0f` system calls per MB with 1472-byte datagrams,
+# {glue:text}`calls_udp20:.0f` with 20000-byte datagrams and
+# {glue:text}`calls_tcp:.0f` with TCP's 16 KB writes (medians over the
+# runs), and each datagram goes through layers 4 to 2 on its own, while TCP
+# batches (segmentation offload on loopback and veth).
 
 # %% [markdown]
 # (stack-trim-breakdown)=
@@ -371,10 +446,13 @@ provenance("published (Table 1).")
 # 240 Mbps (paper: {glue:text}`p_p100:g` and {glue:text}`p_p240:g` mW; ours
 # scale with the assumed coefficients). Over loopback UDP with 1472-byte
 # datagrams costs more CPU energy than TCP from {glue:text}`cross_lo:g` Mbps
-# up (paper: from {glue:text}`p_cross:g` Mbps); with 20000-byte datagrams the
-# energy relative to TCP at the highest rate is
-# {glue:text}`udp20_ratio_top:.2f` times TCP's against
-# {glue:text}`udp1_ratio_top:.2f` for 1472-byte datagrams.
+# up (paper: from {glue:text}`p_cross:g` Mbps); at
+# {glue:text}`udp_top_rate:g` Mbps, the highest rate both UDP variants
+# sustained on loopback, UDP costs {glue:text}`udp20_ratio_top:.2f` times
+# TCP's CPU energy with 20000-byte datagrams (interval
+# {glue:text}`udp20_ratio_top_lo:.2f` to {glue:text}`udp20_ratio_top_hi:.2f`)
+# against {glue:text}`udp1_ratio_top:.2f` with 1472-byte datagrams (interval
+# {glue:text}`udp1_ratio_top_lo:.2f` to {glue:text}`udp1_ratio_top_hi:.2f`).
 
 # %%
 def pick_max(t):
@@ -397,6 +475,9 @@ if ref:
         nums[key + "_lo"] = float(up_lo.loc[r, "power_saving_lo_mw"]) if r in up_lo.index else float("nan")
         nums[key + "_hi"] = float(up_lo.loc[r, "power_saving_hi_mw"]) if r in up_lo.index else float("nan")
     oc_all = t[t["link"] == "lo"]
+    from scipy.stats import spearmanr
+    rho = spearmanr(oc_all["rate_mbps"], oc_all["saving"])
+    nums["oc_lo_spearman"], nums["oc_lo_spearman_p"] = float(rho.statistic), float(rho.pvalue)
     nums["oc_lo_min_rate_saving"] = float(100 * oc_all.loc[oc_all["rate_mbps"].idxmin(), "saving"])
     c = crossover[crossover["device"] == ref].set_index(["link", "udp_size"])
     nums["cross_lo"] = float(c.loc[("lo", 1472), "crossover_mbps"]) if ("lo", 1472) in c.index else float("nan")
@@ -413,6 +494,8 @@ if ref:
         nums[key] = float(row["ratio"].iloc[0]) if len(row) else float("nan")
         nums[key + "_lo"] = float(row["ratio_lo"].iloc[0]) if len(row) else float("nan")
         nums[key + "_hi"] = float(row["ratio_hi"].iloc[0]) if len(row) else float("nan")
+    below = tr[(tr["link"] == "lo") & (tr["udp_size"] == 1472) & (tr["rate_mbps"] < 40)]
+    nums["udp1_ratio_below_40"] = float(below["ratio"].min()) if len(below) else float("nan")
     cv = pd.concat([onecopy[ref][onecopy[ref]["basis"] == cpu_basis][["cv_variant_pct", "cv_baseline_pct"]]
                     .stack(), tr[["cv_variant_pct"]].stack()])
     nums["cv_median"] = float(cv.median())
@@ -473,13 +556,13 @@ claim("onecopy_loopback_max", "One-copy achieves up to 40% CPU energy reduction 
       v("onecopy_loopback_saving_max"), g("oc_lo_max"), "%",
       f"largest saving over loopback rates and directions, sustained rates (both endpoints), {src}",
       "modeled", "stack-trim-onecopy", rel_tol=rel_tol_approx)
-grow_ok = g("oc_lo_max") is not None and g("oc_lo_max_lo", np.nan) > g("oc_lo_min_rate_saving", np.nan)
-claim("onecopy_grows_with_rate", "The saving grows with the streaming rate (loopback)", "§4.1, Fig. 3(b)", None,
-      None, g("oc_lo_max"), "%",
-      f"largest loopback saving (lower bound of its interval) above the saving at the lowest rate "
-      f"({g('oc_lo_min_rate_saving', np.nan):.1f}%), {src}", "modeled", "stack-trim-onecopy",
-      verdict=(cl.REPRODUCED if grow_ok else cl.NOT_REPRODUCED) if ref else cl.NOT_CHECKABLE,
-      tolerance="interval at the best rate above the lowest rate's saving")
+claim("onecopy_grows_with_rate", "The one-copy saving grows with the streaming rate (loopback)", "§4.1, Fig. 3(b)",
+      ">", 0.0, g("oc_lo_spearman"), "rho",
+      f"Spearman correlation of saving with rate over the sustained loopback points, both directions "
+      f"(p = {g('oc_lo_spearman_p', np.nan):.2f}), {src}", "modeled", "stack-trim-onecopy",
+      verdict=(cl.REPRODUCED if g("oc_lo_spearman", np.nan) > 0 and g("oc_lo_spearman_p", np.nan) < 0.05
+               else cl.NOT_REPRODUCED) if ref else cl.NOT_CHECKABLE,
+      tolerance="rho > 0 with p < 0.05")
 claim("onecopy_power_100", "One-copy power saving about 100 mW at 100 Mbps", "§4.1, Fig. 3(c)", "~",
       v("onecopy_power_100"), g("oc_p100"), "mW",
       f"loopback uplink at 100 Mbps, assumed model coefficients (scale with them), {src}",
@@ -492,6 +575,9 @@ claim("udp_crossover", "UDP (1.5 KB) costs more CPU energy than TCP at 40 Mbps a
       "§5.1, Fig. 5(c)", "<=", v("udp_crossover"), g("cross_lo"), "Mbps",
       f"lowest rate from which E(UDP 1472 B)/E(TCP) > 1 at every higher rate, {src}",
       "modeled", "stack-trim-transport")
+claim("udp_not_above_below_40", "Below 40 Mbps UDP (1.5 KB) does not cost more than TCP (loopback)",
+      "§5.1, Fig. 5(c) (implied by 'at 40Mbps and higher')", "<=", 1.0, g("udp1_ratio_below_40"), "x",
+      f"smallest E(UDP 1472 B)/E(TCP) on loopback at rates below 40 Mbps, {src}", "modeled", "stack-trim-transport")
 u20_ok = g("udp20_ratio_top_hi", np.nan) < g("udp1_ratio_top_lo", np.nan)
 claim("udp20_more_efficient", "UDP with 20 KB datagrams (raised MTU) is much more efficient than with 1.5 KB",
       "§5.1, Fig. 5(c)", None, None, g("udp20_ratio_top"), "x",

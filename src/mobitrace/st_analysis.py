@@ -89,7 +89,7 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
     1 - E_v/E_b, the energy ratio E_v/E_b and the power saving P_b - P_v,
     each with its bootstrap interval. `variant` and `baseline` select runs
     by column values. A group is `sustained` when every run of both delivered
-    at least `min_delivered` of the nominal rate."""
+    at least `min_delivered` of the nominal rate (see :func:`delivered`)."""
     e_col, p_col = f"energy_{basis}_mj", f"power_{basis}_mw"
 
     def pick(frame, sel):
@@ -107,8 +107,7 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
         s, s_lo, s_hi = bootstrap_ci(a[e_col], b[e_col], "saving", level, n_resamples, seed)
         r, r_lo, r_hi = bootstrap_ci(a[e_col], b[e_col], "ratio", level, n_resamples, seed)
         d, d_lo, d_hi = bootstrap_ci(a[p_col], b[p_col], "difference", level, n_resamples, seed)
-        both = pd.concat([a, b])
-        delivered = (both["goodput_mbps"] / both["rate_mbps"]).min()
+        delivered = float(np.min(delivered_share(pd.concat([a, b]))))
         rows.append({**dict(zip(by, key)), "n_variant": len(a), "n_baseline": len(b),
                      "energy_variant_mj": a[e_col].mean(), "energy_baseline_mj": b[e_col].mean(),
                      "power_variant_mw": a[p_col].mean(), "power_baseline_mw": b[p_col].mean(),
@@ -120,6 +119,15 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
                      "goodput_variant_mbps": a["goodput_mbps"].mean(), "goodput_baseline_mbps": b["goodput_mbps"].mean(),
                      "min_delivered": float(delivered), "sustained": bool(delivered >= min_delivered)})
     return pd.DataFrame(rows)
+
+
+def delivered_share(runs: pd.DataFrame):
+    """Share of the nominal rate each run delivered: (received bytes + one
+    write) / (rate x data-phase time / 8). One write (`size` bytes) is added
+    because the pacer sends whole writes: at 1 Mbps a 1 s run offers 7 writes
+    of 16384 B (114688 B), not 125000 B."""
+    nominal = runs["rate_mbps"].to_numpy() * 1e6 * runs["elapsed_s"].to_numpy() / 8
+    return (runs["receiver_bytes"].to_numpy() + runs["size"].to_numpy()) / nominal
 
 
 def crossover_rate(rates, ratio, ratio_lo=None) -> tuple[float, float]:

@@ -58,7 +58,8 @@ def test_compare_saving_and_power_synthetic():
         for rep, c in enumerate(cpus):
             rows.append({"link": "lo", "direction": "up", "rate_mbps": 100.0, "device_mode": mode, "rep": rep,
                          "both_cpu_s": c, "device_cpu_s": c, "mean_mhz": 2000.0, "elapsed_s": 1.0,
-                         "goodput_mbps": 99.0 if mode == "copy" else 90.0})
+                         "receiver_bytes": 12_000_000 if mode == "copy" else 11_000_000, "size": 16384,
+                         "goodput_mbps": 96.0 if mode == "copy" else 88.0})
     runs = sta.price(pd.DataFrame(rows), MODEL)
     t = sta.compare(runs, ["link", "direction", "rate_mbps"], {"device_mode": "onecopy"}, {"device_mode": "copy"})
     r = t.iloc[0]
@@ -66,7 +67,13 @@ def test_compare_saving_and_power_synthetic():
     assert r["ratio"] == pytest.approx(0.6)
     # 0.04 CPU-s per second at 550 mW per busy core: 22 mW.
     assert r["power_saving_mw"] == pytest.approx(22.0)
-    assert r["min_delivered"] == pytest.approx(0.90) and not r["sustained"]
+    # (11e6 + 16384) B of the 12.5e6 B that 100 Mbps for 1 s is: 0.8813.
+    assert r["min_delivered"] == pytest.approx(11_016_384 / 12_500_000) and not r["sustained"]
+
+
+def test_delivered_share_counts_one_write_synthetic():
+    runs = pd.DataFrame({"rate_mbps": [1.0], "elapsed_s": [1.0], "receiver_bytes": [7 * 16384], "size": [16384]})
+    assert sta.delivered_share(runs)[0] == pytest.approx(8 * 16384 / 125000)
 
 
 @pytest.mark.parametrize("ratio, lo, want, want_below", [
