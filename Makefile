@@ -59,3 +59,14 @@ capture-priority-boost: $(STAMP)
 	$(VENV)/bin/python scripts/capture/priority_boost/run.py --device $(DEVICE) \
 	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
 	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)
+
+# Stack-trim capture kit (root; compiles scripts/capture/stack_trim/stnet.c with gcc;
+# creates and removes its own namespaces, prefix mtst-):
+#   make capture-stack-trim DEVICE=name [SESSION=id] [SMOKE=1] [LOCK=/path/to/lockfile] [CAPTURE_ARGS="--reps 10"]
+# Writes data/raw/stack-trim/<DEVICE>/<SESSION>/.
+.PHONY: capture-stack-trim
+capture-stack-trim: $(STAMP)
+	@test -n "$(DEVICE)" || { echo "usage: make capture-stack-trim DEVICE=name [SESSION=id] [SMOKE=1] [LOCK=file]"; exit 2; }
+	$(VENV)/bin/python scripts/capture/stack_trim/run.py --device $(DEVICE) \
+	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
+	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)

@@ -1,0 +1,445 @@
+#!/usr/bin/env python3
+"""Stack-trim capture kit: CPU cost of one-copy vs two-copy and TCP vs UDP at
+constant bit rates, over loopback and over a veth pair (Zhu et al., HotNets'16,
+§4.1 and §5.1).
+
+Runs as root. It compiles `stnet.c` (next to this file) with gcc, creates its
+own network namespaces (prefix `mtst-`): one whose loopback carries the
+"loopback" runs, and two joined by a veth pair (10.91.0.1/30 <-> 10.91.0.2/30)
+for the "veth" runs, and always removes them (also on an error, Ctrl-C or
+SIGTERM). No traffic leaves the host.
+
+Experiments (one *condition* = link, direction, transport, sender and receiver
+data path; the device under test is the sender for `up`, the receiver for
+`down`, the other end is a plain peer that moves memory only):
+
+* onecopy: TCP, up (sender read()+send() `copy` vs sendfile() `onecopy`,
+  receiver recv() into memory) and down (sender send() from memory, receiver
+  recv()+write() `copy` vs splice() socket->pipe->file `onecopy`);
+* transport: up, sender read()+send(): TCP (shared with onecopy), UDP with
+  1472-byte datagrams (link MTU 1500) and UDP with 20000-byte datagrams on a
+  link whose MTU is raised to 21000 (the paper's §5.1 loopback experiment).
+
+Links run at MTU 1500 (a WiFi-sized MTU) except for the 20 KB UDP condition
+(MTU 21000); the MTU is set before each run and recorded. Files are in tmpfs
+(/dev/shm): the sender's source file and the receiver's sink file wrap at
+64 MB, so the page cache, not a disk, is the file system.
+
+Per run (data/raw/stack-trim/<device>/<session>/runs/<run_id>/):
+  sender.json, receiver.json  stnet's own report: bytes, calls, the data
+                              phase's CPU time by getrusage (precise)
+  proc_stat.txt.gz            every 500 ms: '# t_ns <monotonic ns>', the cpu
+                              lines of /proc/stat and 'mhz <cpu> <MHz>' from
+                              /proc/cpuinfo (no cpufreq in sysfs on the VM)
+  run.json                    the run's manifest: condition, commands, wait4()
+                              rusage of each process, 1-min loadavg, host note
+and runs.csv (one line per run) plus the session's manifest.yaml.
+
+Every repetition runs all conditions of one link and rate in a seeded random
+order while holding an exclusive flock on --lock (a machine-wide measurement
+mutex), so captures of other kits never overlap a measured run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import fcntl
+import gzip
+import hashlib
+import json
+import os
+import platform
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+PREFIX = "mtst-"
+ADDR_A, ADDR_B = "10.91.0.1", "10.91.0.2"
+PORT = 5301
+FILE_BYTES = 64 << 20
+TCP_WRITE = 16384
+RUN_FIELDS = ["run_id", "experiment", "link", "direction", "proto", "size", "sender_mode", "receiver_mode",
+              "mtu", "rate_mbps", "rep", "duration_s", "status", "started_utc"]
+DEFAULT_RATES = [1, 10, 40, 100, 240, 1000, 2500]
+
+
+def conditions(links, directions, experiments, transport_directions=None) -> list[dict]:
+    """The kit's conditions (deduplicated: TCP two-copy uplink is shared)."""
+    out = {}
+    for link in links:
+        if "onecopy" in experiments:
+            for d in directions:
+                for mode in ("copy", "onecopy"):
+                    c = dict(link=link, direction=d, proto="tcp", size=TCP_WRITE, mtu=1500,
+                             sender_mode=mode if d == "up" else "mem",
+                             receiver_mode="mem" if d == "up" else mode)
+                    out[cond_id(c)] = c
+        if "transport" in experiments:
+            for d in (directions if transport_directions is None else transport_directions):
+                for proto, size, mtu in (("tcp", TCP_WRITE, 1500), ("udp", 1472, 1500), ("udp", 20000, 21000)):
+                    c = dict(link=link, direction=d, proto=proto, size=size, mtu=mtu,
+                             sender_mode="copy" if d == "up" else "mem",
+                             receiver_mode="mem" if d == "up" else "copy")
+                    out[cond_id(c)] = c
+    return list(out.values())
+
+
+def cond_id(c: dict) -> str:
+    return f"{c['link']}-{c['direction']}-{c['proto']}{c['size']}-{c['sender_mode']}-{c['receiver_mode']}"
+
+
+def experiment_of(c: dict) -> str:
+    return "transport" if c["proto"] == "udp" else "onecopy"
+
+
+def sh(*cmd, check=True) -> str:
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: {r.stderr.strip()}")
+    return r.stdout.strip()
+
+
+def read(path) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def why_not() -> str | None:
+    """None when the kit can run here, else the reason."""
+    if os.geteuid() != 0:
+        return "not root"
+    for tool in ("ip", "gcc"):
+        if shutil.which(tool) is None:
+            return f"{tool} not installed"
+    probe = f"{PREFIX}probe{os.getpid()}"
+    r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"cannot create a network namespace: {r.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return None
+
+
+class Testbed:
+    """Namespaces: L (loopback runs), A and B joined by a veth pair."""
+
+    def __init__(self):
+        tag = str(os.getpid())
+        self.ns_l, self.ns_a, self.ns_b = f"{PREFIX}l{tag}", f"{PREFIX}a{tag}", f"{PREFIX}b{tag}"
+        self.va, self.vb = f"mtstva{tag}"[:15], f"mtstvb{tag}"[:15]
+        self.made: list[str] = []
+
+    def up(self):
+        for ns in (self.ns_l, self.ns_a, self.ns_b):
+            sh("ip", "netns", "add", ns)
+            self.made.append(ns)
+            sh("ip", "-n", ns, "link", "set", "lo", "up")
+        sh("ip", "link", "add", self.va, "netns", self.ns_a, "type", "veth", "peer", "name", self.vb,
+           "netns", self.ns_b)
+        sh("ip", "-n", self.ns_a, "addr", "add", f"{ADDR_A}/30", "dev", self.va)
+        sh("ip", "-n", self.ns_b, "addr", "add", f"{ADDR_B}/30", "dev", self.vb)
+        for ns, dev in ((self.ns_a, self.va), (self.ns_b, self.vb)):
+            sh("ip", "-n", ns, "link", "set", dev, "up")
+        # Room for UDP bursts at the receiver (each namespace has its own).
+        for ns in (self.ns_l, self.ns_a, self.ns_b):
+            sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.core.rmem_max=8388608", check=False)
+
+    def endpoints(self, link: str):
+        """(sender ns, receiver ns, receiver address, devices whose MTU to set)."""
+        if link == "lo":
+            return self.ns_l, self.ns_l, "127.0.0.1", [(self.ns_l, "lo")]
+        return self.ns_a, self.ns_b, ADDR_B, [(self.ns_a, self.va), (self.ns_b, self.vb)]
+
+    def set_mtu(self, link: str, mtu: int):
+        for ns, dev in self.endpoints(link)[3]:
+            sh("ip", "-n", ns, "link", "set", dev, "mtu", str(mtu))
+
+    def describe(self) -> dict:
+        def offloads(ns, dev):
+            out = sh("ip", "netns", "exec", ns, "ethtool", "-k", dev, check=False) if shutil.which("ethtool") else ""
+            return {k.strip(): v.strip() for k, _, v in (ln.partition(":") for ln in out.splitlines()[1:]) if v}
+        return {
+            "loopback": {"netns": "<prefix>l<pid>", "device": "lo", "address": "127.0.0.1",
+                         "ethtool_k": offloads(self.ns_l, "lo")},
+            "veth": {"netns": ["<prefix>a<pid>", "<prefix>b<pid>"], "addresses": [f"{ADDR_A}/30", f"{ADDR_B}/30"],
+                     "ethtool_k": offloads(self.ns_a, self.va),
+                     "rps_cpus": read(f"/sys/class/net/{self.va}/queues/rx-0/rps_cpus")},
+            "mtu_rule": "1500 for TCP and 1472-byte UDP; 21000 for 20000-byte UDP (set before each run)",
+            "namespace_prefix": PREFIX,
+        }
+
+    def down(self):
+        for ns in reversed(self.made):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        self.made.clear()
+
+
+class Sampler(threading.Thread):
+    """/proc/stat cpu lines and /proc/cpuinfo MHz every `period` seconds."""
+
+    def __init__(self, period: float):
+        super().__init__(daemon=True)
+        self.period, self.lines, self.halt = period, [], threading.Event()
+
+    def sample(self):
+        t = time.monotonic_ns()
+        stat = [ln for ln in Path("/proc/stat").read_text().splitlines() if ln.startswith("cpu")]
+        mhz = [ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+               if ln.startswith("cpu MHz")]
+        self.lines.append(f"# t_ns {t}")
+        self.lines.extend(stat)
+        self.lines.extend(f"mhz {i} {m}" for i, m in enumerate(mhz))
+
+    def run(self):
+        nxt = time.monotonic()
+        while not self.halt.is_set():
+            self.sample()
+            nxt += self.period
+            self.halt.wait(max(0.0, nxt - time.monotonic()))
+
+    def stop(self):
+        self.halt.set()
+        self.join()
+        self.sample()  # a final sample closes the last interval
+
+
+def wait4(proc: subprocess.Popen, timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return {"returncode": proc.returncode, "utime_s": ru.ru_utime, "stime_s": ru.ru_stime,
+                    "maxrss_kb": ru.ru_maxrss}
+        if time.monotonic() > deadline:
+            proc.kill()
+            pid, status, ru = os.wait4(proc.pid, 0)
+            return {"returncode": "killed (timeout)", "utime_s": ru.ru_utime, "stime_s": ru.ru_stime,
+                    "maxrss_kb": ru.ru_maxrss}
+        time.sleep(0.01)
+
+
+class Kit:
+    def __init__(self, args):
+        self.args = args
+        self.session_dir = Path(args.out) / args.device / args.session
+        self.runs_dir = self.session_dir / "runs"
+        self.bed = Testbed()
+        self.tmp = Path(f"/dev/shm/{PREFIX}{os.getpid()}")
+        self.procs: list[subprocess.Popen] = []
+        self.lock_s = 0.0
+
+    # ----------------------------------------------------------- set-up
+    def build(self):
+        self.tmp.mkdir(parents=True, exist_ok=True)
+        self.binary = self.tmp / "stnet"
+        self.cflags = ["-O2", "-Wall"]
+        sh("gcc", *self.cflags, "-o", str(self.binary), str(HERE / "stnet.c"))
+        self.gcc = sh("gcc", "--version").splitlines()[0]
+        src = self.tmp / "source.bin"
+        block = bytes((i * 131 + 7) & 0xFF for i in range(1 << 16))
+        with src.open("wb") as fh:
+            for _ in range(FILE_BYTES // len(block)):
+                fh.write(block)
+        self.source = src
+
+    def cleanup(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+        self.bed.down()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # ----------------------------------------------------------- manifest
+    def host(self) -> dict:
+        info = Path("/proc/cpuinfo").read_text()
+        models = sorted({ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("model name")})
+        return {
+            "hostname_hash": hashlib.sha256(platform.node().encode()).hexdigest()[:12],
+            "kernel": platform.release(), "kernel_version": platform.version(), "machine": platform.machine(),
+            "cpu_model": models, "cpu_count": os.cpu_count(),
+            "cpuinfo_mhz": [ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("cpu MHz")],
+            "cpufreq": ("readable" if Path("/sys/devices/system/cpu/cpu0/cpufreq").exists()
+                        else "not in sysfs: frequency is read from /proc/cpuinfo 'cpu MHz'"),
+            "hypervisor": " hypervisor" in info,
+            "user_hz": os.sysconf("SC_CLK_TCK"),
+            "sysctls": {k: read("/proc/sys/" + k.replace(".", "/")) for k in (
+                "net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
+                "net.core.netdev_max_backlog", "kernel.sched_autogroup_enabled")},
+            "tools": {"python": platform.python_version(), "gcc": self.gcc, "iproute2": sh("ip", "-V", check=False)},
+            "shared_host_note": "captured on a machine shared with other capture kits; each measured batch held "
+                                "an exclusive flock on the measurement lock, and each run records the 1-min loadavg",
+        }
+
+    def write_manifest(self, conds, rates, status="complete"):
+        a = self.args
+        doc = {
+            "study": "stack-trim", "device": a.device, "session": a.session, "status": status,
+            "kit": "scripts/capture/stack_trim/run.py", "data_path_tool": "scripts/capture/stack_trim/stnet.c",
+            "stnet_sha256": hashlib.sha256((HERE / "stnet.c").read_bytes()).hexdigest(),
+            "compiler": {"gcc": self.gcc, "flags": self.cflags},
+            "configuration": {
+                "rates_mbps": rates, "reps": a.reps, "duration_s": a.duration, "sample_period_s": a.sample_period,
+                "smoke": a.smoke, "seed": a.seed, "batch": a.batch, "tcp_write_bytes": TCP_WRITE, "file_bytes": FILE_BYTES,
+                "file_system": "tmpfs (/dev/shm)", "conditions": [dict(c, id=cond_id(c)) for c in conds],
+                "lock": a.lock, "lock_seconds": round(self.lock_s, 1),
+            },
+            "links": self.bed.describe(),
+            "host": self.host(),
+        }
+        (self.session_dir / "manifest.yaml").write_text(yaml.safe_dump(doc, sort_keys=False, width=100))
+
+    # ----------------------------------------------------------- one run
+    def stnet(self, ns, *args):
+        cmd = ["ip", "netns", "exec", ns, str(self.binary), *map(str, args)]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.procs.append(p)
+        return p, cmd
+
+    def run_one(self, c: dict, rate: float, rep: int) -> dict:
+        a = self.args
+        run_id = f"{cond_id(c)}-r{rate:g}-{rep:02d}"
+        run_dir = self.runs_dir / run_id
+        run_dir.mkdir(parents=True, exist_ok=True)
+        s_ns, r_ns, dst, _ = self.bed.endpoints(c["link"])
+        self.bed.set_mtu(c["link"], c["mtu"])
+        started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        loadavg = os.getloadavg()[0]
+        sink = self.tmp / "sink.bin"
+        recv, recv_cmd = self.stnet(r_ns, "recv", "--proto", c["proto"], "--mode", c["receiver_mode"],
+                                    "--bind", dst, "--port", PORT, "--size", c["size"], "--file", sink,
+                                    "--file-bytes", FILE_BYTES, "--idle-ms", 200)
+        ready = recv.stdout.readline()
+        if "ready" not in ready:
+            raise RuntimeError(f"receiver did not start: {recv.stderr.read()}")
+        sampler = Sampler(a.sample_period)
+        sampler.start()
+        send, send_cmd = self.stnet(s_ns, "send", "--proto", c["proto"], "--mode", c["sender_mode"], "--dst", dst,
+                                    "--port", PORT, "--size", c["size"], "--rate-bps", int(rate * 1e6),
+                                    "--duration", a.duration, "--file", self.source, "--file-bytes", FILE_BYTES)
+        s_ru = wait4(send, a.duration + 30)
+        r_ru = wait4(recv, 30)
+        sampler.stop()
+        s_out, s_err = send.communicate()
+        r_out, r_err = recv.communicate()
+        self.procs = [p for p in self.procs if p not in (send, recv)]
+        status = "ok"
+        if s_ru["returncode"] != 0 or r_ru["returncode"] != 0:
+            status = f"failed: sender {s_ru['returncode']} {s_err.strip()[:200]}; receiver {r_ru['returncode']} {r_err.strip()[:200]}"
+        (run_dir / "sender.json").write_text(s_out)
+        (run_dir / "receiver.json").write_text(r_out)
+        with gzip.GzipFile(run_dir / "proc_stat.txt.gz", "wb", mtime=0) as fh:
+            fh.write(("\n".join(sampler.lines) + "\n").encode())
+        manifest = {"run_id": run_id, "condition": cond_id(c), **c, "experiment": experiment_of(c),
+                    "rate_mbps": rate, "rep": rep, "duration_s": a.duration, "started_utc": started,
+                    "loadavg_1min": loadavg, "status": status,
+                    "sender": {"netns": s_ns.replace(str(os.getpid()), "<pid>"), "cmd": send_cmd[4:], "wait4": s_ru},
+                    "receiver": {"netns": r_ns.replace(str(os.getpid()), "<pid>"), "cmd": recv_cmd[4:], "wait4": r_ru},
+                    "note": "shared 2-core host; wait4 rusage covers the whole process, the tool's phase_*_s "
+                            "its data phase"}
+        for side in ("sender", "receiver"):
+            manifest[side]["cmd"] = [x.replace(str(self.tmp), "/dev/shm/<kit>") for x in manifest[side]["cmd"]]
+        (run_dir / "run.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        row = {"run_id": run_id, "experiment": experiment_of(c), "rate_mbps": rate, "rep": rep,
+               "duration_s": a.duration, "status": status, "started_utc": started,
+               **{k: c[k] for k in ("link", "direction", "proto", "size", "sender_mode", "receiver_mode", "mtu")}}
+        return row
+
+    # ----------------------------------------------------------- session
+    def run(self) -> int:
+        a = self.args
+        rates = [float(r) for r in a.rates]
+        conds = conditions(a.links, a.directions, a.experiments, a.transport_directions)
+        self.session_dir.mkdir(parents=True, exist_ok=False)
+        self.runs_dir.mkdir()
+        self.build()
+        self.bed.up()
+        rows = []
+        rng = random.Random(a.seed)
+        lockfh = open(a.lock, "a") if a.lock else None
+        for rep in range(a.reps):
+            for link in a.links:
+                # One lock hold per (rep, link, rate), or per (rep, link) with
+                # --batch link (fewer, longer holds: ~1 min at the defaults).
+                groups = [rates] if a.batch == "link" else [[r] for r in rates]
+                for group in groups:
+                    batch = [(c, rate) for rate in group for c in conds if c["link"] == link]
+                    rng.shuffle(batch)
+                    t0 = time.monotonic()
+                    if lockfh:
+                        fcntl.flock(lockfh, fcntl.LOCK_EX)
+                    t1 = time.monotonic()
+                    try:
+                        for c, rate in batch:
+                            rows.append(self.run_one(c, rate, rep))
+                    finally:
+                        if lockfh:
+                            fcntl.flock(lockfh, fcntl.LOCK_UN)
+                    self.lock_s += time.monotonic() - t1
+                    print(f"rep {rep} {link} {'/'.join(f'{r:g}' for r in group)} Mbps: {len(batch)} runs, waited "
+                          f"{t1 - t0:.1f} s for the lock, lock held {self.lock_s:.0f} s so far", flush=True)
+        rows.sort(key=lambda r: r["run_id"])
+        with (self.session_dir / "runs.csv").open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=RUN_FIELDS, lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        self.write_manifest(conds, rates)
+        bad = [r for r in rows if r["status"] != "ok"]
+        print(f"{len(rows)} runs, {len(bad)} failed; lock held {self.lock_s:.0f} s; {self.session_dir}")
+        return 1 if bad else 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--device", required=True)
+    p.add_argument("--session", default=dt.datetime.now(dt.timezone.utc).strftime("s%Y%m%dT%H%M%S"))
+    p.add_argument("--out", default=str(REPO / "data/raw/stack-trim"))
+    p.add_argument("--rates", nargs="+", type=float, default=DEFAULT_RATES, help="CBR rates in Mbps")
+    p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--duration", type=float, default=1.0, help="seconds per run")
+    p.add_argument("--sample-period", type=float, default=0.5)
+    p.add_argument("--links", nargs="+", default=["lo", "veth"], choices=["lo", "veth"])
+    p.add_argument("--directions", nargs="+", default=["up", "down"], choices=["up", "down"])
+    p.add_argument("--experiments", nargs="+", default=["onecopy", "transport"], choices=["onecopy", "transport"])
+    p.add_argument("--transport-directions", nargs="+", default=None, choices=["up", "down"],
+                   help="directions of the transport experiment (default: --directions)")
+    p.add_argument("--batch", choices=["rate", "link"], default="rate",
+                   help="runs per lock hold: all conditions of one rate (default) or of all rates of a link")
+    p.add_argument("--seed", type=int, default=20161109)
+    p.add_argument("--lock", default=None, help="flock this file around each batch (a machine-wide mutex)")
+    p.add_argument("--smoke", action="store_true", help="seconds: 2 rates x 1 rep x 0.3 s, loopback only")
+    args = p.parse_args(argv)
+    if args.smoke:
+        args.rates, args.reps, args.duration, args.links = [10, 100], 1, 0.3, ["lo"]
+    reason = why_not()
+    if reason:
+        print(f"stack-trim capture kit cannot run here: {reason}", file=sys.stderr)
+        return 77
+    kit = Kit(args)
+
+    def on_signal(signum, _frame):
+        kit.cleanup()
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        return kit.run()
+    finally:
+        kit.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

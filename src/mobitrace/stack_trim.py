@@ -1,0 +1,364 @@
+"""Raw captures of the stack-trim capture kit -> validated tidy tables.
+
+A device folder data/raw/stack-trim/<device>/ holds session folders written by
+scripts/capture/stack_trim/run.py:
+
+    manifest.yaml                  configuration (conditions, rates) and host metadata
+    runs.csv                       one line per run (RUN_FIELDS)
+    runs/<run_id>/sender.json      stnet's report: bytes, calls, data-phase CPU time
+    runs/<run_id>/receiver.json    the same for the receiver
+    runs/<run_id>/proc_stat.txt.gz '# t_ns <ns>', /proc/stat cpu lines, 'mhz <cpu> <MHz>'
+                                   every 500 ms
+    runs/<run_id>/run.json         the run's manifest (wait4 rusage, loadavg, commands)
+
+`ingest` validates everything and writes, atomically (nothing on an
+InputError naming file, line/record, field, expected and found):
+
+* runs.parquet: one row per run (RUN_COLUMNS): CPU seconds of each process
+  (precise: getrusage of the data phase), of the device under test (the
+  sender for `up`, the receiver for `down`) and of both endpoints; bytes,
+  goodput, delivered fraction; host-wide CPU seconds by /proc/stat state over
+  the run (tick-sampled, includes every process of the shared host); mean MHz.
+* samples.parquet: per run, interval and CPU: busy fraction and MHz.
+* sessions.parquet: one row per session with the capture's content hash.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pandera.pandas as pa
+import yaml
+
+from .errors import InputError
+
+RUN_FIELDS = ["run_id", "experiment", "link", "direction", "proto", "size", "sender_mode", "receiver_mode",
+              "mtu", "rate_mbps", "rep", "duration_s", "status", "started_utc"]
+REPORT_FIELDS = {"role": str, "proto": str, "mode": str, "size": int, "bytes": int, "calls": int,
+                 "short_calls": int, "errors": int, "elapsed_s": float, "phase_utime_s": float,
+                 "phase_stime_s": float, "utime_s": float, "stime_s": float}
+STAT_STATES = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"]
+
+RUNS_CSV_SCHEMA = pa.DataFrameSchema(
+    {
+        "run_id": pa.Column(str, pa.Check.str_matches(r"^(lo|veth)-(up|down)-(tcp|udp)\d+-[a-z]+-[a-z]+-r[\d.]+-\d+$"),
+                            unique=True),
+        "experiment": pa.Column(str, pa.Check.isin(["onecopy", "transport"])),
+        "link": pa.Column(str, pa.Check.isin(["lo", "veth"])),
+        "direction": pa.Column(str, pa.Check.isin(["up", "down"])),
+        "proto": pa.Column(str, pa.Check.isin(["tcp", "udp"])),
+        "size": pa.Column(int, pa.Check.gt(0)),
+        "sender_mode": pa.Column(str, pa.Check.isin(["copy", "onecopy", "mem"])),
+        "receiver_mode": pa.Column(str, pa.Check.isin(["copy", "onecopy", "mem"])),
+        "mtu": pa.Column(int, pa.Check.in_range(68, 65536)),
+        "rate_mbps": pa.Column(float, pa.Check.ge(0)),
+        "rep": pa.Column(int, pa.Check.ge(0)),
+        "duration_s": pa.Column(float, pa.Check.gt(0)),
+        "status": pa.Column(str, pa.Check.str_length(min_value=1)),
+        "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")),
+    },
+    strict=True, ordered=True,
+)
+
+RUN_COLUMNS = ["device", "session", "run_id", "condition", "experiment", "link", "direction", "proto", "size",
+               "sender_mode", "receiver_mode", "device_side", "device_mode", "mtu", "rate_mbps", "rep",
+               "duration_s", "status", "loadavg_1min",
+               "sender_bytes", "receiver_bytes", "sender_calls", "receiver_calls", "elapsed_s",
+               "offered_mbps", "goodput_mbps", "delivered_fraction",
+               "sender_user_s", "sender_sys_s", "receiver_user_s", "receiver_sys_s",
+               "sender_cpu_s", "receiver_cpu_s", "sender_cpu_wait4_s", "receiver_cpu_wait4_s",
+               "device_cpu_s", "peer_cpu_s", "both_cpu_s",
+               "stat_interval_s", *[f"stat_{s}_s" for s in STAT_STATES], "stat_busy_s", "mean_mhz"]
+SAMPLE_COLUMNS = ["device", "session", "run_id", "interval", "t_s", "dt_s", "cpu", "busy", "mhz"]
+
+
+def _open_text(path: Path) -> str:
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rt") as fh:
+                return fh.read()
+        return path.read_text()
+    except FileNotFoundError:
+        raise InputError(path, None, None, "a file written by the capture kit", "no such file") from None
+    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
+        raise InputError(path, None, None, "a readable (gzip) text file", type(exc).__name__) from None
+
+
+def condition_of(row) -> str:
+    return f"{row['link']}-{row['direction']}-{row['proto']}{row['size']}-{row['sender_mode']}-{row['receiver_mode']}"
+
+
+def read_runs_csv(path: Path) -> pd.DataFrame:
+    text = _open_text(path)
+    lines = text.splitlines()
+    if not lines or lines[0].split(",") != RUN_FIELDS:
+        raise InputError(path, "line 1", "header", ",".join(RUN_FIELDS), lines[0] if lines else "")
+    rows = []
+    for i, line in enumerate(lines[1:], start=2):
+        parts = line.split(",")
+        if len(parts) != len(RUN_FIELDS):
+            raise InputError(path, f"line {i}", None, f"{len(RUN_FIELDS)} comma-separated fields", line)
+        rows.append(dict(zip(RUN_FIELDS, parts)))
+    if not rows:
+        raise InputError(path, "line 2", None, "at least one run", "no runs")
+    frame = pd.DataFrame(rows, columns=RUN_FIELDS)
+    for col, typ in (("size", int), ("mtu", int), ("rep", int), ("rate_mbps", float), ("duration_s", float)):
+        for i, v in enumerate(frame[col]):
+            try:
+                typ(v)
+            except ValueError:
+                raise InputError(path, f"line {i + 2}", col, f"a number ({typ.__name__})", v) from None
+        frame[col] = frame[col].map(typ)
+    try:
+        frame = RUNS_CSV_SCHEMA.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        case = exc.failure_cases.iloc[0]
+        idx = case["index"]
+        where = f"line {int(idx) + 2}" if idx is not None and not pd.isna(idx) else None
+        raise InputError(path, where, case["column"], f"to pass check {case['check']}", case["failure_case"]) from None
+    for i, r in frame.iterrows():
+        want = f"{condition_of(r)}-r{r['rate_mbps']:g}-{r['rep']:02d}"
+        if r["run_id"] != want:
+            raise InputError(path, f"line {i + 2}", "run_id", f"'{want}' (from the row's fields)", r["run_id"])
+    return frame
+
+
+def read_report(path: Path, role: str, proto: str, mode: str, size: int) -> dict:
+    """One stnet JSON report, checked field by field."""
+    text = _open_text(path).strip()
+    try:
+        doc = json.loads(text.splitlines()[-1]) if text else None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"line {len(text.splitlines())}", None, "a JSON object", exc.msg) from None
+    if not isinstance(doc, dict):
+        raise InputError(path, None, None, "a JSON object (stnet's report)", text[:60] or "an empty file")
+    for key, typ in REPORT_FIELDS.items():
+        v = doc.get(key)
+        ok = isinstance(v, str) if typ is str else (isinstance(v, (int, float)) and not isinstance(v, bool))
+        if not ok:
+            raise InputError(path, None, key, f"a {typ.__name__}", v if key in doc else "nothing")
+        if typ is not str and v < 0:
+            raise InputError(path, None, key, "a value >= 0", v)
+    for key, want in (("role", role), ("proto", proto), ("mode", mode), ("size", size)):
+        if doc[key] != want:
+            raise InputError(path, None, key, f"{want!r} (runs.csv)", doc[key])
+    return doc
+
+
+def parse_proc_stat(path: Path, n_cpus: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Samples of the kit's proc_stat file: (t_s [n], jiffies [n, cpus+1, 8]
+    with row 0 the aggregate 'cpu' line, mhz [n, cpus])."""
+    text = _open_text(path)
+    times, stats, mhzs = [], [], []
+    cur_stat, cur_mhz = None, None
+    for no, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0] == "#":
+            if len(parts) != 3 or parts[1] != "t_ns" or not parts[2].isdigit():
+                raise InputError(path, f"line {no}", "t_ns", "'# t_ns <integer>'", line)
+            if cur_stat is not None:
+                stats.append(cur_stat)
+                mhzs.append(cur_mhz)
+            times.append(int(parts[2]) / 1e9)
+            cur_stat, cur_mhz = [], []
+        elif cur_stat is None:
+            raise InputError(path, f"line {no}", None, "a '# t_ns' line first", line)
+        elif parts[0].startswith("cpu"):
+            want = "cpu" if not cur_stat else f"cpu{len(cur_stat) - 1}"
+            if parts[0] != want:
+                raise InputError(path, f"line {no}", "cpu", want, parts[0])
+            if len(parts) < 9 or not all(p.isdigit() for p in parts[1:]):
+                raise InputError(path, f"line {no}", parts[0], "at least 8 integer jiffy counters", line)
+            cur_stat.append([int(p) for p in parts[1:9]])
+        elif parts[0] == "mhz":
+            try:
+                cpu, mhz = int(parts[1]), float(parts[2])
+            except (IndexError, ValueError):
+                raise InputError(path, f"line {no}", "mhz", "'mhz <cpu> <MHz>'", line) from None
+            if cpu != len(cur_mhz) or not (0 < mhz < 1e5):
+                raise InputError(path, f"line {no}", "mhz", f"cpu {len(cur_mhz)} with 0 < MHz < 100000", line)
+            cur_mhz.append(mhz)
+        else:
+            raise InputError(path, f"line {no}", None, "a cpu, mhz or '# t_ns' line", line)
+    if cur_stat is not None:
+        stats.append(cur_stat)
+        mhzs.append(cur_mhz)
+    if len(times) < 2:
+        raise InputError(path, None, None, "at least two samples", f"{len(times)} sample(s)")
+    shapes = {len(s) for s in stats}
+    if len(shapes) != 1 or (n_cpus is not None and shapes != {n_cpus + 1}):
+        raise InputError(path, None, "cpu", f"the same cpu lines in every sample ({n_cpus} cpus)", sorted(shapes))
+    if {len(m) for m in mhzs} != {len(stats[0]) - 1}:
+        raise InputError(path, None, "mhz", "one mhz line per cpu in every sample", sorted({len(m) for m in mhzs}))
+    t = np.array(times)
+    if np.any(np.diff(t) <= 0):
+        i = int(np.flatnonzero(np.diff(t) <= 0)[0]) + 1
+        raise InputError(path, f"sample {i + 1}", "t_ns", "increasing times", times[i])
+    j = np.array(stats, dtype=float)
+    if np.any(np.diff(j, axis=0) < 0):
+        raise InputError(path, None, "jiffies", "counters that never decrease", "a decrease")
+    return t, j, np.array(mhzs, dtype=float)
+
+
+def run_tables(run_dir: Path, row: dict, n_cpus: int, user_hz: int) -> tuple[dict, list[dict]]:
+    """The tidy row and the per-interval samples of one run folder."""
+    s = read_report(run_dir / "sender.json", "send", row["proto"], row["sender_mode"], row["size"])
+    r = read_report(run_dir / "receiver.json", "recv", row["proto"], row["receiver_mode"], row["size"])
+    man_path = run_dir / "run.json"
+    try:
+        man = json.loads(_open_text(man_path))
+    except json.JSONDecodeError as exc:
+        raise InputError(man_path, f"line {exc.lineno}", None, "a JSON object", exc.msg) from None
+    for key in ("loadavg_1min", "sender", "receiver"):
+        if key not in man:
+            raise InputError(man_path, None, key, "a value", "nothing")
+    if man.get("run_id") != row["run_id"]:
+        raise InputError(man_path, None, "run_id", row["run_id"], man.get("run_id"))
+    t, jif, mhz = parse_proc_stat(run_dir / "proc_stat.txt.gz", n_cpus)
+    if s["elapsed_s"] <= 0:
+        raise InputError(run_dir / "sender.json", None, "elapsed_s", "a data phase > 0 s", s["elapsed_s"])
+    if r["bytes"] > s["bytes"]:
+        raise InputError(run_dir / "receiver.json", None, "bytes", f"at most the {s['bytes']} bytes sent", r["bytes"])
+    delta = (jif[-1] - jif[0]) / user_hz
+    sender_cpu = s["phase_utime_s"] + s["phase_stime_s"]
+    receiver_cpu = r["phase_utime_s"] + r["phase_stime_s"]
+    device_side = "sender" if row["direction"] == "up" else "receiver"
+    out = {
+        **{k: row[k] for k in RUN_FIELDS},
+        "condition": condition_of(row), "device_side": device_side,
+        "device_mode": row["sender_mode"] if device_side == "sender" else row["receiver_mode"],
+        "loadavg_1min": float(man["loadavg_1min"]),
+        "sender_bytes": s["bytes"], "receiver_bytes": r["bytes"], "sender_calls": s["calls"],
+        "receiver_calls": r["calls"], "elapsed_s": s["elapsed_s"],
+        "offered_mbps": s["bytes"] * 8 / s["elapsed_s"] / 1e6,
+        "goodput_mbps": r["bytes"] * 8 / s["elapsed_s"] / 1e6,
+        "delivered_fraction": r["bytes"] / s["bytes"] if s["bytes"] else np.nan,
+        "sender_user_s": s["phase_utime_s"], "sender_sys_s": s["phase_stime_s"],
+        "receiver_user_s": r["phase_utime_s"], "receiver_sys_s": r["phase_stime_s"],
+        "sender_cpu_s": sender_cpu, "receiver_cpu_s": receiver_cpu,
+        "sender_cpu_wait4_s": float(man["sender"]["wait4"]["utime_s"] + man["sender"]["wait4"]["stime_s"]),
+        "receiver_cpu_wait4_s": float(man["receiver"]["wait4"]["utime_s"] + man["receiver"]["wait4"]["stime_s"]),
+        "device_cpu_s": sender_cpu if device_side == "sender" else receiver_cpu,
+        "peer_cpu_s": receiver_cpu if device_side == "sender" else sender_cpu,
+        "both_cpu_s": sender_cpu + receiver_cpu,
+        "stat_interval_s": float(t[-1] - t[0]),
+        **{f"stat_{name}_s": float(delta[0, k]) for k, name in enumerate(STAT_STATES)},
+        "stat_busy_s": float(delta[0].sum() - delta[0, STAT_STATES.index("idle")] - delta[0, STAT_STATES.index("iowait")]),
+        "mean_mhz": float(mhz.mean()),
+    }
+    samples = []
+    per = np.diff(jif[:, 1:, :], axis=0)  # intervals x cpus x states
+    total = per.sum(axis=2)
+    idle = per[:, :, STAT_STATES.index("idle")] + per[:, :, STAT_STATES.index("iowait")]
+    busy = np.where(total > 0, (total - idle) / np.where(total > 0, total, 1), 0.0)
+    for i in range(len(t) - 1):
+        for c in range(n_cpus):
+            samples.append({"run_id": row["run_id"], "interval": i, "t_s": float(t[i + 1] - t[0]),
+                            "dt_s": float(t[i + 1] - t[i]), "cpu": c, "busy": float(busy[i, c]),
+                            "mhz": float((mhz[i, c] + mhz[i + 1, c]) / 2)})
+    return out, samples
+
+
+def read_manifest(path: Path) -> dict:
+    try:
+        doc = yaml.safe_load(_open_text(path))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(path, f"line {mark.line + 1}" if mark else None, None, "valid YAML",
+                         getattr(exc, "problem", str(exc))) from None
+    if not isinstance(doc, dict):
+        raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
+    for key in ("study", "device", "session", "configuration", "host"):
+        if key not in doc:
+            raise InputError(path, None, key, "a value", "nothing")
+    if doc["study"] != "stack-trim":
+        raise InputError(path, None, "study", "'stack-trim'", doc["study"])
+    host = doc["host"] if isinstance(doc["host"], dict) else {}
+    for key in ("cpu_count", "user_hz"):
+        if not isinstance(host.get(key), int) or host[key] <= 0:
+            raise InputError(path, None, f"host.{key}", "a positive integer", host.get(key, "nothing"))
+    return doc
+
+
+def content_hash(folder: Path) -> str:
+    h = hashlib.md5()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def read_session(folder: Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+    """(manifest, runs, samples) of one session folder; InputError on any problem."""
+    folder = Path(folder)
+    man = read_manifest(folder / "manifest.yaml")
+    for key, want in (("device", folder.parent.name), ("session", folder.name)):
+        if man[key] != want:
+            raise InputError(folder / "manifest.yaml", None, key, f"'{want}' (the folder's name)", man[key])
+    runs = read_runs_csv(folder / "runs.csv")
+    present = {p.name for p in (folder / "runs").iterdir() if p.is_dir()} if (folder / "runs").is_dir() else set()
+    rows, samples = [], []
+    for i, row in enumerate(runs.to_dict("records")):
+        if row["run_id"] not in present:
+            raise InputError(folder / "runs.csv", f"line {i + 2}", "run_id", f"a folder runs/{row['run_id']}",
+                             "no such folder")
+        if row["status"] != "ok":
+            continue
+        out, smp = run_tables(folder / "runs" / row["run_id"], row, man["host"]["cpu_count"], man["host"]["user_hz"])
+        rows.append(out)
+        samples.extend(smp)
+    extra = sorted(present - set(runs["run_id"]))
+    if extra:
+        raise InputError(folder / "runs.csv", None, "run_id", f"a line for every run folder (runs/{extra[0]})",
+                         "a folder runs.csv does not list")
+    frame = pd.DataFrame(rows)
+    frame.insert(0, "session", man["session"])
+    frame.insert(0, "device", man["device"])
+    smp = pd.DataFrame(samples)
+    smp.insert(0, "session", man["session"])
+    smp.insert(0, "device", man["device"])
+    return man, frame[RUN_COLUMNS], smp[SAMPLE_COLUMNS]
+
+
+def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
+    """Validate every session of a device folder and write runs.parquet,
+    samples.parquet and sessions.parquet to out_dir (all or nothing)."""
+    device_dir, out_dir = Path(device_dir), Path(out_dir)
+    if not device_dir.is_dir():
+        raise InputError(device_dir, None, None, "a device folder of capture sessions", "no such folder")
+    sessions = sorted(p for p in device_dir.iterdir() if p.is_dir())
+    if not sessions:
+        raise InputError(device_dir, None, None, "at least one session folder", "none")
+    runs, samples, meta = [], [], []
+    for folder in sessions:
+        man, r, s = read_session(folder)
+        runs.append(r)
+        samples.append(s)
+        cfg, host = man["configuration"], man["host"]
+        meta.append({"device": man["device"], "session": man["session"], "runs": len(r),
+                     "kernel": str(host.get("kernel")), "cpu_model": "; ".join(map(str, host.get("cpu_model") or [])),
+                     "cpu_count": int(host["cpu_count"]), "cpufreq": str(host.get("cpufreq")),
+                     "reps": int(cfg.get("reps", 0)), "duration_s": float(cfg.get("duration_s", 0)),
+                     "lock_seconds": float(cfg.get("lock_seconds") or 0.0),
+                     "shared_host_note": str(host.get("shared_host_note", "")),
+                     "md5": content_hash(folder)})
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.ingest-", dir=out_dir.parent))
+    try:
+        pd.concat(runs, ignore_index=True).to_parquet(tmp / "runs.parquet", index=False)
+        pd.concat(samples, ignore_index=True).to_parquet(tmp / "samples.parquet", index=False)
+        pd.DataFrame(meta).to_parquet(tmp / "sessions.parquet", index=False)
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        tmp.rename(out_dir)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,117 @@
+"""Stack-trim ingest on a synthetic session: hand-checkable derived columns,
+and malformed inputs stop with an InputError naming the file, the line or
+record and the field, leaving no output behind."""
+
+import gzip
+import json
+
+import pandas as pd
+import pytest
+
+from mobitrace import devices
+from mobitrace import stack_trim as st
+from mobitrace.errors import InputError
+
+
+def test_ingest_synthetic_values(synthetic_session, tmp_path):
+    out = tmp_path / "interim"
+    st.ingest(synthetic_session.parent, out)
+    runs = pd.read_parquet(out / "runs.parquet").set_index("run_id")
+    r = runs.loc["lo-up-tcp16384-copy-mem-r10-00"]
+    assert r["device_side"] == "sender" and r["device_mode"] == "copy"
+    assert r["device_cpu_s"] == pytest.approx(0.010)
+    assert r["both_cpu_s"] == pytest.approx(0.012)
+    assert r["sender_cpu_wait4_s"] == pytest.approx(0.012)
+    assert r["goodput_mbps"] == pytest.approx(10.0)  # 1.25 MB in 1 s
+    assert r["delivered_fraction"] == 1.0
+    # /proc/stat: 30 user + 20 softirq jiffies at 100 Hz over 1 s.
+    assert r["stat_busy_s"] == pytest.approx(0.5) and r["stat_softirq_s"] == pytest.approx(0.2)
+    assert r["mean_mhz"] == 2000.0
+    samples = pd.read_parquet(out / "samples.parquet")
+    s = samples[samples["run_id"] == "lo-up-tcp16384-copy-mem-r10-00"].set_index("cpu")
+    assert s.loc[0, "busy"] == pytest.approx(50 / 100) and s.loc[1, "busy"] == 0.0
+    sessions = pd.read_parquet(out / "sessions.parquet")
+    assert sessions["runs"].tolist() == [4] and len(sessions["md5"].iloc[0]) == 32
+
+
+def test_validate_synthetic_registers_study(synthetic_session):
+    study, problems = devices.validate(synthetic_session)
+    assert problems == [] and study.slug == "stack-trim"
+
+
+def _expect(folder, tmp_path, match_path, field):
+    out = tmp_path / "interim"
+    with pytest.raises(InputError) as err:
+        st.ingest(folder.parent, out)
+    assert match_path in err.value.path
+    assert err.value.field == field
+    assert not out.exists(), "no partial output"
+    return err.value
+
+
+def test_bad_runs_header_synthetic(synthetic_session, tmp_path):
+    p = synthetic_session / "runs.csv"
+    p.write_text(p.read_text().replace("rate_mbps", "rate"))
+    e = _expect(synthetic_session, tmp_path, "runs.csv", "header")
+    assert e.where == "line 1"
+
+
+def test_bad_rate_synthetic(synthetic_session, tmp_path):
+    p = synthetic_session / "runs.csv"
+    lines = p.read_text().splitlines()
+    lines[2] = lines[2].replace(",10.0,", ",ten,")
+    p.write_text("\n".join(lines) + "\n")
+    e = _expect(synthetic_session, tmp_path, "runs.csv", "rate_mbps")
+    assert e.where == "line 3" and e.found == "ten"
+
+
+def test_missing_run_folder_synthetic(synthetic_session, tmp_path):
+    import shutil
+    shutil.rmtree(synthetic_session / "runs" / "lo-up-tcp16384-onecopy-mem-r10-01")
+    e = _expect(synthetic_session, tmp_path, "runs.csv", "run_id")
+    assert "no such folder" in str(e)
+
+
+def test_report_missing_field_synthetic(synthetic_session, tmp_path):
+    p = synthetic_session / "runs" / "lo-up-tcp16384-copy-mem-r10-00" / "sender.json"
+    doc = json.loads(p.read_text())
+    del doc["phase_stime_s"]
+    p.write_text(json.dumps(doc))
+    e = _expect(synthetic_session, tmp_path, "sender.json", "phase_stime_s")
+    assert e.found == "nothing"
+
+
+def test_report_wrong_mode_synthetic(synthetic_session, tmp_path):
+    p = synthetic_session / "runs" / "lo-up-tcp16384-copy-mem-r10-00" / "sender.json"
+    p.write_text(p.read_text().replace('"mode": "copy"', '"mode": "onecopy"'))
+    _expect(synthetic_session, tmp_path, "sender.json", "mode")
+
+
+def test_proc_stat_decreasing_synthetic(synthetic_session, tmp_path):
+    p = synthetic_session / "runs" / "lo-up-tcp16384-copy-mem-r10-00" / "proc_stat.txt.gz"
+    text = gzip.open(p, "rt").read().replace("cpu0 80 0 0 550", "cpu0 10 0 0 550")
+    with gzip.open(p, "wt") as fh:
+        fh.write(text)
+    _expect(synthetic_session, tmp_path, "proc_stat.txt.gz", "jiffies")
+
+
+def test_proc_stat_bad_line_synthetic(synthetic_session, tmp_path):
+    p = synthetic_session / "runs" / "lo-up-tcp16384-copy-mem-r10-00" / "proc_stat.txt.gz"
+    text = gzip.open(p, "rt").read().replace("mhz 1 2000.0\n# t_ns 2", "mhz 1 fast\n# t_ns 2")
+    with gzip.open(p, "wt") as fh:
+        fh.write(text)
+    e = _expect(synthetic_session, tmp_path, "proc_stat.txt.gz", "mhz")
+    assert e.where == "line 6"
+
+
+def test_more_received_than_sent_synthetic(synthetic_session, tmp_path):
+    p = synthetic_session / "runs" / "lo-up-tcp16384-copy-mem-r10-00" / "receiver.json"
+    p.write_text(p.read_text().replace('"bytes": 1250000', '"bytes": 9250000'))
+    _expect(synthetic_session, tmp_path, "receiver.json", "bytes")
+
+
+def test_validate_reports_every_problem_synthetic(synthetic_session):
+    for run in ("lo-up-tcp16384-copy-mem-r10-00", "lo-up-tcp16384-onecopy-mem-r10-01"):
+        (synthetic_session / "runs" / run / "sender.json").write_text("not json")
+    _, problems = devices.validate(synthetic_session)
+    assert len(problems) == 2 and all("sender.json" in e.path for e in problems)
