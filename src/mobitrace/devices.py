@@ -66,6 +66,16 @@ def _priority_boost_session(folder: Path) -> list[InputError]:
     return []
 
 
+def _transfer_tuning_session(folder: Path) -> list[InputError]:
+    from . import transfer_tuning
+
+    try:
+        transfer_tuning.read_session(folder)
+    except InputError as exc:
+        return [exc]
+    return []
+
+
 @dataclass(frozen=True)
 class Study:
     """How one study's captures are checked and where its devices are listed."""
@@ -85,6 +95,9 @@ STUDIES: dict[str, Study] = {
     "priority-boost": Study("priority-boost", "priority-boost", _priority_boost_session,
                             ("ingest_priority_boost@{device}",), ("analyze_priority_boost",),
                             "chapters/priority-boost"),
+    "transfer-tuning": Study("transfer-tuning", "transfer-tuning", _transfer_tuning_session,
+                             ("ingest_transfer_tuning@{device}",), ("analyze_transfer_tuning",),
+                             "chapters/transfer-tuning"),
 }
 
 DEVICE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
