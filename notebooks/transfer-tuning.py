@@ -356,6 +356,29 @@ put("io_video_16_over_1", float(io_f.loc[16, "throughput_mbps"] / io_f.loc[1, "t
 # 16 KiB changed video throughput by {glue:text}`io_video_16_over_1:.2f`x.
 
 # %% [markdown]
+# **CPU time.** The model prices the client's precise CPU time (getrusage of
+# the client process). The kit also records `/proc/stat` (tick-sampled, all
+# CPUs): it counts every process of the host, including the user-space delay
+# bridge, which forwards every frame in Python and is the busiest process of
+# the testbed (it may also be what keeps the fastest runs somewhat below the
+# link rate). It is shown for comparison only:
+
+# %%
+cpu_tab = table[(table["device"] == ref_device) & (table["kind"] == "sweep") & (table["parallelism"] == 1)
+                & (table["io_kib"] == default_io_kib)]
+cpu_tab = (cpu_tab.assign(client_pct=100 * cpu_tab["client_cpu_s"] / cpu_tab["transfer_s"],
+                          nginx_pct=100 * cpu_tab["server_cpu_s"] / cpu_tab["transfer_s"],
+                          client_ms_per_mb=1e3 * cpu_tab["client_cpu_s"] / (cpu_tab["bytes"] / 1e6))
+           .groupby(["dataset", "concurrency"])
+           .agg(runs=("rep", "size"), client_pct=("client_pct", "mean"), nginx_pct=("nginx_pct", "mean"),
+                client_ms_per_mb=("client_ms_per_mb", "mean"), proc_stat_busy_pct=("stat_busy_pct", "mean"))
+           .reset_index())
+save_table(cpu_tab, "cpu_concurrency")
+show(cpu_tab, f"CPU during the transfer vs concurrency ({ref_device}): precise per-process CPU "
+              "(% of one CPU) and /proc/stat busy % (of all CPUs, host-wide)", digits=3)
+provenance(f"measured ({ref_device}): getrusage of the client, /proc/<pid>/schedstat of nginx, /proc/stat.")
+
+# %% [markdown]
 # (transfer-tuning-grid)=
 # ## Concurrency x parallelism (Figure 7 analog)
 
