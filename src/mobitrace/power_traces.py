@@ -268,14 +268,42 @@ def iter_chunks(path: str | Path, spec: TraceSpec, chunk_rows: int = CHUNK_ROWS,
 
 
 def read_trace(path: str | Path, spec: TraceSpec, chunk_rows: int = CHUNK_ROWS) -> Trace:
-    """The whole trace in memory (16 bytes per kept sample)."""
+    """The whole trace in memory: 16 bytes per kept sample, in arrays sized
+    from the file's size (grown by half when the estimate is short), so the
+    peak is about the final arrays plus one chunk."""
     st = _State()
-    ts, ps = [], []
+    path = Path(path)
+    cap = 0
+    t_all = p_all = np.empty(0)
+    n = 0
     for t, p in iter_chunks(path, spec, chunk_rows, st):
-        ts.append(t)
-        ps.append(p)
-    t = np.concatenate(ts) if ts else np.empty(0)
-    p = np.concatenate(ps) if ps else np.empty(0)
-    if len(t) < 2:
-        raise InputError(path, None, None, "at least two samples with values", f"{len(t)}")
-    return Trace(str(path), t, p, dropped=st.dropped, rows=st.rows)
+        if n + len(t) > cap:
+            if cap == 0 and not str(path).endswith(".gz") and len(t):
+                # rows ~ file size / bytes per row of the first chunk, +5%
+                est = int(path.stat().st_size / max(1.0, _first_chunk_bytes(path, st.rows)) * 1.05)
+                cap = max(est, len(t))
+            else:
+                cap = max(int(cap * 1.5), n + len(t), 1024)
+            t_all = np.resize(t_all, cap) if n else np.empty(cap)
+            p_all = np.resize(p_all, cap) if n else np.empty(cap)
+        t_all[n:n + len(t)] = t
+        p_all[n:n + len(p)] = p
+        n += len(t)
+    if n < 2:
+        raise InputError(path, None, None, "at least two samples with values", f"{n}")
+    # Views (no copy): the buffers are at most ~5% longer than the trace.
+    return Trace(str(path), t_all[:n], p_all[:n], dropped=st.dropped, rows=st.rows)
+
+
+def _first_chunk_bytes(path: Path, rows: int) -> float:
+    """Bytes per data row, measured on the first `rows` lines of an
+    uncompressed file (header excluded)."""
+    size = 0
+    with open(path, "rb") as fh:
+        fh.readline()
+        for _ in range(min(rows, 100_000)):
+            line = fh.readline()
+            if not line:
+                break
+            size += len(line)
+    return size / max(1, min(rows, 100_000))

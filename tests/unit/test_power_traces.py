@@ -79,6 +79,10 @@ def test_chunked_read_equals_whole_read_and_checks_across_chunks(tmp_path):
     chunked = pt.read_trace(GOOD / "meter_10hz_W.csv", s, chunk_rows=4)
     np.testing.assert_array_equal(whole.t_s, chunked.t_s)
     np.testing.assert_array_equal(whole.power_w, chunked.power_w)
+    # the arrays are sized from the file (rows ~ size / bytes per row, +5%), not grossly over-allocated
+    for tr in (whole, chunked):
+        buf = tr.t_s.base if tr.t_s.base is not None else tr.t_s
+        assert len(tr.t_s) <= buf.size <= 1.5 * len(tr.t_s) + 1024
     f = tmp_path / "dup_at_chunk_edge.csv"
     f.write_text("time,power\n0.0,1\n0.1,1\n0.2,1\n0.3,1\n0.3,1\n")
     with pytest.raises(InputError, match="line 6: field 'time'.*duplicate timestamp"):
