@@ -70,3 +70,13 @@ capture-stack-trim: $(STAMP)
 	$(VENV)/bin/python scripts/capture/stack_trim/run.py --device $(DEVICE) \
 	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
 	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)
+
+# Transfer-tuning capture kit (root; creates and removes namespaces mttt-*):
+#   make capture-transfer-tuning DEVICE=name [SESSION=id] [SMOKE=1] [LOCK=/path/to/lockfile] [CAPTURE_ARGS="--reps 2"]
+# Writes data/raw/transfer-tuning/<DEVICE>/<SESSION>/ (nginx + delay bridge + client; see the README).
+.PHONY: capture-transfer-tuning
+capture-transfer-tuning: $(STAMP)
+	@test -n "$(DEVICE)" || { echo "usage: make capture-transfer-tuning DEVICE=name [SESSION=id] [SMOKE=1]"; exit 2; }
+	$(VENV)/bin/python scripts/capture/transfer_tuning/run.py --device $(DEVICE) \
+	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
+	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)

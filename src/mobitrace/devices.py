@@ -99,6 +99,16 @@ def _stack_trim_session(folder: Path) -> list[InputError]:
     return problems
 
 
+def _transfer_tuning_session(folder: Path) -> list[InputError]:
+    from . import transfer_tuning
+
+    try:
+        transfer_tuning.read_session(folder)
+    except InputError as exc:
+        return [exc]
+    return []
+
+
 @dataclass(frozen=True)
 class Study:
     """How one study's captures are checked and where its devices are listed."""
@@ -120,6 +130,9 @@ STUDIES: dict[str, Study] = {
                             "chapters/priority-boost"),
     "stack-trim": Study("stack-trim", "stack-trim", _stack_trim_session,
                         ("ingest_stack_trim@{device}",), ("analyze_stack_trim",), "chapters/stack-trim"),
+    "transfer-tuning": Study("transfer-tuning", "transfer-tuning", _transfer_tuning_session,
+                             ("ingest_transfer_tuning@{device}",), ("analyze_transfer_tuning",),
+                             "chapters/transfer-tuning"),
 }
 
 DEVICE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

@@ -1,0 +1,486 @@
+#!/usr/bin/env python3
+"""Capture kit for the transfer-tuning study (Guner & Kosar): HTTP downloads
+from a real nginx, with the paper's concurrency, parallelism and I/O request
+size knobs, on a Linux host as root, inside three network namespaces this
+script creates and always removes (also on an error, Ctrl-C or SIGTERM):
+
+    mttt-cli 10.92.0.1/24 --veth-- mttt-dly (delay_bridge.py) --veth-- mttt-srv 10.92.0.2/24
+    client.py (tcp_rmem max clamped)  L2 bridge, one-way delay      nginx (Debian), tbf on egress
+
+- Link: `tc tbf` at --rate-mbit on both the server's and the client's egress.
+- RTT: the kernel has no netem, so delay_bridge.py (user space, AF_PACKET)
+  holds every frame --rtt-ms/2 in each direction. Offloads are off on all
+  veths so frames are <= MTU with checksums filled in.
+- The client's receive buffer (net.ipv4.tcp_rmem max in the client namespace)
+  is clamped to --rmem-max bytes: a phone-sized window, so one stream's
+  throughput is window-limited (about rmem/RTT) as on the paper's long-RTT paths.
+- Datasets: Table 2's html, image and video datasets generated
+  deterministically (seeded sizes uniform in Table 2's min-max, seeded
+  random content), with file counts (and the video file sizes) scaled down;
+  the scaling is in DATASETS and in the manifest.
+
+Runs (plan): one-factor sweeps per dataset (concurrency, parallelism, I/O
+size), a reduced concurrency x parallelism grid, and the tail experiment
+(one file; two files back to back; two files concurrently). Unique
+configurations run once per repetition in a seeded random order. Each run
+holds an exclusive flock on --lock (the machine's measurement mutex) while
+it runs. Output: <out>/<device>/<session>/ manifest.yaml, runs.csv and
+runs/<run_id>/{samples.csv.gz, transfers.csv.gz, run.json}. Completed runs
+are skipped when a session is resumed.
+
+    python run.py --device NAME [--session S] [--out DIR] [--smoke] [--lock FILE]
+Exit 77: not root, or no network namespaces / nginx (the reason is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import fcntl
+import gzip
+import io
+import json
+import os
+import platform
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+NS_CLI, NS_DLY, NS_SRV = "mttt-cli", "mttt-dly", "mttt-srv"
+IF_C0, IF_C1, IF_S0, IF_S1 = "mttt-c0", "mttt-c1", "mttt-s0", "mttt-s1"
+ADDR_CLI, ADDR_SRV = "10.92.0.1", "10.92.0.2"
+PORT = 8080
+KIB = 1024
+RUN_FIELDS = ["run_id", "kind", "dataset", "concurrency", "parallelism", "io_kib", "files", "rep", "status",
+              "started_utc", "wall_s"]
+
+# Table 2 of the paper and the scaled datasets this kit serves (sizes in KiB).
+DATASETS = {
+    "html": {"paper_files": 1500, "paper_min_kib": 102, "paper_max_kib": 153, "files": 64,
+             "min_kib": 102, "max_kib": 153, "seed": 1},
+    "image": {"paper_files": 200, "paper_min_kib": 524, "paper_max_kib": 786, "files": 16,
+              "min_kib": 524, "max_kib": 786, "seed": 2},
+    "video": {"paper_files": 64, "paper_min_kib": 10 * 1024, "paper_max_kib": 20 * 1024, "files": 8,
+              "min_kib": 1024, "max_kib": 2048, "seed": 3},
+}
+SMOKE_DATASETS = {"html": dict(DATASETS["html"], files=4), "video": dict(DATASETS["video"], files=2,
+                                                                         min_kib=256, max_kib=512)}
+LEVELS = [1, 2, 4, 8, 16, 32]
+IO_KIB = [1, 2, 4, 8, 16, 32, 64]
+GRID = [1, 4, 16]
+DEFAULT_IO_KIB = 16
+
+
+def sh(*cmd, check=True):
+    return subprocess.run(list(cmd), check=check, text=True, capture_output=True)
+
+
+def out_of(*cmd) -> str:
+    try:
+        r = subprocess.run(list(cmd), text=True, capture_output=True, timeout=10)
+        return (r.stdout or r.stderr).strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unavailable: {exc}"
+
+
+def nsx(ns, *cmd, check=True):
+    return sh("ip", "netns", "exec", ns, *cmd, check=check)
+
+
+def why_not() -> str | None:
+    if os.geteuid() != 0:
+        return "not root"
+    for tool in ("ip", "tc", "ethtool"):
+        if shutil.which(tool) is None:
+            return f"{tool} not installed"
+    if not Path("/usr/sbin/nginx").exists() and shutil.which("nginx") is None:
+        return "nginx not installed (Debian: apt-get install nginx-light)"
+    r = subprocess.run(["ip", "netns", "add", "mttt-probe"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"cannot create a network namespace: {r.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", "mttt-probe"], capture_output=True)
+    return None
+
+
+def make_datasets(specs: dict, root: Path) -> dict:
+    """Write the datasets under root/<name>/ and return their file lists."""
+    listing = {}
+    for name, spec in specs.items():
+        rng = random.Random(spec["seed"])
+        d = root / name
+        d.mkdir(parents=True)
+        files = []
+        for i in range(spec["files"]):
+            size = rng.randint(spec["min_kib"] * KIB, spec["max_kib"] * KIB)
+            (d / f"f{i:04d}.bin").write_bytes(rng.randbytes(size))
+            files.append({"path": f"/{name}/f{i:04d}.bin", "size": size})
+        listing[name] = files
+    return listing
+
+
+def plan(datasets: dict, smoke: bool) -> list[dict]:
+    """Unique run configurations: {kind, dataset, cc, p, io_kib, files}."""
+    seen, runs = set(), []
+
+    def add(kind, ds, cc, p, io, files=None):
+        files = files or list(range(len(datasets[ds])))
+        key = (ds, cc, p, io, tuple(files))
+        if key in seen:
+            return
+        seen.add(key)
+        runs.append({"kind": kind, "dataset": ds, "concurrency": cc, "parallelism": p, "io_kib": io,
+                     "files": files})
+
+    if smoke:
+        for ds in datasets:
+            for cc in (1, 2):
+                add("sweep", ds, cc, 1, DEFAULT_IO_KIB)
+            add("sweep", ds, 1, 2, DEFAULT_IO_KIB)
+            add("sweep", ds, 1, 1, 4)
+        add("tail", "video", 1, 1, DEFAULT_IO_KIB, [0])
+        return runs
+    for ds in datasets:
+        for cc in LEVELS:
+            add("sweep", ds, cc, 1, DEFAULT_IO_KIB)
+        for p in LEVELS:
+            add("sweep", ds, 1, p, DEFAULT_IO_KIB)
+        for io in IO_KIB:
+            add("sweep", ds, 1, 1, io)
+        for cc in GRID:
+            for p in GRID:
+                add("sweep", ds, cc, p, DEFAULT_IO_KIB)
+    # Figure 8: one file; two files back to back; two files concurrently.
+    add("tail", "video", 1, 1, DEFAULT_IO_KIB, [0])
+    add("tail", "video", 1, 1, DEFAULT_IO_KIB, [0, 1])
+    add("tail", "video", 2, 1, DEFAULT_IO_KIB, [0, 1])
+    return runs
+
+
+def run_id(cfg: dict, rep: int) -> str:
+    files = "" if cfg["kind"] == "sweep" else f"-n{len(cfg['files'])}"
+    return (f"{cfg['kind']}-{cfg['dataset']}-cc{cfg['concurrency']}-p{cfg['parallelism']}"
+            f"-io{cfg['io_kib']}{files}-r{rep}")
+
+
+class Testbed:
+    def __init__(self, args, tmp: Path):
+        self.args, self.tmp = args, tmp
+        self.nginx = None
+        self.bridge = None
+        self.bridge_stats = None
+
+    def up(self, docroot: Path):
+        a = self.args
+        for ns in (NS_CLI, NS_DLY, NS_SRV):
+            sh("ip", "netns", "add", ns)
+            nsx(ns, "ip", "link", "set", "lo", "up")
+        sh("ip", "link", "add", IF_C0, "netns", NS_CLI, "type", "veth", "peer", "name", IF_C1, "netns", NS_DLY)
+        sh("ip", "link", "add", IF_S0, "netns", NS_SRV, "type", "veth", "peer", "name", IF_S1, "netns", NS_DLY)
+        for ns, dev in ((NS_CLI, IF_C0), (NS_DLY, IF_C1), (NS_SRV, IF_S0), (NS_DLY, IF_S1)):
+            nsx(ns, "ethtool", "-K", dev, "tx", "off", "rx", "off", "tso", "off", "gso", "off", "gro", "off",
+                check=False)
+            nsx(ns, "sysctl", "-q", "-w", f"net.ipv6.conf.{dev}.disable_ipv6=1", check=False)
+            nsx(ns, "ip", "link", "set", dev, "up")
+        nsx(NS_CLI, "ip", "addr", "add", f"{ADDR_CLI}/24", "dev", IF_C0)
+        nsx(NS_SRV, "ip", "addr", "add", f"{ADDR_SRV}/24", "dev", IF_S0)
+        burst = max(16 * KIB, int(a.rate_mbit * 1e6 / 8 / 250))
+        limit = max(64 * KIB, int(a.rate_mbit * 1e6 / 8 * a.rtt_ms / 1000))
+        for ns, dev in ((NS_SRV, IF_S0), (NS_CLI, IF_C0)):
+            nsx(ns, "tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", f"{a.rate_mbit}mbit",
+                "burst", str(burst), "limit", str(limit))
+        nsx(NS_CLI, "sysctl", "-q", "-w", f"net.ipv4.tcp_rmem=4096 {min(131072, a.rmem_max)} {a.rmem_max}")
+        self.bridge = subprocess.Popen(
+            ["ip", "netns", "exec", NS_DLY, sys.executable, str(HERE / "delay_bridge.py"), IF_C1, IF_S1,
+             "--delay-ms", str(a.rtt_ms / 2)], stdout=subprocess.PIPE, text=True)
+        if self.bridge.stdout.readline().strip() != "ready":
+            raise RuntimeError("delay bridge did not start")
+        prefix = self.tmp / "nginx"
+        prefix.mkdir()
+        conf = prefix / "nginx.conf"
+        conf.write_text(f"""daemon off;
+master_process on;
+worker_processes 1;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    keepalive_timeout 300s;
+    default_type application/octet-stream;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    server {{
+        listen {ADDR_SRV}:{PORT};
+        root {docroot};
+    }}
+}}
+""")
+        self.nginx = subprocess.Popen(["ip", "netns", "exec", NS_SRV, "/usr/sbin/nginx", "-p", str(prefix),
+                                       "-c", str(conf), "-e", str(prefix / "error.log")],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for _ in range(100):
+            pidf = prefix / "nginx.pid"
+            if pidf.exists() and pidf.read_text().strip() and self.server_pids()[1:]:
+                break
+            if self.nginx.poll() is not None:
+                raise RuntimeError(f"nginx exited: {self.nginx.stderr.read()}")
+            time.sleep(0.05)
+        else:
+            raise RuntimeError("nginx did not start")
+
+    def server_pids(self) -> list[int]:
+        pidf = self.tmp / "nginx" / "nginx.pid"
+        try:
+            master = int(pidf.read_text().strip())
+        except (OSError, ValueError):
+            return []
+        try:
+            kids = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+        except OSError:
+            kids = []
+        return [master, *map(int, kids)]
+
+    def down(self):
+        if self.nginx is not None and self.nginx.poll() is None:
+            pids = self.server_pids()
+            if pids:
+                try:
+                    os.kill(pids[0], signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            try:
+                self.nginx.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.nginx.kill()
+        if self.bridge is not None and self.bridge.poll() is None:
+            self.bridge.terminate()
+            try:
+                out, _ = self.bridge.communicate(timeout=5)
+                lines = [ln for ln in out.splitlines() if ln.startswith("{")]
+                self.bridge_stats = json.loads(lines[-1]) if lines else None
+            except (subprocess.TimeoutExpired, ValueError):
+                self.bridge.kill()
+        for ns in (NS_CLI, NS_DLY, NS_SRV):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def host_metadata() -> dict:
+    def cpuinfo():
+        model, mhz = None, []
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name") and model is None:
+                model = line.split(":", 1)[1].strip()
+            if line.startswith("cpu MHz"):
+                mhz.append(float(line.split(":", 1)[1]))
+        return model, mhz
+
+    model, mhz = cpuinfo()
+    return {
+        "hostname": platform.node(), "kernel": platform.release(), "machine": platform.machine(),
+        "cpu_model": model, "cpus": os.cpu_count(), "cpu_mhz": mhz,
+        "cpu_mhz_source": "/proc/cpuinfo 'cpu MHz' (no cpufreq in sysfs on this host)",
+        "governor": (Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").read_text().strip()
+                     if Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").exists() else "unreadable"),
+        "loadavg_at_start": os.getloadavg()[0],
+        "shared_host": "captures were made on a shared 2-core VM: other experiments ran between runs "
+                       "(never during one: every run held the machine's measurement lock)",
+        "sysctls": {k: out_of("sysctl", "-n", k) for k in ("net.ipv4.tcp_congestion_control", "net.ipv4.tcp_rmem",
+                                                            "net.ipv4.tcp_wmem", "net.core.default_qdisc",
+                                                            "net.ipv4.tcp_slow_start_after_idle")},
+    }
+
+
+def gz_move(src: Path, dest: Path) -> None:
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, compresslevel=9) as fh:
+        fh.write(src.read_bytes())
+    dest.write_bytes(buf.getvalue())
+    src.unlink()
+
+
+def cpu_mhz() -> list[float]:
+    return [float(ln.split(":", 1)[1]) for ln in Path("/proc/cpuinfo").read_text().splitlines()
+            if ln.startswith("cpu MHz")]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", required=True)
+    ap.add_argument("--session", default=dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
+    ap.add_argument("--out", default=str(REPO / "data" / "raw" / "transfer-tuning"))
+    ap.add_argument("--smoke", action="store_true", help="a few tiny runs (seconds)")
+    ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--rate-mbit", type=float, default=40.0)
+    ap.add_argument("--rtt-ms", type=float, default=50.0)
+    ap.add_argument("--rmem-max", type=int, default=262144, help="client tcp_rmem max (bytes)")
+    ap.add_argument("--sample-ms", type=int, default=100)
+    ap.add_argument("--idle-pre-s", type=float, default=0.6)
+    ap.add_argument("--idle-post-s", type=float, default=1.2)
+    ap.add_argument("--lock", default=None, help="flock this file during each run (e.g. /work/capture.lock)")
+    ap.add_argument("--lock-batch-s", type=float, default=40.0,
+                    help="keep the lock across consecutive runs until this many seconds have passed")
+    ap.add_argument("--max-runs", type=int, default=None, help="stop after this many runs (resume later)")
+    args = ap.parse_args()
+    reason = why_not()
+    if reason:
+        print(f"transfer-tuning capture skipped: {reason}", file=sys.stderr)
+        return 77
+    if args.smoke:
+        args.reps, args.idle_pre_s, args.idle_post_s = 1, 0.3, 0.4
+    specs = SMOKE_DATASETS if args.smoke else DATASETS
+    session_dir = Path(args.out) / args.device / args.session
+    (session_dir / "runs").mkdir(parents=True, exist_ok=True)
+
+    def on_term(signum, _frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+    tmp = Path(tempfile.mkdtemp(prefix="mttt-"))
+    tmp.chmod(0o755)  # nginx workers (an unprivileged user) read the docroot under it
+    bed = Testbed(args, tmp)
+    lock_fd = os.open(args.lock, os.O_RDWR | os.O_CREAT, 0o666) if args.lock else None
+    lock_held_s = 0.0
+    started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    host = host_metadata()
+    rows = []
+    runs_csv = session_dir / "runs.csv"
+    if runs_csv.exists():
+        with runs_csv.open() as fh:
+            rows = list(csv.DictReader(fh))
+    done = {r["run_id"] for r in rows if r["status"] == "ok"}
+    try:
+        listing = make_datasets(specs, tmp / "www")
+        bed.up(tmp / "www")
+        configs = plan(listing, args.smoke)
+        order = []
+        for rep in range(1, args.reps + 1):
+            cfgs = list(configs)
+            random.Random(1000 + rep).shuffle(cfgs)
+            order += [(c, rep) for c in cfgs]
+        n_run = 0
+        batch_start = None
+        for cfg, rep in order:
+            rid = run_id(cfg, rep)
+            if rid in done:
+                continue
+            if args.max_runs is not None and n_run >= args.max_runs:
+                break
+            n_run += 1
+            rdir = session_dir / "runs" / rid
+            if rdir.exists():
+                shutil.rmtree(rdir)
+            rdir.mkdir()
+            sink = tmp / "sink"
+            sink.mkdir(exist_ok=True)
+            files = [listing[cfg["dataset"]][i] for i in cfg["files"]]
+            ccfg = {"host": ADDR_SRV, "port": PORT, "concurrency": cfg["concurrency"],
+                    "parallelism": cfg["parallelism"], "io_bytes": cfg["io_kib"] * KIB, "files": files,
+                    "out_dir": str(rdir), "sink_dir": str(sink), "sample_ms": args.sample_ms,
+                    "idle_pre_s": args.idle_pre_s, "idle_post_s": args.idle_post_s,
+                    "server_pids": bed.server_pids(), "iface": IF_C0}
+            (tmp / "client.json").write_text(json.dumps(ccfg))
+            t_wait = time.monotonic()
+            if lock_fd is not None and batch_start is None:
+                fcntl.flock(lock_fd, fcntl.LOCK_EX)
+                batch_start = time.monotonic()
+            t0 = time.monotonic()
+            try:
+                when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+                load = os.getloadavg()[0]
+                mhz0 = cpu_mhz()
+                r = subprocess.run(["ip", "netns", "exec", NS_CLI, sys.executable, str(HERE / "client.py"),
+                                    str(tmp / "client.json")], capture_output=True, text=True, timeout=300)
+                mhz1 = cpu_mhz()
+            finally:
+                if batch_start is not None and (time.monotonic() - batch_start >= args.lock_batch_s
+                                                or sys.exc_info()[0] is not None):
+                    fcntl.flock(lock_fd, fcntl.LOCK_UN)
+                    lock_held_s += time.monotonic() - batch_start
+                    batch_start = None
+            wall = time.monotonic() - t0
+            shutil.rmtree(sink, ignore_errors=True)
+            status = "ok" if r.returncode == 0 else f"failed rc={r.returncode}"
+            for name in ("samples.csv", "transfers.csv"):
+                if (rdir / name).exists():
+                    gz_move(rdir / name, rdir / (name + ".gz"))
+            client = json.loads((rdir / "client.json").read_text()) if (rdir / "client.json").exists() else {}
+            (rdir / "client.json").unlink(missing_ok=True)
+            meta = {"run_id": rid, "rep": rep, **{k: cfg[k] for k in ("kind", "dataset", "concurrency",
+                                                                     "parallelism", "io_kib")},
+                    "files": [f["path"] for f in files], "file_sizes": [f["size"] for f in files],
+                    "status": status, "started_utc": when, "loadavg_1min": load,
+                    "lock_wait_s": round(t0 - t_wait, 3), "cpu_mhz_before": mhz0, "cpu_mhz_after": mhz1,
+                    "client": client, "stderr_tail": r.stderr[-2000:] if r.returncode else ""}
+            (rdir / "run.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+            rows = [x for x in rows if x["run_id"] != rid]
+            rows.append({"run_id": rid, "kind": cfg["kind"], "dataset": cfg["dataset"],
+                         "concurrency": cfg["concurrency"], "parallelism": cfg["parallelism"],
+                         "io_kib": cfg["io_kib"], "files": len(files), "rep": rep, "status": status,
+                         "started_utc": when, "wall_s": f"{wall:.3f}"})
+            with runs_csv.open("w", newline="") as fh:
+                w = csv.DictWriter(fh, RUN_FIELDS, lineterminator="\n")
+                w.writeheader()
+                w.writerows(rows)
+            print(f"{rid}: {status} {wall:.1f}s "
+                  f"{8 * client.get('bytes_received', 0) / max(1e-9, (client.get('t_transfer_end_ns', 1) - client.get('t_transfer_start_ns', 0)) / 1e9) / 1e6:.1f} Mbit/s",
+                  flush=True)
+        if batch_start is not None:
+            fcntl.flock(lock_fd, fcntl.LOCK_UN)
+            lock_held_s += time.monotonic() - batch_start
+            batch_start = None
+    finally:
+        bed.down()
+        shutil.rmtree(tmp, ignore_errors=True)
+        if lock_fd is not None:
+            os.close(lock_fd)
+        manifest_path = session_dir / "manifest.yaml"
+        old = yaml.safe_load(manifest_path.read_text()) if manifest_path.exists() else {}
+        invocations = (old or {}).get("invocations", [])
+        invocations.append({"started_utc": started,
+                            "finished_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                            "argv": sys.argv[1:], "lock_held_s": round(lock_held_s, 1),
+                            "loadavg_1min_at_start": host["loadavg_at_start"],
+                            "delay_bridge_counters": bed.bridge_stats})
+        manifest = {
+            "study": "transfer-tuning", "device": args.device, "session": args.session,
+            "kind": "smoke" if args.smoke else "default",
+            "configuration": {
+                "link": {"rate_mbit": args.rate_mbit, "shaper": "tc tbf on the server's and the client's egress"},
+                "rtt_ms": args.rtt_ms,
+                "rtt_method": "user-space L2 delay bridge (delay_bridge.py, AF_PACKET) in a middle namespace, "
+                              "rtt_ms/2 each way; no netem in this kernel",
+                "client_tcp_rmem_max": args.rmem_max,
+                "server": "nginx (Debian), 1 worker, sendfile on, keep-alive",
+                "datasets": specs, "default_io_kib": DEFAULT_IO_KIB, "levels": LEVELS, "io_kib": IO_KIB,
+                "grid": GRID, "repetitions": args.reps, "sample_ms": args.sample_ms,
+                "idle_pre_s": args.idle_pre_s, "idle_post_s": args.idle_post_s, "kib": KIB,
+            },
+            "power_trace": None,
+            "power_note": "no power meter on this host: energy is modeled from the sampled CPU time and bytes",
+            "host": host,
+            "tools": {"nginx": out_of("/usr/sbin/nginx", "-v"), "python": platform.python_version(),
+                      "iproute2": out_of("ip", "-V"), "capture_script": "scripts/capture/transfer_tuning/run.py"},
+            "invocations": invocations,
+            "runs": sorted(r["run_id"] for r in rows),
+        }
+        manifest_path.write_text(yaml.safe_dump(manifest, sort_keys=False, width=4096))
+    bad = [r for r in rows if r["status"] != "ok"]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""The transfer-tuning capture kit's smoke mode end to end (seconds): nginx,
+the delay bridge and the client in three namespaces; needs root, network
+namespaces, tc, ethtool and nginx, skipped with the reason otherwise. The
+capture it writes goes to a temporary folder and is real (a smoke run)."""
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mobitrace import devices
+from mobitrace import transfer_tuning as tt
+
+REPO = Path(__file__).resolve().parents[2]
+KIT = REPO / "scripts" / "capture" / "transfer_tuning" / "run.py"
+_spec = importlib.util.spec_from_file_location("mttt_capture_kit", KIT)
+kit = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(kit)
+
+REASON = kit.why_not()
+# On a shared machine the kit holds the measurement lock while it runs.
+LOCK = os.environ.get("MOBITRACE_CAPTURE_LOCK", "/work/capture.lock")
+
+
+def _namespaces() -> str:
+    return subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+
+
+@pytest.mark.skipif(REASON is not None, reason=f"transfer-tuning capture smoke test skipped: {REASON}")
+def test_tt_capture_smoke_then_ingest(tmp_path):
+    out = tmp_path / "raw"
+    cmd = [sys.executable, str(KIT), "--device", "smoke-host", "--session", "smoke", "--out", str(out), "--smoke"]
+    if Path(LOCK).exists():
+        cmd += ["--lock", LOCK]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    finally:
+        for ns in ("mttt-cli", "mttt-dly", "mttt-srv"):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    folder = out / "smoke-host" / "smoke"
+    study, problems = devices.validate(folder)
+    assert problems == [] and study.slug == "transfer-tuning"
+    tt.ingest(out / "smoke-host", tmp_path / "interim")
+    runs = pd.read_parquet(tmp_path / "interim" / "runs.parquet")
+    assert len(runs) == 9
+    assert (runs["bytes"] > 0).all() and (runs["throughput_mbps"] > 0).all()
+    # The link is shaped: no run beats the tbf rate (40 Mbit/s by default).
+    assert (runs["throughput_mbps"] < 40.0).all()
+    # The delay bridge adds the RTT: a first request on a new connection waits >= 1 RTT (50 ms).
+    assert (runs["transfer_s"] > 0.05).all()
+
+
+@pytest.mark.skipif(REASON is not None, reason=f"transfer-tuning capture smoke test skipped: {REASON}")
+def test_tt_kit_removes_its_namespaces_on_sigterm(tmp_path):
+    import signal
+    import time
+    cmd = [sys.executable, str(KIT), "--device", "t", "--out", str(tmp_path), "--smoke"]
+    if Path(LOCK).exists():
+        cmd += ["--lock", LOCK]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(200):
+            if "mttt-srv" in _namespaces():
+                break
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert "mttt-" not in _namespaces()
+
+
+def test_tt_capture_smoke_reason_is_printed(capsys):
+    print(f"transfer-tuning capture smoke test: {'runs' if REASON is None else 'skipped: ' + REASON}")
+    assert "capture smoke test" in capsys.readouterr().out

@@ -1,0 +1,116 @@
+"""Power-trace parsers (power-meter, monitor, android-battery): good fixtures
+of every format with hand-computable values, and the malformed corpus with
+the exact error each file must give."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from mobitrace import energy
+from mobitrace import power_traces as pt
+from mobitrace.errors import InputError
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
+GOOD = FIX / "power_traces" / "good"
+BAD = FIX / "malformed" / "power-traces"
+CORPUS = yaml.safe_load((BAD / "corpus.yaml").read_text())
+
+
+def spec(**kw):
+    return pt.spec_from_manifest(kw)
+
+
+def test_power_meter_watts_seconds():
+    tr = pt.read_trace(GOOD / "meter_10hz_W.csv", spec(format="power-meter", units={"time": "s", "power": "W"}))
+    assert len(tr.t_s) == 31 and tr.dropped == 0
+    assert tr.t_s[10] == pytest.approx(1.0) and tr.power_w[10] == 3.0 and tr.power_w[0] == 1.0
+    # base 1 W from [0, 0.9]; 3 W on [1.0, 2.0] with 0.1 s ramps either side: E_d over [0.9, 2.1] = 2.2 J
+    base = energy.base_power(tr.t_s, tr.power_w, 0.0, 0.9)
+    assert base == pytest.approx(1.0)
+    assert energy.dynamic_energy(tr.t_s, tr.power_w, base, 0.9, 2.1) == pytest.approx(2.2)
+
+
+def test_power_meter_declared_milli_units_give_the_same_trace():
+    a = pt.read_trace(GOOD / "meter_10hz_W.csv", spec(format="power-meter", units={"time": "s", "power": "W"}))
+    b = pt.read_trace(GOOD / "meter_10hz_mW_ms.csv", spec(format="power-meter", units={"time": "ms", "power": "mW"}))
+    np.testing.assert_allclose(a.t_s, b.t_s)
+    np.testing.assert_allclose(a.power_w, b.power_w)
+
+
+def test_monitor_current_times_voltage():
+    tr = pt.read_trace(GOOD / "monitor_1khz_mA_V.csv",
+                       spec(format="monitor", units={"time": "s", "current": "mA", "voltage": "V"}))
+    np.testing.assert_allclose(tr.power_w, 1.0)  # 250 mA x 4 V
+    assert energy.window_integral(tr.t_s, tr.power_w, 0.0, 0.1) == pytest.approx(0.1)
+
+
+def test_android_battery_as_the_adb_kit_writes_it():
+    tr = pt.read_trace(GOOD / "battery.csv.gz",
+                       spec(format="android-battery", units={"time": "ns", "voltage": "uV", "current": "uA"},
+                            current_sign="discharge-negative", max_gap_s=0.3))
+    # -250000 uA discharge-negative x 4000000 uV = 1.0 W; the empty current is dropped and counted
+    assert tr.dropped == 1 and len(tr.t_s) == 10
+    np.testing.assert_allclose(tr.power_w, 1.0)
+    assert tr.t_s[0] == pytest.approx(1000.0)
+
+
+def test_android_battery_reads_the_adb_kits_output(tmp_path):
+    """The exact text scripts/capture/android/adb_capture.py writes (split_samples)."""
+    import importlib.util
+    kit = Path(__file__).resolve().parents[2] / "scripts/capture/android/adb_capture.py"
+    mod_spec = importlib.util.spec_from_file_location("adb_capture", kit)
+    mod = importlib.util.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(mod)
+    text = "".join(f"T {1000 + i / 10:.2f} 0.00\nB 4000000 -500000\n" for i in range(5))
+    _, _, batt = mod.split_samples(text)
+    f = tmp_path / "battery.csv"
+    f.write_text(batt)
+    tr = pt.read_trace(f, spec(format="android-battery", units={"time": "ns", "voltage": "uV", "current": "uA"},
+                               current_sign="discharge-negative"))
+    np.testing.assert_allclose(tr.power_w, 2.0)
+    np.testing.assert_allclose(np.diff(tr.t_s), 0.1)
+
+
+def test_chunked_read_equals_whole_read_and_checks_across_chunks(tmp_path):
+    s = spec(format="power-meter", units={"time": "s", "power": "W"}, max_gap_s=0.3)
+    whole = pt.read_trace(GOOD / "meter_10hz_W.csv", s)
+    chunked = pt.read_trace(GOOD / "meter_10hz_W.csv", s, chunk_rows=4)
+    np.testing.assert_array_equal(whole.t_s, chunked.t_s)
+    np.testing.assert_array_equal(whole.power_w, chunked.power_w)
+    # the arrays are sized from the file (rows ~ size / bytes per row, +5%), not grossly over-allocated
+    for tr in (whole, chunked):
+        buf = tr.t_s.base if tr.t_s.base is not None else tr.t_s
+        assert len(tr.t_s) <= buf.size <= 1.5 * len(tr.t_s) + 1024
+    f = tmp_path / "dup_at_chunk_edge.csv"
+    f.write_text("time,power\n0.0,1\n0.1,1\n0.2,1\n0.3,1\n0.3,1\n")
+    with pytest.raises(InputError, match="line 6: field 'time'.*duplicate timestamp"):
+        pt.read_trace(f, s, chunk_rows=4)
+
+
+@pytest.mark.parametrize("case", CORPUS["cases"], ids=[c["file"] for c in CORPUS["cases"]])
+def test_malformed_trace_gives_its_exact_error(case):
+    path = BAD / case["file"]
+    s = pt.spec_from_manifest(CORPUS["specs"][case["spec"]])
+    with pytest.raises(InputError) as exc:
+        pt.read_trace(path, s)
+    assert str(exc.value) == case["error"].replace("<file>", str(path))
+
+
+def test_every_malformed_file_is_in_the_corpus():
+    assert {c["file"] for c in CORPUS["cases"]} == {p.name for p in BAD.glob("*.csv")}
+
+
+@pytest.mark.parametrize("entry, field, found", [
+    ({"format": "power-meter", "units": {"time": "s"}}, "units.power", "nothing (units are never guessed)"),
+    ({"format": "power-meter", "units": {"time": "s", "power": "kW"}}, "units.power", "kW"),
+    ({"format": "android-battery", "units": {"time": "ns", "voltage": "uV", "current": "uA"},
+      "current_sign": "unknown"}, "current_sign", "unknown"),
+    ({"format": "monsoon", "units": {}}, "format", "monsoon"),
+    ({"format": "power-meter", "units": {"time": "s", "power": "W"}, "max_gap_s": -1}, "max_gap_s", -1),
+])
+def test_manifest_spec_errors(entry, field, found):
+    with pytest.raises(InputError) as exc:
+        pt.spec_from_manifest(entry, path="m.yaml")
+    assert exc.value.field == field and exc.value.found == found
