@@ -66,6 +66,12 @@ def _priority_boost_session(folder: Path) -> list[InputError]:
     return []
 
 
+def _mptcp_dualband_session(folder: Path) -> list[InputError]:
+    from . import mptcp_dualband
+
+    return mptcp_dualband.validate_session(folder)
+
+
 @dataclass(frozen=True)
 class Study:
     """How one study's captures are checked and where its devices are listed."""
@@ -85,6 +91,9 @@ STUDIES: dict[str, Study] = {
     "priority-boost": Study("priority-boost", "priority-boost", _priority_boost_session,
                             ("ingest_priority_boost@{device}",), ("analyze_priority_boost",),
                             "chapters/priority-boost"),
+    "mptcp-dualband": Study("mptcp-dualband", "mptcp-dualband", _mptcp_dualband_session,
+                            ("ingest_mptcp_dualband@{device}",), ("analyze_mptcp_dualband",),
+                            "chapters/mptcp-dualband"),
 }
 
 DEVICE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

@@ -92,8 +92,15 @@ def read(path) -> str | None:
         return None
 
 
-def sh(*cmd, check=True):
-    return subprocess.run(list(cmd), check=check, text=True, capture_output=True)
+def sh(*cmd, check=True, attempts=3):
+    """Run a command; retry a failed one (`ip netns exec` fails transiently
+    on a busy host), raising with its stderr after the last attempt."""
+    for i in range(attempts):
+        r = subprocess.run(list(cmd), text=True, capture_output=True)
+        if r.returncode == 0 or not check:
+            return r
+        time.sleep(0.2 * (i + 1))
+    raise subprocess.CalledProcessError(r.returncode, list(cmd), r.stdout, r.stderr)
 
 
 def proc_stat_cpu() -> list[str]:
@@ -252,7 +259,8 @@ class Topology:
         self.up_ = False
 
 
-def plan(parts: list[str], smoke: bool, reps_cdf: int, reps_sweep: int) -> list[dict]:
+def plan(parts: list[str], smoke: bool, reps_cdf: int, reps_sweep: int, reps_extra: int | None = None) -> list[dict]:
+    reps_extra = reps_cdf if reps_extra is None else reps_extra
     runs = []
 
     def add(**kw):
@@ -269,11 +277,11 @@ def plan(parts: list[str], smoke: bool, reps_cdf: int, reps_sweep: int) -> list[
                     add(part=part, config="default", direction=direction, rep=rep)
         elif part == "gro":
             for path in ("a", "b"):
-                for rep in range(1 if smoke else reps_cdf):
+                for rep in range(1 if smoke else reps_extra):
                     add(part=part, config=f"gro-off-{path}", gro_off=[path], rep=rep)
         elif part == "sirq":
             for cpu in (0, 1):
-                for rep in range(1 if smoke else reps_cdf):
+                for rep in range(1 if smoke else reps_extra):
                     add(part=part, config=f"rps-cpu{cpu}", rps=cpu, rep=rep)
         elif part == "sweep":
             for direction in ("downlink", "uplink"):
@@ -355,10 +363,12 @@ def main(argv=None) -> int:
     ap.add_argument("--device", required=True)
     ap.add_argument("--session", default=None)
     ap.add_argument("--out", default=str(HERE.parents[2] / "data" / "raw" / "mptcp-dualband"))
-    ap.add_argument("--parts", default="mptcp,gro,sirq,sweep,backup")
+    ap.add_argument("--parts", default="mptcp,sweep,gro,backup,sirq")
     ap.add_argument("--scale", type=float, default=1.0,
                     help="factor on every path rate and demand (keeps the 1600:600 proportion)")
     ap.add_argument("--reps-cdf", type=int, default=20, help="runs per configuration of the CDF parts")
+    ap.add_argument("--reps-extra", type=int, default=None,
+                    help="runs per configuration of the gro and sirq parts (default: --reps-cdf)")
     ap.add_argument("--reps-sweep", type=int, default=2, help="runs per ratio x demand x direction")
     ap.add_argument("--duration-cdf", type=float, default=3.0, help="seconds per CDF run")
     ap.add_argument("--duration-sweep", type=float, default=2.0, help="seconds per sweep/backup run")
@@ -385,6 +395,7 @@ def main(argv=None) -> int:
     if dest.exists():
         print(f"mptcp-dualband kit: {dest} exists; choose another --session", file=sys.stderr)
         return 2
+    planned = 0
     work = Path(tempfile.mkdtemp(prefix="mtmp-kit-"))
     xfer = work / "mtmp_xfer"
     subprocess.run(["gcc", "-O2", "-Wall", "-o", str(xfer), str(SRC)], check=True)
@@ -394,7 +405,7 @@ def main(argv=None) -> int:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, on_term)
-    runs = plan(parts, args.smoke, args.reps_cdf, args.reps_sweep)
+    runs = plan(parts, args.smoke, args.reps_cdf, args.reps_sweep, args.reps_extra)
     lock = Lock(args.lock)
     records = []
     try:
@@ -405,15 +416,35 @@ def main(argv=None) -> int:
                   file=sys.stderr)
             return 77
         link = topo.describe()
-        for start in range(0, len(runs), args.batch):
-            with lock:
-                for spec in runs[start:start + args.batch]:
-                    d = args.duration_sweep if spec["part"] in ("sweep", "backup") else args.duration_cdf
-                    records.append(run_one(topo, xfer, spec, d, args.scale))
-            print(f"{len(records)}/{len(runs)} runs, lock held {lock.held_s:.0f} s", file=sys.stderr)
+        planned = len(runs)
+        failed = []
+        try:
+            for start in range(0, len(runs), args.batch):
+                with lock:
+                    for spec in runs[start:start + args.batch]:
+                        d = args.duration_sweep if spec["part"] in ("sweep", "backup") else args.duration_cdf
+                        for attempt in range(3):
+                            try:
+                                rec = run_one(topo, xfer, spec, d, args.scale)
+                                rec["attempt"] = attempt + 1
+                                records.append(rec)
+                                break
+                            except (RuntimeError, subprocess.SubprocessError, ValueError) as exc:
+                                msg = getattr(exc, "stderr", None) or str(exc)
+                                failed.append({"run_id": spec["run_id"], "attempt": attempt + 1,
+                                               "error": str(msg).strip()[:300]})
+                                print(f"run {spec['run_id']} attempt {attempt + 1} failed: {msg}", file=sys.stderr)
+                                time.sleep(1)
+                print(f"{len(records)}/{len(runs)} runs, lock held {lock.held_s:.0f} s", file=sys.stderr)
+        except (KeyboardInterrupt, SystemExit) as exc:
+            print(f"mptcp-dualband kit: interrupted ({exc!r}); keeping the {len(records)} runs done",
+                  file=sys.stderr)
     finally:
         topo.down()
         shutil.rmtree(work, ignore_errors=True)
+    if not records:
+        print("mptcp-dualband kit: no runs completed; nothing written", file=sys.stderr)
+        return 1
     dest.mkdir(parents=True)
     with gzip.GzipFile(dest / "runs.jsonl.gz", "wb", mtime=0) as fh:
         for rec in records:
@@ -437,6 +468,9 @@ def main(argv=None) -> int:
         },
         "lock": {"file": args.lock, "held_s": round(lock.held_s, 1)},
         "n_runs": len(records),
+        "n_planned": planned,
+        "complete": len(records) == planned,
+        "failed_attempts": failed,
         "host": host_metadata(),
         "link": link,
     }
