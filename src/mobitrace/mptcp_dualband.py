@@ -341,6 +341,31 @@ def radio_power_mw(models: dict[str, RadioPowerModel], tput_a_mbps, tput_b_mbps,
             + np.asarray(models["b"].power_mw(tput_b_mbps, mode), dtype=float))
 
 
+def radio_power_floor_mw(models: dict[str, RadioPowerModel], tput_a_mbps, tput_b_mbps, direction: str,
+                         floor_frac: float):
+    """A sensitivity variant of :func:`radio_power_mw`: an interface that
+    carries no traffic sleeps (0 mW above base, as with PSM), one that carries
+    any pays a wake-up floor `floor_frac` of its backlogged power plus the
+    rest in proportion to utilization:
+
+        P = 0 if rate = 0, else P_act * (f + (1 - f) * min(1, rate / rate_max))
+
+    f = 0 is the linear model; f = 1 is an interface that costs its full
+    backlogged power whenever it is used. The floor is an assumption (the
+    paper states backlogged powers only)."""
+    if not 0.0 <= floor_frac <= 1.0:
+        raise ValueError(f"floor_frac must lie in [0, 1], found {floor_frac}")
+    mode = "rx" if direction == "downlink" else "tx"
+    total = 0.0
+    for path, rate in (("a", tput_a_mbps), ("b", tput_b_mbps)):
+        m = models[path]
+        r = np.asarray(rate, dtype=float)
+        active = m.tx_active_mw if mode == "tx" else m.rx_active_mw
+        util = np.minimum(1.0, r / m.max_rate_mbps)
+        total = total + np.where(r > 0, active * (floor_frac + (1.0 - floor_frac) * util), 0.0)
+    return total
+
+
 def cpu_power_mw(model: CpuPowerModel, cpu_seconds, seconds, scale: float = 1.0):
     """CPU power (mW above idle) of a process that used `cpu_seconds` of CPU
     over `seconds` of transfer at the nominal frequency: mean busy fraction
@@ -376,6 +401,27 @@ def energy_table(runs: pd.DataFrame, radio: dict[str, dict[str, RadioPowerModel]
 
 # --------------------------------------------------------------------------- #
 # Ratios: exhaustive search and the Figure 9 guideline
+
+
+def floor_sensitivity(summary: pd.DataFrame, radio: dict[str, dict[str, RadioPowerModel]],
+                      floors, satisfied_frac: float = 0.95) -> pd.DataFrame:
+    """Energy-optimal ratio per direction x demand (over the ratios meeting
+    the demand; all ratios when backlogged) when the radio part of nJ/bit
+    uses a wake-up floor f (:func:`radio_power_floor_mw`) and the CPU part is
+    kept as measured and modeled."""
+    rows = []
+    for f in floors:
+        p = radio_power_floor_mw
+        for (direction, demand), g in summary.groupby(["direction", "demand"], sort=True):
+            ok = g[g["tput_mbps"] >= satisfied_frac * demand] if demand > 0 else g
+            if ok.empty:
+                continue
+            radio_mw = p(radio[direction], ok["tput_a_mbps"], ok["tput_b_mbps"], direction, f)
+            nj = radio_mw / ok["tput_mbps"].to_numpy() + ok["cpu_nj_per_bit"].to_numpy()
+            i = int(np.argmin(nj))
+            rows.append({"floor_frac": f, "direction": direction, "demand": demand,
+                         "energy_opt_ratio": float(ok["ratio_a_pct"].iloc[i]), "nj_per_bit": float(nj[i])})
+    return pd.DataFrame(rows)
 
 
 def ratio_summary(energy: pd.DataFrame) -> pd.DataFrame:

@@ -97,3 +97,26 @@ def test_nearest_ratio_and_ecdf():
     x, y = md.ecdf([3, 1, 2, 2])
     assert list(x) == [1, 2, 2, 3] and list(y) == [0.25, 0.5, 0.75, 1.0]
     assert math.isclose(y[-1], 1.0)
+
+
+def test_radio_floor_model_hand_computed():
+    m = RADIO["downlink"]
+    # f = 0 is the linear model
+    assert md.radio_power_floor_mw(m, 800, 300, "downlink", 0.0) == pytest.approx(1650)
+    # f = 0.5: a: 2200 * (0.5 + 0.5 * 0.5) = 1650; b unused: 0
+    assert md.radio_power_floor_mw(m, 800, 0, "downlink", 0.5) == pytest.approx(1650)
+    # f = 1: any traffic costs the backlogged power
+    assert md.radio_power_floor_mw(m, 1, 1, "downlink", 1.0) == pytest.approx(3300)
+    with pytest.raises(ValueError):
+        md.radio_power_floor_mw(m, 1, 1, "downlink", 1.5)
+
+
+def test_floor_sensitivity_flips_the_cheaper_receiver_synthetic():
+    # A 500 Mbps demand met by either path alone: linear -> 802.11ad per bit
+    # (1.375 < 1.833 nJ/bit); with a 0.9 floor the 802.11ac radio is cheaper
+    # (1100 * (0.9 + 0.1 * 500/600) < 2200 * (0.9 + 0.1 * 500/1600)), the paper's 0:100.
+    s = pd.DataFrame({"direction": "downlink", "demand": 500.0, "ratio_a_pct": [0.0, 100.0],
+                      "tput_mbps": [500.0, 500.0], "tput_a_mbps": [0.0, 500.0], "tput_b_mbps": [500.0, 0.0],
+                      "cpu_nj_per_bit": [0.0, 0.0]})
+    out = md.floor_sensitivity(s, RADIO, [0.0, 0.9]).set_index("floor_frac")
+    assert out.loc[0.0, "energy_opt_ratio"] == 100 and out.loc[0.9, "energy_opt_ratio"] == 0
