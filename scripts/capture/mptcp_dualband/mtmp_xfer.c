@@ -7,6 +7,10 @@
  *   mtmp_xfer client --addr A[,B] --port P [--mptcp] (--send|--recv) [sender options]
  *
  * --cc NAME sets the congestion control of every socket (TCP_CONGESTION).
+ * --wait-ms MS: the sender waits this long after connecting before it sends
+ * (MPTCP: the path manager's ADD_ADDR and MP_JOIN then complete before the
+ * bottleneck queue fills; without it the ADD_ADDR can be dropped at the
+ * shaper and is only retransmitted after net.mptcp.add_addr_timeout).
  *
  * Sender options: --duration S (seconds of sending), --rate MBPS (application
  * demand, token-bucket paced; 0 = backlogged), --ratio PCT (fixed-ratio
@@ -104,7 +108,7 @@ int main(int argc, char **argv) {
     }
     const char *addrs = NULL, *cc = NULL;
     int port = 5301, nconns = 1, mptcp = 0, send_mode = -1;
-    double duration = 2.0, rate_mbps = 0.0, ratio = 100.0;
+    double duration = 2.0, rate_mbps = 0.0, ratio = 100.0, wait_ms = 0.0;
     size_t chunk = 65536;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -120,6 +124,7 @@ int main(int argc, char **argv) {
         else if (v && !strcmp(a, "--ratio")) { ratio = atof(v); i++; }
         else if (v && !strcmp(a, "--chunk")) { chunk = (size_t)atol(v); i++; }
         else if (v && !strcmp(a, "--cc")) { cc = v; i++; }
+        else if (v && !strcmp(a, "--wait-ms")) { wait_ms = atof(v); i++; }
         else { fprintf(stderr, "mtmp_xfer: unknown or incomplete option %s\n", a); return 2; }
     }
     if (send_mode < 0 || nconns < 1 || nconns > MAXC || ratio < 0 || ratio > 100 || chunk == 0) {
@@ -129,9 +134,9 @@ int main(int argc, char **argv) {
     int proto = mptcp ? IPPROTO_MPTCP : IPPROTO_TCP;
     struct conn c[MAXC];
     memset(c, 0, sizeof c);
-    int n = 0;
+    int n = 0, ls = -1;
     if (is_server) {
-        int ls = socket(AF_INET, SOCK_STREAM, proto);
+        ls = socket(AF_INET, SOCK_STREAM, proto);
         if (ls < 0) die("socket");
         int one = 1;
         setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -150,7 +155,9 @@ int main(int argc, char **argv) {
         if (n == 2 && strcmp(c[0].local, c[1].local) > 0) {
             struct conn t = c[0]; c[0] = c[1]; c[1] = t;
         }
-        close(ls);
+        /* The listener stays open until the end: Linux MPTCP accepts a
+         * subflow's MP_JOIN SYN through the listening socket, and answers it
+         * with a reset once the listener is closed. */
     } else {
         if (!addrs) { fprintf(stderr, "mtmp_xfer: client needs --addr\n"); return 2; }
         char buf[256];
@@ -170,6 +177,10 @@ int main(int argc, char **argv) {
     char *buf = malloc(chunk);
     if (!buf) die("malloc");
     memset(buf, 'm', chunk);
+    if (send_mode && wait_ms > 0) {  /* let the MPTCP path manager add subflows before the queues fill */
+        struct timespec ts = {.tv_sec = (time_t)(wait_ms / 1000), .tv_nsec = (long)((wait_ms - 1000 * (time_t)(wait_ms / 1000)) * 1e6)};
+        nanosleep(&ts, NULL);
+    }
     int64_t t0 = now_ns(), first = 0, last = 0;
     if (send_mode) {
         int64_t end = t0 + (int64_t)(duration * 1e9);
@@ -226,6 +237,7 @@ int main(int argc, char **argv) {
         }
     }
     for (int i = 0; i < n; i++) close(c[i].fd);
+    if (ls >= 0) close(ls);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("{\"tool\": \"mtmp_xfer\", \"role\": \"%s\", \"mode\": \"%s\", \"mptcp\": %s, \"ratio_a_pct\": %.6g, "

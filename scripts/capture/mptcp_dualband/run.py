@@ -74,6 +74,8 @@ DEMANDS = {"downlink": [None, 1750.0, 1500.0, 500.0], "uplink": [None, 1750.0, 1
 BACKUP_DEMANDS = {"a": [500.0, 1000.0, 1500.0], "b": [100.0, 300.0, 500.0]}
 PORT = 5301
 CC = "cubic"
+SUBFLOW_WAIT_MS = 300.0   # MPTCP runs: sender waits for the subflows (see mtmp_xfer.c --wait-ms)
+ADD_ADDR_TIMEOUT_S = 1    # net.mptcp.add_addr_timeout in both namespaces (kernel default 120 s)
 SCHEMA = 1
 
 
@@ -193,6 +195,7 @@ class Topology:
         for ns in (self.ph, self.ap):
             sh("ip", "-n", ns, "link", "set", "lo", "up")
             sh("ip", "-n", ns, "mptcp", "limits", "set", "subflows", "2", "add_addr_accepted", "2")
+            sh("ip", "netns", "exec", ns, "sysctl", "-qw", f"net.mptcp.add_addr_timeout={ADD_ADDR_TIMEOUT_S}")
 
     def mptcp_endpoints(self, primary: str, backup: bool):
         """AP announces the non-primary path's address; the phone has an endpoint there."""
@@ -320,7 +323,7 @@ def run_one(topo: Topology, xfer: Path, spec: dict, duration: float, scale: floa
         addrs = f"{ADDR['a'][1]},{ADDR['b'][1]}"
         conns = 2
     ap_sends = spec["direction"] == "downlink"
-    sender_opts = ["--duration", f"{duration:g}"]
+    sender_opts = ["--duration", f"{duration:g}"] + (["--wait-ms", f"{SUBFLOW_WAIT_MS:g}"] if mptcp else [])
     if spec["demand_mbps"] is not None:
         sender_opts += ["--rate", f"{spec['demand_mbps'] * scale:g}"]
     if spec["ratio_a_pct"] is not None:
@@ -459,7 +462,8 @@ def main(argv=None) -> int:
             "path_rates_mbps": {d: {p: r * args.scale for p, r in v.items()} for d, v in RATES.items()},
             "paper_path_rates_mbps": RATES, "paths": {"a": "802.11ad analog", "b": "802.11ac analog"},
             "shaper": "tc htb on the egress of both ends of each veth (rate = ceil, burst 256k, quantum 200000)",
-            "congestion_control": CC, "transfer_tool": "mtmp_xfer (scripts/capture/mptcp_dualband/mtmp_xfer.c)",
+            "congestion_control": CC, "mptcp_subflow_wait_ms": SUBFLOW_WAIT_MS,
+            "mptcp_add_addr_timeout_s": ADD_ADDR_TIMEOUT_S, "transfer_tool": "mtmp_xfer (scripts/capture/mptcp_dualband/mtmp_xfer.c)",
             "reps_cdf": args.reps_cdf, "reps_extra": args.reps_extra or args.reps_cdf,
             "reps_sweep": args.reps_sweep,
             "duration_cdf_s": args.duration_cdf, "duration_sweep_s": args.duration_sweep,
