@@ -129,6 +129,7 @@ if not frames:
     raise SystemExit("no mptcp-dualband device listed in params.yaml")
 runs = pd.concat(frames, ignore_index=True)
 energy = md.energy_table(runs, radio, cpu)
+put("n_captured", int((runs["device"] == devices[0]).sum()))
 # Runs whose MPTCP connection used both paths (each path > 1% of the bytes).
 energy["paths_used"] = np.where(np.minimum(energy["tput_a_eq_mbps"], energy["tput_b_eq_mbps"])
                                 > 0.01 * energy["tput_eq_mbps"], 2, 1)
@@ -161,8 +162,9 @@ put("dur_sweep", f"{ref_manifest['config']['duration_sweep_s']:g}")
 # (mptcp-dualband-capture)=
 # ## The capture
 #
-# The chapter's reference host is {glue:text}`ref_device`, with
-# {glue:text}`n_runs` runs. The rate scale factor was {glue:text}`scale`:
+# The chapter's reference host is {glue:text}`ref_device`; the chapter uses
+# {glue:text}`n_runs` of its {glue:text}`n_captured` captured runs (see
+# below for the ones set aside). The rate scale factor was {glue:text}`scale`:
 # the host sustained the paper's rates through `tc htb` on its two shared
 # cores, so path rates and demands are the paper's (a scale below 1 would
 # multiply every rate and demand by it, and throughputs are divided by it
@@ -392,10 +394,11 @@ provenance("modeled from measured per-path throughput and CPU time.")
 pwr = pw[pw["device"] == ref].set_index("direction")
 ul_excess = 100 * (pwr.loc["uplink", "power_mw"] / pwr.loc["downlink", "power_mw"] - 1)
 put("ul_excess", f"{ul_excess:.0f}")
+put("p_ul_excess", f"{v('ul_power_excess'):g}")
 
 # %% [markdown]
 # Modeled uplink power is {glue:text}`ul_excess`% above the downlink's (the
-# paper measured 56%, "mainly due to the very high Tx power consumption of
+# paper measured {glue:text}`p_ul_excess`%, "mainly due to the very high Tx power consumption of
 # the 802.11ac radio").
 
 # %% [markdown]
@@ -463,6 +466,12 @@ ul_t = float(ul_best["tput_opt_ratio"])
 ul_e = float(ul_best["energy_opt_both_ratio"])
 ul_tput_gain = 100 * (at("uplink", 0.0, 70.0, "tput_mbps") / at("uplink", 0.0, 90.0, "tput_mbps") - 1)
 ul_energy_cost = 100 * (at("uplink", 0.0, 70.0, "nj_per_bit") / at("uplink", 0.0, 90.0, "nj_per_bit") - 1)
+for k, vid in (("p_dl_gain", "dl_tput_gain_pct"), ("p_dl_cost", "dl_energy_cost_pct"),
+               ("p_ul_gain", "ul_tput_gain_pct"), ("p_ul_cost", "ul_energy_cost_pct")):
+    put(k, f"{v(vid):g}")
+for path, p in (("ad", "a"), ("ac", "b")):
+    put(f"nj_{path}_rx", f"{radio['downlink'][p].rx_active_mw / radio['downlink'][p].max_rate_mbps:.1f}")
+    put(f"nj_{path}_tx", f"{radio['uplink'][p].tx_active_mw / radio['uplink'][p].max_rate_mbps:.1f}")
 for k, val in {"dl_tput_opt": f"{dl_best['tput_opt_ratio']:g}", "dl_energy_opt_both": f"{dl_ratio:g}",
                "dl_energy_opt": f"{dl_best['energy_opt_ratio']:g}", "dl_tput_gain": f"{dl_tput_gain:.0f}",
                "dl_energy_cost": f"{dl_energy_cost:.1f}", "ul_tput_opt": f"{ul_t:g}", "ul_energy_opt_both": f"{ul_e:g}",
@@ -477,17 +486,18 @@ for k, val in {"dl_tput_opt": f"{dl_best['tput_opt_ratio']:g}", "dl_energy_opt_b
 # {glue:text}`dl_energy_opt` % (the paper found the throughput-optimal ratio
 # also energy-optimal among two-path ratios). Against 100:0 the
 # throughput-optimal ratio gives {glue:text}`dl_tput_gain`% more throughput
-# at {glue:text}`dl_energy_cost`% more energy per bit (paper: 32% at 1.4%). Uplink: throughput-optimal
+# at {glue:text}`dl_energy_cost`% more energy per bit (paper:
+# {glue:text}`p_dl_gain`% at {glue:text}`p_dl_cost`%). Uplink: throughput-optimal
 # {glue:text}`ul_tput_opt` %, energy-optimal among two-path ratios
 # {glue:text}`ul_energy_opt_both` % (over all ratios
 # {glue:text}`ul_energy_opt` %); 70:30 against 90:10 gives
 # {glue:text}`ul_tput_gain`% more throughput at {glue:text}`ul_energy_cost`%
-# more energy per bit (paper: 25% at 12%).
+# more energy per bit (paper: {glue:text}`p_ul_gain`% at {glue:text}`p_ul_cost`%).
 #
 # Under a radio model linear in utilization, the per-bit radio cost of each
 # path is constant (backlogged power / full rate): 802.11ad costs
-# 2200/1600 = 1.4 nJ/bit to receive and 1600/1450 = 1.1 to send, 802.11ac
-# 1100/600 = 1.8 and 2800/600 = 4.7. The model therefore always prefers path
+# {glue:text}`nj_ad_rx` nJ/bit to receive and {glue:text}`nj_ad_tx` to send,
+# 802.11ac {glue:text}`nj_ac_rx` and {glue:text}`nj_ac_tx`. The model therefore always prefers path
 # a per bit, in both directions; the paper's downlink finding that 802.11ac is
 # the cheaper receiver rests on absolute power at partial load, which a
 # linear model with no wake-up floor does not have.
