@@ -130,19 +130,12 @@ if not frames:
 runs = pd.concat(frames, ignore_index=True)
 energy = md.energy_table(runs, radio, cpu)
 put("n_captured", int((runs["device"] == devices[0]).sum()))
-# Runs whose MPTCP connection used both paths (each path > 1% of the bytes).
-energy["paths_used"] = np.where(np.minimum(energy["tput_a_eq_mbps"], energy["tput_b_eq_mbps"])
-                                > 0.01 * energy["tput_eq_mbps"], 2, 1)
-# Sessions captured with the kit that keeps its MPTCP listener open and waits
-# for the subflows (the manifest records mptcp_subflow_wait_ms): where a
-# device has one, its MPTCP runs replace those of earlier sessions.
-fixed = {(d, s) for d, ms in manifests.items() for s, m in ms.items() if "mptcp_subflow_wait_ms" in m["config"]}
-energy["kit_fixed"] = [(d, s) in fixed for d, s in zip(energy["device"], energy["session"])]
-mptcp_part = energy["part"].isin(["mptcp", "gro", "sirq", "backup"])
-has_fixed = energy[mptcp_part].groupby("device")["kit_fixed"].transform("any").reindex(energy.index, fill_value=False)
-set_aside = mptcp_part & has_fixed & ~energy["kit_fixed"]
-early = energy[set_aside & (energy["transport"] == "mptcp")]
-energy = energy[~set_aside].reset_index(drop=True)
+# Runs whose MPTCP connection used both paths (each path > 1% of the bytes),
+# and the MPTCP runs of sessions captured before the kit's listener fix set
+# aside (mobitrace.mptcp_dualband.select_runs).
+energy["paths_used"] = md.paths_used(energy)
+energy, aside = md.select_runs(energy, manifests)
+early = aside[aside["transport"] == "mptcp"]
 ref = devices[0]
 ref_runs = energy[energy["device"] == ref]
 ref_manifest = next(iter(manifests[ref].values()))

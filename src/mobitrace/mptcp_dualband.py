@@ -400,6 +400,35 @@ def energy_table(runs: pd.DataFrame, radio: dict[str, dict[str, RadioPowerModel]
 
 
 # --------------------------------------------------------------------------- #
+# Which runs the chapter uses
+
+MPTCP_PARTS = ("mptcp", "gro", "sirq", "backup")
+
+
+def paths_used(frame: pd.DataFrame, min_share: float = 0.01) -> np.ndarray:
+    """2 where each path carried more than `min_share` of a run's bytes, else 1."""
+    share = np.minimum(frame["bytes_a"], frame["bytes_b"]) / (frame["bytes_a"] + frame["bytes_b"])
+    return np.where(share > min_share, 2, 1)
+
+
+def select_runs(frame: pd.DataFrame, manifests: dict[str, dict[str, dict]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(used, set aside): a device's MPTCP-part runs (mptcp, gro, sirq,
+    backup) from sessions captured before the kit kept its MPTCP listener
+    open are set aside when the device has a session captured with the fixed
+    kit (its manifest config records `mptcp_subflow_wait_ms`). The first
+    kit closed the listener after accept(), and Linux MPTCP resets an MP_JOIN
+    that arrives after that, so many of its MPTCP runs used one path.
+    `manifests` is {device: {session: manifest}} (manifests.json per device)."""
+    fixed = {(d, s) for d, ms in manifests.items() for s, m in ms.items()
+             if "mptcp_subflow_wait_ms" in (m.get("config") or {})}
+    is_fixed = pd.Series([(d, s) in fixed for d, s in zip(frame["device"], frame["session"])], index=frame.index)
+    part = frame["part"].isin(MPTCP_PARTS)
+    device_has_fixed = frame["device"].map(lambda d: any(dd == d for dd, _ in fixed))
+    aside = part & device_has_fixed & ~is_fixed
+    return frame[~aside].reset_index(drop=True), frame[aside].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- #
 # Ratios: exhaustive search and the Figure 9 guideline
 
 

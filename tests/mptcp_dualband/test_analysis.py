@@ -120,3 +120,17 @@ def test_floor_sensitivity_flips_the_cheaper_receiver_synthetic():
                       "cpu_nj_per_bit": [0.0, 0.0]})
     out = md.floor_sensitivity(s, RADIO, [0.0, 0.9]).set_index("floor_frac")
     assert out.loc[0.0, "energy_opt_ratio"] == 100 and out.loc[0.9, "energy_opt_ratio"] == 0
+
+
+def test_select_runs_sets_aside_mptcp_runs_of_sessions_before_the_fix_synthetic():
+    f = pd.DataFrame({"device": ["d"] * 4 + ["e"], "session": ["s1", "s1", "s2", "s2", "t1"],
+                      "part": ["mptcp", "sweep", "mptcp", "backup", "mptcp"],
+                      "bytes_a": [10.0, 5, 7, 10, 10], "bytes_b": [0.0, 5, 3, 0.05, 10]})
+    manifests = {"d": {"s1": {"config": {}}, "s2": {"config": {"mptcp_subflow_wait_ms": 300}}},
+                 "e": {"t1": {"config": {}}}}
+    used, aside = md.select_runs(f, manifests)
+    assert list(zip(aside["device"], aside["session"], aside["part"])) == [("d", "s1", "mptcp")]
+    # a device without a fixed session keeps all its runs; sweep runs are always kept
+    assert set(zip(used["device"], used["session"], used["part"])) == {
+        ("d", "s1", "sweep"), ("d", "s2", "mptcp"), ("d", "s2", "backup"), ("e", "t1", "mptcp")}
+    assert list(md.paths_used(f)) == [1, 2, 2, 1, 2]
