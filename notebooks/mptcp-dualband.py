@@ -530,14 +530,21 @@ rates_eq = {d: {p: float(rates_paper[d][p]) for p in md.PATHS} for d in md.DIREC
 gl = md.guideline_vs_search(summary, opt, rates_eq, satisfied_frac)
 show(save_table(gl, "guideline_vs_search"), "Figure 9 guideline vs exhaustive search", 3)
 provenance("measured throughput; modeled nJ/bit; the guideline from the paper's published rules (§4.2).")
-put("gl_max_excess", f"{gl['excess_energy_pct'].max():.0f}")
+put("gl_max_excess", f"{gl.loc[gl['demand'] > 0, 'excess_energy_pct'].max():.0f}")
+put("gl_bl_excess", ", ".join(f"{r.direction} {r.excess_energy_pct:.0f}%" for r in gl[gl["demand"] == 0].itertuples()))
+put("gl_max_shortfall", f"{gl['tput_shortfall_pct'].max():.1f}")
 put("gl_met", int(gl["meets_demand"].sum()))
 put("gl_n", int(len(gl)))
 
 # %% [markdown]
 # The guideline meets the demand in {glue:text}`gl_met` of
-# {glue:text}`gl_n` cases and lands at most {glue:text}`gl_max_excess`% above
-# the searched minimum nJ/bit under this model.
+# {glue:text}`gl_n` cases (within {glue:text}`gl_max_shortfall`% of the
+# best throughput). For the paced demands it lands at most
+# {glue:text}`gl_max_excess`% above the searched minimum nJ/bit under this
+# model. For backlogged traffic it picks the throughput-optimal ratio by
+# design (§4.2: "the throughput optimal ratio should be selected even in an
+# energy-aware design"); its nJ/bit is then above the single-path minimum by
+# {glue:text}`gl_bl_excess`, the price of the extra throughput.
 
 # %% [markdown]
 # (mptcp-dualband-floor)=
