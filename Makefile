@@ -80,3 +80,12 @@ capture-transfer-tuning: $(STAMP)
 	$(VENV)/bin/python scripts/capture/transfer_tuning/run.py --device $(DEVICE) \
 	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
 	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)
+
+# mptcp-dualband capture kit (root; creates and removes its own namespaces):
+#   make capture-mptcp-dualband DEVICE=name [SESSION=id] [SMOKE=1] [LOCK=/path/to/lockfile] [CAPTURE_ARGS="--parts mptcp,sweep"]
+.PHONY: capture-mptcp-dualband
+capture-mptcp-dualband: $(STAMP)
+	@test -n "$(DEVICE)" || { echo "usage: make capture-mptcp-dualband DEVICE=name [SESSION=id] [SMOKE=1]"; exit 2; }
+	$(VENV)/bin/python scripts/capture/mptcp_dualband/run.py --device $(DEVICE) \
+	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
+	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)

@@ -40,6 +40,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="validate data/raw/transfer-tuning/<device> captures into parquet")
     p.add_argument("device_dir")
     p.add_argument("out_dir")
+    p = sub.add_parser("ingest-mptcp-dualband",
+                       help="validate data/raw/mptcp-dualband/<device> captures into parquet")
+    p.add_argument("device_dir")
+    p.add_argument("out_dir")
     p = sub.add_parser("validate", help="check a capture folder (session or device) of any study; "
                                         "print every problem; exit 1 if there is one")
     p.add_argument("path")
@@ -81,6 +85,9 @@ def _dispatch(args) -> None:
     elif args.command == "ingest-transfer-tuning":
         from . import transfer_tuning
         transfer_tuning.ingest(args.device_dir, args.out_dir)
+    elif args.command == "ingest-mptcp-dualband":
+        from . import mptcp_dualband
+        mptcp_dualband.ingest(args.device_dir, args.out_dir)
     elif args.command == "validate":
         return _validate(args.path)
     elif args.command == "add-device":

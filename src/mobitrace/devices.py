@@ -109,6 +109,12 @@ def _transfer_tuning_session(folder: Path) -> list[InputError]:
     return []
 
 
+def _mptcp_dualband_session(folder: Path) -> list[InputError]:
+    from . import mptcp_dualband
+
+    return mptcp_dualband.validate_session(folder)
+
+
 @dataclass(frozen=True)
 class Study:
     """How one study's captures are checked and where its devices are listed."""
@@ -133,6 +139,9 @@ STUDIES: dict[str, Study] = {
     "transfer-tuning": Study("transfer-tuning", "transfer-tuning", _transfer_tuning_session,
                              ("ingest_transfer_tuning@{device}",), ("analyze_transfer_tuning",),
                              "chapters/transfer-tuning"),
+    "mptcp-dualband": Study("mptcp-dualband", "mptcp-dualband", _mptcp_dualband_session,
+                            ("ingest_mptcp_dualband@{device}",), ("analyze_mptcp_dualband",),
+                            "chapters/mptcp-dualband"),
 }
 
 DEVICE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
