@@ -80,12 +80,13 @@ from myst_nb import glue
 
 from mobitrace import claims as cl
 from mobitrace import cpufit
+from mobitrace.chapter import ChapterOutputs
 from mobitrace.figures import save_svg
 
 results = Path(results_dir)
-tables_dir, figures_dir = results / "tables", results / "figures"
-tables_dir.mkdir(parents=True, exist_ok=True)
-figures_dir.mkdir(parents=True, exist_ok=True)
+out = ChapterOutputs(results, "analyze_cpu_gbps_measured")
+tables_dir, figures_dir = out.tables_dir, out.figures_dir
+put, save_table = out.put, out.save_table
 pd.set_option("display.precision", 3)
 pd.set_option("display.max_columns", 30)
 pd.set_option("display.width", 200)
@@ -100,16 +101,6 @@ rates = pd.concat([pd.read_csv(Path(devices_dir) / d / "rate_summary.csv") for d
                   ignore_index=True)
 phones = pd.read_csv(published_lines)
 thr = f"{cpu_threshold_pct:g}"
-
-
-def put(name, value):
-    """Glue a number for the prose (plain Python types format cleanly)."""
-    glue(name, value.item() if hasattr(value, "item") else value, display=False)
-
-
-def save_table(frame, name):
-    frame.to_csv(tables_dir / f"{name}.csv", index=False, float_format="%.6g", lineterminator="\n")
-    return frame
 
 
 def styled(frame, uid, caption, fmt="{:.3g}"):

@@ -58,14 +58,15 @@ from myst_nb import glue
 
 from mobitrace import claims as cl
 from mobitrace.book import table_html
+from mobitrace.chapter import ChapterOutputs
 from mobitrace.figures import save_svg
 from mobitrace.linear import Line
 from mobitrace.published import value_of
 
 results = Path(results_dir)
-tables_dir, figures_dir = results / "tables", results / "figures"
-tables_dir.mkdir(parents=True, exist_ok=True)
-figures_dir.mkdir(parents=True, exist_ok=True)
+out = ChapterOutputs(results, "analyze@cpu-gbps")
+tables_dir, figures_dir = out.tables_dir, out.figures_dir
+put, save_table = out.put, out.save_table
 values = pd.read_parquet(Path(published_dir) / "values.parquet")
 text_tables = pd.read_parquet(Path(published_dir) / "text_tables.parquet")
 pd.set_option("display.precision", 3)
@@ -77,16 +78,6 @@ def v(value_id):
 
 def row_of(value_id):
     return values.loc[values["id"] == value_id].iloc[0]
-
-
-def put(name, value):
-    """Glue a number for the prose (plain Python types format cleanly)."""
-    glue(name, value.item() if hasattr(value, "item") else value, display=False)
-
-
-def save_table(frame, name):
-    frame.to_csv(tables_dir / f"{name}.csv", index=False, float_format="%.6g", lineterminator="\n")
-    return frame
 
 
 # %% [markdown]

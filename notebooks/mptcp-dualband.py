@@ -73,13 +73,14 @@ from mobitrace import claims as cl
 from mobitrace import mptcp_dualband as md
 from mobitrace import power
 from mobitrace.book import table_html
+from mobitrace.chapter import ChapterOutputs
 from mobitrace.figures import save_svg
 from mobitrace.published import value_of
 
 results = Path(results_dir)
-tables_dir, figures_dir = results / "tables", results / "figures"
-tables_dir.mkdir(parents=True, exist_ok=True)
-figures_dir.mkdir(parents=True, exist_ok=True)
+out = ChapterOutputs(results, "analyze_mptcp_dualband")
+tables_dir, figures_dir = out.tables_dir, out.figures_dir
+put, save_table, show, provenance, figure = out.put, out.save_table, out.show, out.provenance, out.figure
 values = pd.read_parquet(Path(published_dir) / "values.parquet")
 pm = yaml.safe_load(Path("params.yaml").read_text())["power-models"]
 radio_all = power.radio_models(pm)
@@ -91,32 +92,6 @@ COLORS = {"a": "#1f77b4", "b": "#ff7f0e", "total": "#2ca02c"}
 
 def v(value_id):
     return value_of(values, value_id)
-
-
-def put(name, value):
-    glue(name, value.item() if hasattr(value, "item") else value, display=False)
-
-
-def save_table(frame, name):
-    frame.to_csv(tables_dir / f"{name}.csv", index=False, float_format="%.6g", lineterminator="\n")
-    return frame
-
-
-def show(frame, caption, digits=4):
-    display(table_html(frame, caption=caption, digits=digits))
-
-
-def provenance(text, stage=STAGE):
-    kinds = [k for k in ("measured", "published", "modeled") if k in text.lower()]
-    if not kinds:
-        raise ValueError(f"provenance text names no kind: {text!r}")
-    display(Markdown(f"```{{provenance}} {', '.join(kinds)}\n:stage: {stage}\n\n{text}\n```"))
-
-
-def figure(fig, name):
-    path = save_svg(fig, figures_dir / f"{name}.svg")
-    plt.close(fig)
-    display(SVG(filename=str(path)))
 
 
 # %%

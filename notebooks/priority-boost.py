@@ -69,13 +69,14 @@ from myst_nb import glue
 from mobitrace import claims as cl
 from mobitrace import pb_analysis as pba
 from mobitrace.book import table_html
+from mobitrace.chapter import ChapterOutputs
 from mobitrace.figures import save_svg
 from mobitrace.published import mean_sd_table, value_of
 
 results = Path(results_dir)
-tables_dir, figures_dir = results / "tables", results / "figures"
-tables_dir.mkdir(parents=True, exist_ok=True)
-figures_dir.mkdir(parents=True, exist_ok=True)
+out = ChapterOutputs(results, "analyze_priority_boost")
+tables_dir, figures_dir = out.tables_dir, out.figures_dir
+put, save_table, provenance = out.put, out.save_table, out.provenance
 values = pd.read_parquet(Path(published_dir) / "values.parquet")
 stats = pd.read_parquet(Path(published_dir) / "stat_tables.parquet")
 pd.set_option("display.precision", 4)
@@ -86,29 +87,10 @@ def v(value_id):
     return value_of(values, value_id)
 
 
-def put(name, value):
-    """Glue a number for the prose (plain Python types format cleanly)."""
-    glue(name, value.item() if hasattr(value, "item") else value, display=False)
-
-
-def save_table(frame, name):
-    frame.to_csv(tables_dir / f"{name}.csv", index=False, float_format="%.6g", lineterminator="\n")
-    return frame
-
-
 def show(frame, name, caption, fmt=None, digits=4):
     """Render a table as deterministic plain HTML (mobitrace.book.table_html);
     `name` is the table's CSV name, `fmt` is unused (kept for the call sites)."""
     display(table_html(frame, caption=caption, digits=digits))
-
-
-def provenance(text, stage="analyze_priority_boost"):
-    """A provenance box (mobitrace.sphinxext): kinds named in the text, the
-    capture hashes from dvc.lock and the rebuild command."""
-    kinds = [k for k in ("measured", "published", "modeled") if k in text.lower()]
-    if not kinds:
-        raise ValueError(f"provenance text names no kind: {text!r}")
-    display(Markdown(f"```{{provenance}} {', '.join(kinds)}\n:stage: {stage}\n\n{text}\n```"))
 
 
 def location(table):

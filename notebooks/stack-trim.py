@@ -70,14 +70,15 @@ from myst_nb import glue
 from mobitrace import claims as cl
 from mobitrace import st_analysis as sta
 from mobitrace.book import table_html
+from mobitrace.chapter import ChapterOutputs
 from mobitrace.figures import save_svg
 from mobitrace.power import cpu_models
 from mobitrace.published import value_of
 
 results = Path(results_dir)
-tables_dir, figures_dir = results / "tables", results / "figures"
-tables_dir.mkdir(parents=True, exist_ok=True)
-figures_dir.mkdir(parents=True, exist_ok=True)
+out = ChapterOutputs(results, "analyze_stack_trim")
+tables_dir, figures_dir = out.tables_dir, out.figures_dir
+put, save_table, show, provenance, show_svg = out.put, out.save_table, out.show, out.provenance, out.figure
 values = pd.read_parquet(Path(published_dir) / "values.parquet")
 text_tables = pd.read_parquet(Path(published_dir) / "text_tables.parquet")
 model = cpu_models(yaml.safe_load(Path("params.yaml").read_text())["power-models"])[power_model]
@@ -88,33 +89,6 @@ DIR_NAMES = {"up": "uplink (sender: sendfile vs read+send)", "down": "downlink (
 
 def v(value_id):
     return value_of(values, value_id)
-
-
-def put(name, value):
-    """Glue a number for the prose (plain Python types format cleanly)."""
-    glue(name, value.item() if hasattr(value, "item") else value, display=False)
-
-
-def save_table(frame, name):
-    frame.to_csv(tables_dir / f"{name}.csv", index=False, float_format="%.6g", lineterminator="\n")
-    return frame
-
-
-def show(frame, caption, digits=4):
-    display(table_html(frame, caption=caption, digits=digits))
-
-
-def provenance(text, stage=STAGE):
-    kinds = [k for k in ("measured", "published", "modeled") if k in text.lower()]
-    if not kinds:
-        raise ValueError(f"provenance text names no kind: {text!r}")
-    display(Markdown(f"```{{provenance}} {', '.join(kinds)}\n:stage: {stage}\n\n{text}\n```"))
-
-
-def show_svg(fig, name):
-    path = save_svg(fig, figures_dir / f"{name}.svg")
-    plt.close(fig)
-    display(SVG(filename=str(path)))
 
 
 measured = {}

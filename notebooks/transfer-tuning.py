@@ -68,13 +68,14 @@ from mobitrace import claims as cl
 from mobitrace import power
 from mobitrace import transfer_tuning as tt
 from mobitrace.book import table_html
+from mobitrace.chapter import ChapterOutputs
 from mobitrace.figures import save_svg
 from mobitrace.published import value_of
 
 results = Path(results_dir)
-tables_dir, figures_dir = results / "tables", results / "figures"
-tables_dir.mkdir(parents=True, exist_ok=True)
-figures_dir.mkdir(parents=True, exist_ok=True)
+out = ChapterOutputs(results, "analyze_transfer_tuning")
+tables_dir, figures_dir = out.tables_dir, out.figures_dir
+put, save_table, show, provenance, show_fig = out.put, out.save_table, out.show, out.provenance, out.figure
 values = pd.read_parquet(Path(published_dir) / "values.parquet")
 params_all = yaml.safe_load(Path("params.yaml").read_text())
 cpu = power.cpu_models(params_all["power-models"])[cpu_model]
@@ -85,32 +86,6 @@ COLORS = {"html": "tab:blue", "image": "tab:orange", "video": "tab:green"}
 
 def v(value_id):
     return value_of(values, value_id)
-
-
-def put(name, value):
-    glue(name, value.item() if hasattr(value, "item") else value, display=False)
-
-
-def save_table(frame, name):
-    frame.to_csv(tables_dir / f"{name}.csv", index=False, float_format="%.6g", lineterminator="\n")
-    return frame
-
-
-def show(frame, caption, digits=4):
-    display(table_html(frame, caption=caption, digits=digits))
-
-
-def provenance(text, stage="analyze_transfer_tuning"):
-    kinds = [k for k in ("measured", "published", "modeled") if k in text.lower()]
-    if not kinds:
-        raise ValueError(f"provenance text names no kind: {text!r}")
-    display(Markdown(f"```{{provenance}} {', '.join(kinds)}\n:stage: {stage}\n\n{text}\n```"))
-
-
-def show_fig(fig, name):
-    path = save_svg(fig, figures_dir / f"{name}.svg")
-    plt.close(fig)
-    display(SVG(filename=str(path)))
 
 
 runs = pd.concat([pd.read_parquet(Path(interim_dir) / d / "runs.parquet") for d in devices], ignore_index=True)

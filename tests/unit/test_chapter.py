@@ -1,0 +1,32 @@
+"""mobitrace.chapter: the helpers every chapter notebook uses."""
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+
+from mobitrace.chapter import ChapterOutputs, provenance_block
+
+
+def test_provenance_block_names_the_kinds_the_text_names_in_a_fixed_order():
+    block = provenance_block("Modeled from measured CPU time.", "analyze_x")
+    assert block == "```{provenance} measured, modeled\n:stage: analyze_x\n\nModeled from measured CPU time.\n```"
+
+
+def test_provenance_block_without_a_kind_is_refused():
+    with pytest.raises(ValueError, match="names no kind"):
+        provenance_block("Numbers.", "analyze_x")
+
+
+def test_save_table_writes_six_significant_digits_and_unix_line_ends(tmp_path):
+    out = ChapterOutputs(tmp_path / "results", "analyze_x")
+    out.save_table(pd.DataFrame({"a": [1 / 3, 2.0], "b": ["x", "y"]}), "t")
+    assert (tmp_path / "results" / "tables" / "t.csv").read_bytes() == b"a,b\n0.333333,x\n2,y\n"
+
+
+def test_figure_writes_the_same_svg_bytes_twice(tmp_path):
+    out = ChapterOutputs(tmp_path, "analyze_x")
+    for name in ("one", "two"):
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [1, 0])
+        out.figure(fig, name)
+    assert (tmp_path / "figures" / "one.svg").read_bytes() == (tmp_path / "figures" / "two.svg").read_bytes()
