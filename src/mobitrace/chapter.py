@@ -79,9 +79,9 @@ def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | N
         badge = VERDICT_BADGES[c["verdict"]]
         rows.append(
             f'<tr><th scope="row">{esc(c["claim"])}</th>'
-            f'<td class="num">{esc(paper_text(c["paper_relation"], c["paper_value"], c["unit"]))}</td>'
-            f'<td class="num">{esc(ours)}</td>'
-            f'<td><span class="verdict verdict-{badge}">{esc(c["verdict"])}</span></td></tr>')
+            f'<td class="num" data-label="Paper">{esc(paper_text(c["paper_relation"], c["paper_value"], c["unit"]))}</td>'
+            f'<td class="num" data-label="Ours">{esc(ours)}</td>'
+            f'<td data-label="Verdict"><span class="verdict verdict-{badge}">{esc(c["verdict"])}</span></td></tr>')
     counts = claims["verdict"].value_counts()
     tally = ", ".join(f'<span class="verdict verdict-{VERDICT_BADGES[v]}">{int(counts.get(v, 0))} {esc(v)}</span>'
                       for v in cl.VERDICTS)
