@@ -77,6 +77,21 @@ def _load(browser, url):
     return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
+# Figures load lazily (loading="lazy"): a reader's browser fetches them when
+# they scroll near. Here every image is made eager first, then awaited.
+_LOAD_ALL_IMAGES = """
+    const done = arguments[arguments.length - 1];
+    const imgs = Array.from(document.images);
+    imgs.forEach(i => { i.loading = "eager"; });
+    Promise.all(imgs.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })))
+      .then(() => done(imgs.map(i => [i.src, i.naturalWidth])));
+"""
+
+
+def _broken_images(browser) -> list[str]:
+    return [src for src, width in browser.execute_async_script(_LOAD_ALL_IMAGES) if not width > 0]
+
+
 def test_every_page_loads_without_console_errors_and_with_all_images(browser, site):
     base, html_dir = site
     pages = _pages(html_dir)
@@ -84,12 +99,7 @@ def test_every_page_loads_without_console_errors_and_with_all_images(browser, si
     problems = {}
     for page in pages:
         errors = _load(browser, base + page)
-        broken = browser.execute_async_script("""
-            const done = arguments[arguments.length - 1];
-            const imgs = Array.from(document.images);
-            Promise.all(imgs.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })))
-              .then(() => done(imgs.filter(i => !(i.naturalWidth > 0)).map(i => i.src)));
-        """)
+        broken = _broken_images(browser)
         if errors or broken:
             problems[page] = {"console": [e["message"] for e in errors], "broken images": broken}
     assert not problems, problems
@@ -98,8 +108,8 @@ def test_every_page_loads_without_console_errors_and_with_all_images(browser, si
 def test_chapters_show_figures(browser, site):
     base, _ = site
     _load(browser, base + "chapters/cpu-gbps.html")
-    widths = browser.execute_script("return Array.from(document.images).map(i => i.naturalWidth)")
-    assert widths and all(w > 0 for w in widths)
+    images = browser.execute_async_script(_LOAD_ALL_IMAGES)
+    assert images and all(width > 0 for _, width in images), images
 
 
 def _ids(html: str) -> set[str]:
