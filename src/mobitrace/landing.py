@@ -126,3 +126,54 @@ def landing_html(studies: list[dict], summary: pd.DataFrame) -> str:
     """The grid of study cards (stacks to one column on a phone: landing.css)."""
     cards = "\n".join(card_html(study, summary) for study in studies)
     return f'<div class="landing-grid">\n{cards}\n</div>'
+
+
+def ledger_summary_html(counts: pd.DataFrame, title: str = "Summary") -> str:
+    """The claims ledger's opening block, in the style of a chapter's key
+    findings: every claim's verdict tallied, then one line per chapter (a
+    link to it and its verdict badges). `counts` has one row per chapter
+    (the index) and a column per verdict."""
+    totals = {v: int(counts[v].sum()) for v in cl.VERDICTS}
+    rows = []
+    for chapter, row in counts.iterrows():
+        n = {v: int(row[v]) for v in cl.VERDICTS}
+        rows.append(f'<tr><th scope="row"><a href="{_esc(chapter)}.html">{_esc(chapter)}</a></th>'
+                    f'<td class="num">{sum(n.values())}</td><td>{counts_html(n)}</td></tr>')
+    return "\n".join([
+        '<div class="key-findings">',
+        f'<p class="key-findings-title"><strong>{_esc(title)}</strong> · all {sum(totals.values())} claims of '
+        f'{len(counts)} chapters: {counts_html(totals)}</p>',
+        '<div class="mobitrace-table-scroll" role="region" tabindex="0" aria-label="Verdicts per chapter">',
+        '<table class="mobitrace-table key-findings-table">',
+        '<thead><tr><th scope="col">Chapter</th><th scope="col" class="num">Claims</th>'
+        '<th scope="col">Verdicts</th></tr></thead>',
+        "<tbody>", *rows, "</tbody></table></div>",
+        "</div>",
+    ])
+
+
+def verdict_colors() -> dict[str, tuple]:
+    """One colour per verdict from the theme's colour-blind palette (green,
+    vermilion, grey: the hues of the verdict badges)."""
+    from .figures import PALETTE
+    return {cl.REPRODUCED: PALETTE[2], cl.NOT_REPRODUCED: PALETTE[3], cl.NOT_CHECKABLE: PALETTE[7]}
+
+
+def verdict_bars(counts: pd.DataFrame):
+    """Horizontal bars (seaborn barplot) of the claims per verdict for each
+    chapter (`counts`: one row per chapter, a column per verdict), the legend
+    below the axes. Returns the figure."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    from .figures import legend_outside
+    long = (counts[list(cl.VERDICTS)].rename_axis("chapter").reset_index()
+            .melt(id_vars="chapter", var_name="verdict", value_name="claims"))
+    fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(counts) + 1.6))
+    sns.barplot(data=long, y="chapter", x="claims", hue="verdict", hue_order=list(cl.VERDICTS),
+                palette=verdict_colors(), orient="h", ax=ax)
+    ax.set_xlabel("claims (count)")
+    ax.set_ylabel("")
+    legend_outside(ax, below=True)
+    fig.tight_layout()
+    return fig

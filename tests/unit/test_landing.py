@@ -74,3 +74,25 @@ def test_a_card_shows_paper_claim_result_counts_and_a_linked_thumbnail_all_escap
     assert text.count('class="verdict verdict-not-reproduced">1 not reproduced') == 2
     assert text.count("All 3 claims:") == 2
     assert text.startswith('<div class="landing-grid">')
+
+
+def test_ledger_summary_tallies_every_verdict_and_links_each_chapter():
+    counts = pd.DataFrame({cl.REPRODUCED: [1, 2], cl.NOT_REPRODUCED: [0, 3], cl.NOT_CHECKABLE: [4, 0]},
+                          index=["a<b", "c"])
+    text = landing.ledger_summary_html(counts)
+    assert "all 10 claims of 2 chapters" in text
+    assert '<span class="verdict verdict-reproduced">3 reproduced</span>' in text
+    assert '<a href="a&lt;b.html">a&lt;b</a>' in text and "<b>" not in text
+    assert text.count("<tr><th scope=\"row\">") == 2
+
+
+def test_verdict_bars_draw_one_bar_per_chapter_and_verdict():
+    import matplotlib.pyplot as plt
+    counts = pd.DataFrame({cl.REPRODUCED: [1, 2], cl.NOT_REPRODUCED: [0, 3], cl.NOT_CHECKABLE: [4, 0]},
+                          index=["a", "c"])
+    fig = landing.verdict_bars(counts)
+    ax = fig.axes[0]
+    widths = sorted(round(p.get_width()) for p in ax.patches if p.get_height() > 0)
+    assert widths == [0, 0, 1, 2, 3, 4]
+    assert ax.get_xlabel() == "claims (count)"
+    plt.close(fig)
