@@ -34,13 +34,16 @@ import json
 from pathlib import Path
 
 import pandas as pd
-from IPython.display import display
-from myst_nb import glue
+from IPython.display import HTML, display
 
 from mobitrace import claims as cl
-from mobitrace.book import link, table_html
+from mobitrace import landing
+from mobitrace.book import link
+from mobitrace.chapter import KEY_FINDINGS, ChapterOutputs, paper_text, site_href
+from mobitrace.core import numbers
 
 results = Path(results_dir)
+out = ChapterOutputs(results / study, "ledger")
 # `studies` are the chapters' result folders; a study may have several
 # chapters (published and measured), so rows keep the chapter they come from.
 parts = [cl.read_claims(results / chapter / "claims.csv") for chapter in studies]
@@ -58,8 +61,9 @@ metrics = {"all": {k.replace(" ", "_"): int(totals[k]) for k in [*cl.VERDICTS, "
            **{s: {k.replace(" ", "_"): int(counts.loc[s, k]) for k in [*cl.VERDICTS, "total"]} for s in studies}}
 _ = (results / "claims-metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
 for k in [*cl.VERDICTS, "total"]:
-    glue(f"n_{k.replace(' ', '_')}", int(totals[k]), display=False)
-glue("n_studies", len(studies), display=False)
+    out.put(f"n_{k.replace(' ', '_')}", int(totals[k]))
+out.put("n_studies", len(studies))
+display(HTML(landing.ledger_summary_html(counts)), metadata=KEY_FINDINGS)
 
 # %% [markdown]
 # ## Counts per verdict
@@ -67,31 +71,35 @@ glue("n_studies", len(studies), display=False)
 # The {glue:text}`n_studies` chapters address {glue:text}`n_total` claims:
 # {glue:text}`n_reproduced` reproduced, {glue:text}`n_not_reproduced` not
 # reproduced, {glue:text}`n_not_checkable` not checkable.
-#
-# ```{provenance} published, measured, modeled
-# :stage: ledger
-#
-# Collected from each chapter's claims table; each row's provenance is in the ledger below.
-# ```
 
 # %% tags=["hide-input"]
-display(table_html(counts.rename_axis(None).rename(columns=str), index=True))
+out.figure(landing.verdict_bars(counts), "verdict_counts",
+           alt="Horizontal bars, one group per chapter, of how many of its claims are reproduced, "
+               "not reproduced and not checkable.",
+           caption="Claims per verdict and chapter. Compare the green (reproduced) and vermilion "
+                   "(not reproduced) bars within a chapter; grey bars are claims the papers' text cannot settle.")
+out.table(counts.rename_axis("chapter").reset_index(), "verdict_counts", "Claims per verdict and chapter (count)")
+out.provenance("Published, measured and modeled claims, counted from each chapter's claims table.")
 
 # %% [markdown]
 # ## Every claim
 #
-# ```{provenance} published, measured, modeled
-# :stage: ledger
-#
-# Paper values are published; artifact values carry the provenance in their row.
-# ```
+# One table per chapter; the paper's value as printed (with its qualifier:
+# `<` "less than", `~` "about"), the artifact's value in the same unit, the
+# verdict and the tolerance it was judged by. Long tables are folded: open
+# them, or download the whole ledger as CSV.
 
 # %% tags=["hide-input"]
 shown = ledger.assign(
-    paper=[f"{r} {p:g}" if isinstance(r, str) else "–" for r, p in zip(ledger["paper_relation"], ledger["paper_value"])],
+    chapter=chapter_of,
+    paper=[paper_text(r, p, u) for r, p, u in zip(ledger["paper_relation"], ledger["paper_value"], ledger["unit"])],
+    artifact=[numbers.with_unit(numbers.number(a), u) for a, u in zip(ledger["artifact_value"], ledger["unit"])],
     derived_in=[link(f"{c} ↗", f"{c}.html#{a}") for c, a in zip(chapter_of, ledger["section"])],
 )
-display(table_html(
-    shown[["study", "claim", "location", "paper", "artifact_value", "unit", "verdict", "tolerance",
-           "provenance", "derived_in"]].rename(columns={"artifact_value": "artifact", "derived_in": "derived in"}),
-    html_columns=("derived in",)))
+columns = {"claim": "claim", "location": "location", "paper": "paper", "artifact": "this artifact",
+           "verdict": "verdict", "tolerance": "tolerance", "provenance": "provenance", "derived_in": "derived in"}
+for chapter in studies:
+    rows = shown[shown["chapter"] == chapter]
+    out.show(rows[list(columns)].rename(columns=columns), f"{chapter}: {len(rows)} claims",
+             csv_href=site_href(results / "claims.csv"), html_columns=("derived in",))
+out.provenance("Paper values are published; artifact values are measured, published or modeled as their row says.")

@@ -99,6 +99,26 @@ def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | N
     ])
 
 
+KEY_FINDINGS_COLUMNS = ["claim_id", "claim", "paper_relation", "paper_value", "unit", "artifact_value",
+                        "artifact_low", "artifact_high", "verdict"]
+
+
+def key_findings_frame(claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> pd.DataFrame:
+    """The headline claims (ids in `headline`, in that order) with the
+    interval of the artifact's value (`intervals[claim_id] = (low, high)`;
+    missing bounds stay empty): the rows of the key-findings block, as data."""
+    intervals = intervals or {}
+    by_id = claims.set_index("claim_id")
+    missing = [c for c in headline if c not in by_id.index]
+    if missing:
+        raise KeyError(f"headline claims not in the claims table: {missing}")
+    frame = by_id.loc[list(headline)].reset_index()
+    bounds = [intervals.get(c, (None, None)) for c in headline]
+    frame["artifact_low"] = pd.array([lo for lo, _ in bounds], dtype="Float64")
+    frame["artifact_high"] = pd.array([hi for _, hi in bounds], dtype="Float64")
+    return frame[KEY_FINDINGS_COLUMNS]
+
+
 class ChapterOutputs:
     """Tables go to <results_dir>/tables, figures to <results_dir>/figures;
     provenance lines name `stage` (the dvc.yaml stage that runs the notebook)."""
@@ -174,9 +194,12 @@ class ChapterOutputs:
             f'<img src="{html.escape(site_href(path))}" alt="{html.escape(alt)}" loading="lazy">\n'
             f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>"))
 
-    @staticmethod
-    def findings(claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:
-        """Show the key-findings block; mobitrace.notebooks moves it to the top
-        of the chapter, right under the title."""
+    def findings(self, claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:
+        """Show the key-findings block (mobitrace.notebooks moves it to the top
+        of the chapter, right under the title) and save its rows as
+        tables/key_findings.csv (KEY_FINDINGS_COLUMNS, in headline order), the
+        data of the book's landing page."""
         from IPython.display import HTML, display
-        display(HTML(findings_html(claims, headline, intervals)), metadata=KEY_FINDINGS)
+        block = findings_html(claims, headline, intervals)
+        self.save_table(key_findings_frame(claims, headline, intervals), "key_findings")
+        display(HTML(block), metadata=KEY_FINDINGS)

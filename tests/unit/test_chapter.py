@@ -43,3 +43,31 @@ def test_figure_is_shown_with_escaped_alt_text_and_caption(tmp_path, capsys):
     assert 'src="../results/s/figures/f.svg"' in html_text
     assert 'alt="a &quot;quoted&quot; &lt;alt&gt;"' in html_text
     assert "<figcaption>&lt;script&gt;look&lt;/script&gt;</figcaption>" in html_text
+
+
+def test_findings_also_save_the_headline_rows_as_key_findings_csv_in_headline_order(tmp_path):
+    from unittest import mock
+
+    from mobitrace import claims as cl
+    from mobitrace.chapter import KEY_FINDINGS_COLUMNS
+    row = dict(study="s", location="§1", unit="%", tolerance="t", basis="b", provenance="measured", section="s-x")
+    claims = cl.claims_frame([
+        {**row, "claim_id": "a", "claim": "CPU < 50%", "paper_relation": "<", "paper_value": 50.0,
+         "artifact_value": 36.04, "verdict": cl.REPRODUCED},
+        {**row, "claim_id": "b", "claim": "gain 4x", "paper_relation": "~", "paper_value": 4.0,
+         "artifact_value": 3.36, "unit": "x", "verdict": cl.NOT_REPRODUCED},
+        {**row, "claim_id": "c", "claim": "from figures", "paper_relation": None, "paper_value": None,
+         "artifact_value": None, "verdict": cl.NOT_CHECKABLE},
+    ])
+    out = ChapterOutputs(tmp_path / "results", "analyze_x")
+    with mock.patch("IPython.display.display") as display:
+        out.findings(claims, headline=["b", "a"], intervals={"a": (30.0, 42.5)})
+    assert display.call_args.kwargs["metadata"]["mobitrace"]["role"] == "key-findings"
+    saved = pd.read_csv(tmp_path / "results" / "tables" / "key_findings.csv")
+    assert list(saved.columns) == KEY_FINDINGS_COLUMNS
+    assert list(saved["claim_id"]) == ["b", "a"]
+    assert list(saved["verdict"]) == ["not reproduced", "reproduced"]
+    assert pd.isna(saved.loc[0, "artifact_low"]) and pd.isna(saved.loc[0, "artifact_high"])
+    assert (saved.loc[1, "artifact_value"], saved.loc[1, "artifact_low"], saved.loc[1, "artifact_high"]) == (36.04, 30, 42.5)
+    with pytest.raises(KeyError, match="zzz"):
+        out.findings(claims, headline=["zzz"])

@@ -1,0 +1,83 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Mobile network stacks at gigabit rates
+#
+# This book re-derives {glue:text}`n_papers` papers on what gigabit data rates
+# cost a mobile device's CPU and battery, from the numbers the papers print
+# and from captures of our own. Of the {glue:text}`n_total` claims it
+# checks, {glue:text}`n_reproduced` are reproduced, {glue:text}`n_not_reproduced`
+# are not, and {glue:text}`n_not_checkable` cannot be checked from what the
+# papers publish. Each card below is one paper: its headline claim, what this
+# artifact finds (with the 95% interval where there is one) and the verdicts
+# of all its claims; the
+# {doc}`claims ledger <claims-ledger>` lists every claim.
+
+# %% tags=["parameters"]
+study = "overview"
+results_dir = "data/results"
+studies = []
+
+# %% tags=["hide-input"]
+from pathlib import Path
+
+from IPython.display import HTML, display
+
+from mobitrace import claims as cl
+from mobitrace import landing
+from mobitrace.chapter import ChapterOutputs
+
+results = Path(results_dir)
+out = ChapterOutputs(results / study, "overview")
+ledger = cl.read_claims(results / "claims.csv")
+counts = ledger["verdict"].value_counts()
+for verdict in cl.VERDICTS:
+    out.put(f"n_{verdict.replace(' ', '_')}", int(counts.get(verdict, 0)))
+out.put("n_total", len(ledger))
+out.put("n_papers", len(studies))
+summary = out.save_table(landing.summary_frame(studies, results), "studies")
+
+# %% tags=["hide-input"]
+display(HTML(landing.landing_html(studies, summary)))
+out.provenance("Published, measured and modeled values, as each chapter's key findings and claims table give them.")
+
+# %% [markdown]
+# Every figure and table in the chapters says where its numbers come from:
+# **measured** (from raw captures), **published** (transcribed from a paper)
+# or **modeled** (computed by a stated model); {doc}`about this book <../intro>`
+# says more.
+#
+# ## Rebuild in two commands
+#
+# From a clone of the repository (Python 3.11; every input is in git):
+#
+# ```sh
+# make        # set up .venv from the pinned lock, then `dvc repro`: data, chapters, this book
+# make test   # the same set-up, then the test suite
+# ```
+#
+# ## Add your device in three
+#
+# Capture a Linux host with the kit (as root; it makes its own network
+# namespaces), register the capture, and rebuild: the device gets its own
+# section in the chapter, and only its stages run again.
+#
+# ```sh
+# make capture STUDY=cpu-gbps DEVICE=my-laptop
+# python -m mobitrace add-device data/raw/cpu-gbps/my-laptop
+# make
+# ```
+#
+# {doc}`Bring your own device <../byod>` covers phones over adb, the other
+# studies' kits and what `validate` reports.

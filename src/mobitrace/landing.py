@@ -1,0 +1,179 @@
+"""The book's landing page (notebooks/overview.py): one card per study with
+the paper, its headline claim, this artifact's result with its interval, the
+verdict counts and a thumbnail figure, all read from the chapters' results.
+
+A chapter's headline claims are its tables/key_findings.csv (written by
+mobitrace.chapter.ChapterOutputs.findings). A chapter that does not write one
+yet falls back to its first checkable claims (verdict reproduced or not
+reproduced) from its claims.csv, without an interval.
+
+Every string that reaches the page is escaped; the page lives at
+chapters/overview.html, so chapters are linked as <chapter>.html and figures
+as ../results/<chapter>/figures/<name>.svg (the book copies data/results/).
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import pandas as pd
+
+from . import claims as cl
+from .chapter import KEY_FINDINGS_COLUMNS, VERDICT_BADGES, paper_text
+from .core import numbers
+
+KEY_FINDINGS = "key_findings"
+FROM_KEY_FINDINGS = "key findings"
+FROM_CLAIMS = "claims (no key findings yet)"
+
+
+def _esc(x) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def headline_claims(chapter_dir: str | Path, n: int = 1) -> pd.DataFrame:
+    """The first `n` headline claims of a chapter (KEY_FINDINGS_COLUMNS plus
+    `source`): its tables/key_findings.csv, or, when the chapter has none, its
+    first claims whose verdict is reproduced or not reproduced (no interval)."""
+    chapter_dir = Path(chapter_dir)
+    path = chapter_dir / "tables" / f"{KEY_FINDINGS}.csv"
+    if path.is_file():
+        rows = pd.read_csv(path, dtype={"claim_id": str, "claim": str, "paper_relation": str, "unit": str,
+                                        "verdict": str}, keep_default_na=False, na_values=[""])
+        source = FROM_KEY_FINDINGS
+    else:
+        claims = cl.read_claims(chapter_dir / "claims.csv")
+        rows = claims[claims["verdict"].isin([cl.REPRODUCED, cl.NOT_REPRODUCED])].copy()
+        rows["artifact_low"] = float("nan")
+        rows["artifact_high"] = float("nan")
+        rows = rows[KEY_FINDINGS_COLUMNS]
+        source = FROM_CLAIMS
+    rows = rows.head(n).reset_index(drop=True)
+    rows["unit"] = rows["unit"].fillna("")
+    rows["source"] = source
+    return rows
+
+
+def verdict_counts(chapter_dir: str | Path) -> dict[str, int]:
+    """The chapter's claims per verdict (every verdict, zeros included)."""
+    claims = cl.read_claims(Path(chapter_dir) / "claims.csv")
+    counts = claims["verdict"].value_counts()
+    return {v: int(counts.get(v, 0)) for v in cl.VERDICTS}
+
+
+def ours_text(row) -> str:
+    """This artifact's value with its interval and unit: ``36.0 [30.0, 42.5]%``."""
+    return numbers.with_unit(numbers.interval(row["artifact_value"], row["artifact_low"], row["artifact_high"]),
+                             row["unit"])
+
+
+def badge(verdict: str, text: str | None = None) -> str:
+    return f'<span class="verdict verdict-{VERDICT_BADGES[verdict]}">{_esc(text or verdict)}</span>'
+
+
+def counts_html(counts: dict[str, int]) -> str:
+    return " ".join(badge(v, f"{counts[v]} {v}") for v in cl.VERDICTS)
+
+
+def summary_frame(studies: list[dict], results_dir: str | Path) -> pd.DataFrame:
+    """One row per chapter of every study: its headline claim (paper value,
+    ours with the interval bounds, verdict), where the row comes from, and the
+    chapter's verdict counts: the landing page's data."""
+    rows = []
+    for study in studies:
+        for chapter in study["chapters"]:
+            chapter_dir = Path(results_dir) / chapter["chapter"]
+            head = headline_claims(chapter_dir).iloc[0]
+            counts = verdict_counts(chapter_dir)
+            rows.append({"study": study["name"], "chapter": chapter["chapter"], **head.to_dict(),
+                         **{f"n_{v.replace(' ', '_')}": counts[v] for v in cl.VERDICTS}})
+    return pd.DataFrame(rows)
+
+
+def card_html(study: dict, summary: pd.DataFrame) -> str:
+    """One study's card: thumbnail (linking into the chapter), title, venue,
+    and per chapter its headline claim, paper vs ours and verdict counts."""
+    sid = f"study-{study['name']}"
+    fig = study["figure"]
+    thumb = (f'<a class="landing-thumb" href="{_esc(fig["chapter"])}.html">'
+             f'<img src="../results/{_esc(fig["chapter"])}/figures/{_esc(fig["name"])}.svg" '
+             f'alt="{_esc(fig["alt"])}" loading="lazy"></a>')
+    first = study["chapters"][0]["chapter"]
+    parts = [f'<article class="landing-card" aria-labelledby="{_esc(sid)}">', thumb,
+             f'<h3 id="{_esc(sid)}"><a href="{_esc(first)}.html">{_esc(study["title"])}</a></h3>',
+             f'<p class="landing-venue">{_esc(study["venue"])}</p>']
+    for chapter in study["chapters"]:
+        row = summary[(summary["study"] == study["name"]) & (summary["chapter"] == chapter["chapter"])].iloc[0]
+        counts = {v: int(row[f"n_{v.replace(' ', '_')}"]) for v in cl.VERDICTS}
+        parts += [
+            '<div class="landing-chapter">',
+            f'<p class="landing-chapter-name"><a href="{_esc(chapter["chapter"])}.html">{_esc(chapter["label"])}</a></p>',
+            f'<p class="landing-claim">{_esc(row["claim"])}</p>',
+            '<dl class="landing-result">',
+            f'<div><dt>Paper</dt><dd>{_esc(paper_text(row["paper_relation"], row["paper_value"], row["unit"]))}</dd></div>',
+            f'<div><dt>This artifact</dt><dd>{_esc(ours_text(row))} {badge(row["verdict"])}</dd></div>',
+            "</dl>",
+            f'<p class="landing-counts"><span class="landing-counts-label">All '
+            f'{sum(counts.values())} claims:</span> {counts_html(counts)}</p>',
+            "</div>",
+        ]
+    parts.append("</article>")
+    return "\n".join(parts)
+
+
+def landing_html(studies: list[dict], summary: pd.DataFrame) -> str:
+    """The grid of study cards (stacks to one column on a phone: landing.css)."""
+    cards = "\n".join(card_html(study, summary) for study in studies)
+    return f'<div class="landing-grid">\n{cards}\n</div>'
+
+
+def ledger_summary_html(counts: pd.DataFrame, title: str = "Summary") -> str:
+    """The claims ledger's opening block, in the style of a chapter's key
+    findings: every claim's verdict tallied, then one line per chapter (a
+    link to it and its verdict badges). `counts` has one row per chapter
+    (the index) and a column per verdict."""
+    totals = {v: int(counts[v].sum()) for v in cl.VERDICTS}
+    rows = []
+    for chapter, row in counts.iterrows():
+        n = {v: int(row[v]) for v in cl.VERDICTS}
+        rows.append(f'<tr><th scope="row"><a href="{_esc(chapter)}.html">{_esc(chapter)}</a></th>'
+                    f'<td class="num">{sum(n.values())}</td><td>{counts_html(n)}</td></tr>')
+    return "\n".join([
+        '<div class="key-findings">',
+        f'<p class="key-findings-title"><strong>{_esc(title)}</strong> · all {sum(totals.values())} claims of '
+        f'{len(counts)} chapters: {counts_html(totals)}</p>',
+        '<div class="mobitrace-table-scroll" role="region" tabindex="0" aria-label="Verdicts per chapter">',
+        '<table class="mobitrace-table key-findings-table">',
+        '<thead><tr><th scope="col">Chapter</th><th scope="col" class="num">Claims</th>'
+        '<th scope="col">Verdicts</th></tr></thead>',
+        "<tbody>", *rows, "</tbody></table></div>",
+        "</div>",
+    ])
+
+
+def verdict_colors() -> dict[str, tuple]:
+    """One colour per verdict from the theme's colour-blind palette (green,
+    vermilion, grey: the hues of the verdict badges)."""
+    from .figures import PALETTE
+    return {cl.REPRODUCED: PALETTE[2], cl.NOT_REPRODUCED: PALETTE[3], cl.NOT_CHECKABLE: PALETTE[7]}
+
+
+def verdict_bars(counts: pd.DataFrame):
+    """Horizontal bars (seaborn barplot) of the claims per verdict for each
+    chapter (`counts`: one row per chapter, a column per verdict), the legend
+    below the axes. Returns the figure."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    from .figures import legend_outside
+    long = (counts[list(cl.VERDICTS)].rename_axis("chapter").reset_index()
+            .melt(id_vars="chapter", var_name="verdict", value_name="claims"))
+    fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(counts) + 1.6))
+    sns.barplot(data=long, y="chapter", x="claims", hue="verdict", hue_order=list(cl.VERDICTS),
+                palette=verdict_colors(), orient="h", ax=ax)
+    ax.set_xlabel("claims (count)")
+    ax.set_ylabel("")
+    legend_outside(ax, below=True)
+    fig.tight_layout()
+    return fig
