@@ -82,6 +82,10 @@ def summary_frame(studies: list[dict], results_dir: str | Path) -> pd.DataFrame:
     chapter's verdict counts: the landing page's data."""
     rows = []
     for study in studies:
+        thumb = Path(results_dir) / study["figure"]["chapter"] / "figures" / f'{study["figure"]["name"]}.svg'
+        if not thumb.is_file():
+            raise FileNotFoundError(f"params.yaml: overview.studies[{study['name']}].figure: "
+                                    f"expected a figure the chapter saves, found no {thumb}")
         for chapter in study["chapters"]:
             chapter_dir = Path(results_dir) / chapter["chapter"]
             head = headline_claims(chapter_dir).iloc[0]

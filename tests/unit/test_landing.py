@@ -4,6 +4,7 @@ import re
 from unittest import mock
 
 import pandas as pd
+import pytest
 
 from mobitrace import claims as cl
 from mobitrace import landing
@@ -59,9 +60,15 @@ def test_verdict_counts_name_every_verdict(tmp_path):
                                                         cl.NOT_CHECKABLE: 1}
 
 
+def _thumbnail(results):
+    (results / "meas" / "figures").mkdir(parents=True, exist_ok=True)
+    (results / "meas" / "figures" / "fig<1>.svg").write_text("<svg/>")
+
+
 def test_a_card_shows_paper_claim_result_counts_and_a_linked_thumbnail_all_escaped(tmp_path):
     _chapter(tmp_path, "pub", findings=True)
     _chapter(tmp_path, "meas", findings=False)
+    _thumbnail(tmp_path)
     summary = landing.summary_frame(STUDIES, tmp_path)
     assert list(summary["chapter"]) == ["pub", "meas"]
     assert list(summary["source"]) == [landing.FROM_KEY_FINDINGS, landing.FROM_CLAIMS]
@@ -96,3 +103,10 @@ def test_verdict_bars_draw_one_bar_per_chapter_and_verdict():
     assert widths == [0, 0, 1, 2, 3, 4]
     assert ax.get_xlabel() == "claims (count)"
     plt.close(fig)
+
+
+def test_a_thumbnail_the_chapter_does_not_save_is_named_in_one_error(tmp_path):
+    _chapter(tmp_path, "pub", findings=True)
+    _chapter(tmp_path, "meas", findings=False)
+    with pytest.raises(FileNotFoundError, match=r"overview.studies\[s\].figure: expected a figure .* found no .*fig<1>.svg"):
+        landing.summary_frame(STUDIES, tmp_path)
