@@ -142,10 +142,19 @@ def band_legend(ax, entries: list[tuple[str, object, str]], alpha: float = 0.05,
 
 
 def figure1(runs: pd.DataFrame, alpha: float, device: str, path: Path) -> Path:
+    """Save figure1_fig(runs, alpha, device) as deterministic SVG at `path`."""
+    fig = figure1_fig(runs, alpha, device)
+    save_svg(fig, path)
+    plt.close(fig)
+    return path
+
+
+def figure1_fig(runs: pd.DataFrame, alpha: float, device: str):
     """The paper's Figure 1 for one measured device (seaborn, book theme):
     rows downlink and uplink, columns Total and SoftIRQ CPU; points are runs,
     lines OLS fits with their 100(1 - alpha)% confidence band (darker) and
-    prediction band (lighter), /proc/stat and the precise source."""
+    prediction band (lighter), /proc/stat and the precise source. Returns
+    the matplotlib figure (the chapter saves and shows it)."""
     directions = [d for d in ("down", "up") if (runs["direction"] == d).any()]
     fig, axes = plt.subplots(len(directions), len(PANELS), figsize=(10, 3.4 * len(directions) + 0.4),
                              sharex=True, squeeze=False)
@@ -167,9 +176,7 @@ def figure1(runs: pd.DataFrame, alpha: float, device: str, path: Path) -> Path:
                               for s in SOURCE_STYLE], alpha)
     fig.suptitle(f"{device}: CPU vs throughput, one point per run, OLS lines", y=0.99)
     fig.subplots_adjust(hspace=0.3, wspace=0.28, top=0.9)
-    save_svg(fig, path)
-    plt.close(fig)
-    return path
+    return fig
 
 
 def direction_word(ratio: float, higher: str = "higher", lower: str = "lower", same: str = "the same",
