@@ -127,9 +127,9 @@ def draw_fit(ax, x, y, xs, color, label: str, alpha: float = 0.05, prediction: b
     return b
 
 
-def band_legend(ax, entries: list[tuple[str, object, str]], alpha: float = 0.05, prediction: bool = True) -> None:
-    """A legend outside the axes: one line (and marker) per (label, colour,
-    marker) entry, then the two kinds of band."""
+def band_handles(entries: list[tuple[str, object, str]], alpha: float = 0.05, prediction: bool = True) -> list:
+    """Legend handles: one line (and marker) per (label, colour, marker)
+    entry, then the two kinds of band."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
     handles = [Line2D([], [], color=c, marker=m, lw=1.6, label=lab) for lab, c, m in entries]
@@ -137,7 +137,12 @@ def band_legend(ax, entries: list[tuple[str, object, str]], alpha: float = 0.05,
                          label=f"{1 - alpha:.0%} confidence band (fitted mean)"))
     if prediction:
         handles.append(Patch(color="grey", alpha=PRED_ALPHA, lw=0, label=f"{1 - alpha:.0%} prediction band (one run)"))
-    ax.legend(handles=handles)
+    return handles
+
+
+def band_legend(ax, entries: list[tuple[str, object, str]], alpha: float = 0.05, prediction: bool = True) -> None:
+    """A legend outside the axes (right of it) with band_handles."""
+    ax.legend(handles=band_handles(entries, alpha, prediction))
     legend_outside(ax)
 
 
@@ -172,8 +177,10 @@ def figure1_fig(runs: pd.DataFrame, alpha: float, device: str):
                 top = max(top, float(g[col].max()))
             ax.set(title=f"{DIRECTION_TITLE[direction]}: {panel}", xlabel="TCP throughput (Gbps)",
                    ylabel="CPU utilization (% of all CPUs)", xlim=(0, xs.max()), ylim=(0, top * 1.15 + 1))
-    band_legend(axes[0, -1], [(SOURCE_STYLE[s][2], PALETTE[SOURCE_STYLE[s][0]], SOURCE_STYLE[s][1])
-                              for s in SOURCE_STYLE], alpha)
+    # One legend for all panels, below them (outside the data; the panels keep the full width).
+    fig.legend(handles=band_handles([(SOURCE_STYLE[s][2], PALETTE[SOURCE_STYLE[s][0]], SOURCE_STYLE[s][1])
+                                     for s in SOURCE_STYLE], alpha),
+               loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=3, frameon=False)
     fig.suptitle(f"{device}: CPU vs throughput, one point per run, OLS lines", y=0.99)
     fig.subplots_adjust(hspace=0.3, wspace=0.28, top=0.9)
     return fig
