@@ -12,7 +12,7 @@
 # ---
 
 # %% [markdown]
-# # CPU versus throughput, measured on Linux hosts (cpu-gbps)
+# # CPU versus throughput, measured on Linux hosts
 #
 # Aggarwal et al. (MobiCom'19 poster) logged Total and SoftIRQ CPU utilization
 # from `/proc/stat` while iperf3 pushed TCP at rates from 100 Mbps up to the
@@ -72,24 +72,21 @@ import json
 import math
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import HTML, SVG, Markdown, display
-from myst_nb import glue
+from IPython.display import Markdown, display
 
 from mobitrace import claims as cl
 from mobitrace import cpufit
-from mobitrace.chapter import ChapterOutputs
-from mobitrace.figures import save_svg
+from mobitrace import cpugbps_measured as cm
+from mobitrace.book import format_column, with_interval
+from mobitrace.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.core import numbers
+from mobitrace.cpugbps_device import direction_word, figure1_fig
 
 results = Path(results_dir)
 out = ChapterOutputs(results, "analyze_cpu_gbps_measured")
-tables_dir, figures_dir = out.tables_dir, out.figures_dir
-put, save_table = out.put, out.save_table
-pd.set_option("display.precision", 3)
-pd.set_option("display.max_columns", 30)
-pd.set_option("display.width", 200)
+put, put_text = out.put, out.put_text
 
 sessions = pd.concat([pd.read_parquet(Path(interim_dir) / d / "sessions.parquet") for d in devices],
                      ignore_index=True)
@@ -101,29 +98,9 @@ rates = pd.concat([pd.read_csv(Path(devices_dir) / d / "rate_summary.csv") for d
                   ignore_index=True)
 phones = pd.read_csv(published_lines)
 thr = f"{cpu_threshold_pct:g}"
-
-
-def styled(frame, uid, caption, fmt="{:.3g}"):
-    """A table as HTML (Styler only via to_html with a fixed uuid)."""
-    numeric = frame.select_dtypes("number").columns
-    return HTML(frame.style.set_uuid(uid).hide(axis="index").format(fmt, subset=list(numeric), na_rep="n/a")
-                .set_caption(caption).to_html())
-
-
-def fit_of(device, direction, source):
-    hit = fits[(fits["device"] == device) & (fits["direction"] == direction) & (fits["source"] == source)]
-    return hit.iloc[0]
-
-
-def key(device):
-    return device.replace("-", "_")
-
-
-def interval_text(lo, hi, digits=1):
-    if pd.isna(lo) or pd.isna(hi):
-        return "unbounded (slope not significant)"
-    return f"{lo:.{digits}f} to {hi:.{digits}f}"
-
+have = set(devices)
+source_names = cm.SOURCE_NAMES
+direction_names = cm.DIRECTION_NAMES
 
 put("n_devices", len(devices))
 put("n_runs", len(runs))
@@ -135,14 +112,9 @@ put("n_sessions", len(sessions))
 #
 # {glue:text}`n_sessions` capture sessions of {glue:text}`n_devices` device
 # configurations, {glue:text}`n_runs` iperf3 runs, {glue:text}`raw_mb:.1f` MB
-# of raw files in git. `capture_md5` is the hash of each session folder (md5
-# over its files' paths and md5s); DVC pins the same files in `dvc.lock`.
-#
-# ```{provenance} measured
-# :stage: analyze_cpu_gbps_measured
-#
-# measured (capture manifests).
-# ```
+# of raw files in git. The capture hash is the md5 of each session folder
+# (over its files' paths and md5s); DVC pins the same files in `dvc.lock`.
+# The full table (sample period, CPU quota, kind) is in the CSV.
 
 # %%
 cap = sessions[["device", "config", "kind", "session", "hostname", "kernel", "cpu_model", "n_cpus", "hypervisor",
@@ -150,8 +122,17 @@ cap = sessions[["device", "config", "kind", "session", "hostname", "kernel", "cp
                 "device_cpus", "cpu_quota", "repetitions", "duration_s", "sample_period_ms", "n_runs",
                 "iperf3_version", "capture_md5", "bytes"]].copy()
 cap["cpu_quota"] = cap["cpu_quota"].astype(float)
-save_table(cap, "captures")
-display(styled(cap, "captures", "Capture sessions and their hosts (from manifest.yaml)", fmt="{:g}"))
+cap_fields = {"session": "session", "hostname": "host", "kernel": "kernel", "cpu_model": "CPU model",
+              "n_cpus": "CPUs", "hypervisor": "virtualized", "config_hz": "CONFIG_HZ",
+              "irq_time_accounting": "IRQ time accounting", "gro_device": "GRO", "gso_device": "GSO",
+              "tso_device": "TSO", "rps_device": "RPS mask", "device_cpus": "device's iperf3 CPUs",
+              "repetitions": "repetitions per rate", "duration_s": "run length (s)", "n_runs": "runs",
+              "iperf3_version": "iperf3", "capture_md5": "capture hash (md5)", "bytes": "raw size (bytes)"}
+cap_shown = pd.DataFrame([format_column(cap[c], c) for c in cap_fields], index=list(cap_fields.values()),
+                         columns=list(cap["device"]))
+out.table(cap, "captures", "Capture sessions and their hosts, one column per device (from manifest.yaml)",
+          shown=cap_shown.rename_axis("field"), index=True)
+out.provenance("measured (capture manifests).")
 
 # %% [markdown]
 # (cpu-gbps-measured-fig1)=
@@ -159,29 +140,32 @@ display(styled(cap, "captures", "Capture sessions and their hosts (from manifest
 #
 # Each point is one run (at least 3 repetitions of each target rate, 10 s each
 # with the default settings); lines are OLS fits with their 95% confidence
-# bands, for `/proc/stat` Total and SoftIRQ (the paper's sources) and the
-# precise Total.
+# band (darker: where the fitted mean lies) and 95% prediction band (lighter:
+# where one new run would fall), for `/proc/stat` Total and SoftIRQ (the
+# paper's sources) and the precise Total.
 
 # %%
 for device in devices:
-    display(Markdown(f"**{device}**"))
-    display(SVG(filename=str(Path(devices_dir) / device / "figure1.svg")))
-    s = sessions[sessions["device"] == device].iloc[0]
-    display(Markdown(f"```{{provenance}} measured, modeled\n:stage: analyze_cpu_gbps_device@{device}\n\n"
-                     f"Measured runs (session {s['session']}); lines modeled (OLS).\n```"))
+    f_stat = cm.fit_of(fits, device, "down", "stat_total")
+    f_prec = cm.fit_of(fits, device, "down", "precise_total")
+    out.figure(
+        figure1_fig(runs[runs["device"] == device], alpha, device), f"figure1_{device}",
+        alt=f"{device}: four scatter plots of CPU utilization (% of all CPUs) against TCP throughput (Gbps), "
+            "downlink on top and uplink below, Total CPU on the left and SoftIRQ CPU on the right, one point per "
+            "run, each source with a straight OLS line and shaded confidence and prediction bands.",
+        caption=f"{device}. Look at how closely the points follow each line: on the downlink R² is "
+                f"{f_stat['r2']:.2f} for /proc/stat Total and {f_prec['r2']:.2f} for the precise Total. Where "
+                "the /proc/stat points scatter far from the precise ones, tick sampling or background work is "
+                "at play (next sections).")
+    out.provenance("measured runs; lines and bands modeled (OLS of the runs).")
 
 # %% [markdown]
 # ## The fitted lines
 #
 # $\mathrm{CPU} = a + b \cdot \mathrm{throughput}$ by OLS per device,
 # direction and CPU source, with 95% confidence intervals of slope and
-# intercept (t-based; `mobitrace.cpufit`).
-#
-# ```{provenance} measured, modeled
-# :stage: analyze_cpu_gbps_measured
-#
-# modeled (OLS fitted to measured runs).
-# ```
+# intercept (t-based) and of R² (Fisher's z; `mobitrace.cpufit`). The table
+# shows the downlink; the CSV has the uplink too.
 
 # %%
 shown_sources = ["stat_total", "stat_softirq", "precise_total", "iperf3_total"]
@@ -189,32 +173,46 @@ fit_cols = ["device", "direction", "source", "n", "slope", "slope_lo", "slope_hi
             "intercept_hi", "r2", "resid_sd", "x_min", "x_max"]
 fit_table = fits[fits["source"].isin(shown_sources)][fit_cols].rename(columns={
     "slope": "slope_pct_per_gbps", "x_min": "min_gbps", "x_max": "max_gbps"})
-save_table(fit_table, "fits")
-display(styled(fit_table, "fits", "OLS of CPU % on throughput (Gbps): slope and intercept with 95% CI"))
+r2_bounds = [cpufit.r2_ci(r2, n, b, alpha) for r2, n, b in
+             zip(fit_table["r2"], fit_table["n"], fit_table["slope_pct_per_gbps"])]
+fit_table["r2_lo"], fit_table["r2_hi"] = [lo for lo, _ in r2_bounds], [hi for _, hi in r2_bounds]
+fit_shown = fit_table[fit_table["direction"] == "down"].assign(source=lambda f: f["source"].map(source_names))
+fit_shown = with_interval(fit_shown, "slope_pct_per_gbps", "slope_lo", "slope_hi", label="slope (% per Gbps)")
+fit_shown = with_interval(fit_shown, "intercept", "intercept_lo", "intercept_hi", label="intercept (%)")
+fit_shown = with_interval(fit_shown, "r2", "r2_lo", "r2_hi", label="R² [95% CI]")
+fit_shown = fit_shown.drop(columns="direction").rename(columns={
+    "source": "CPU source", "n": "runs", "resid_sd": "residual SD (%)", "min_gbps": "lowest (Gbps)",
+    "max_gbps": "highest (Gbps)"})
+out.table(fit_table, "fits", "Downlink OLS lines of CPU (%) on throughput (Gbps), with 95% CIs", shown=fit_shown)
+out.provenance("modeled (OLS fitted to measured runs).")
 
 # %% [markdown]
 # (cpu-gbps-measured-extrapolation)=
 # ## Extrapolation to 1.6, 4 and 12.8 Gbps
 #
 # The fitted mean CPU at the paper's target rates with the 95% confidence
-# interval of the mean and the 95% prediction interval of one new run
-# (statsmodels `get_prediction`). `extrapolated` marks targets above the
-# highest measured throughput of that line; a CPU above 100% there only
-# says the line has left what the host can do.
-#
-# ```{provenance} measured, modeled
-# :stage: analyze_cpu_gbps_measured
-#
-# modeled (OLS extrapolation of measured runs).
-# ```
+# interval of the mean (statsmodels `get_prediction`); the CSV adds the 95%
+# prediction interval of one new run. A rate marked "(extrapolated)" lies
+# above the highest measured throughput of that line; a CPU above 100% there
+# only says the line has left what the host can do.
 
 # %%
 ext = extra[extra["source"].isin(["stat_total", "stat_softirq", "precise_total"])].copy()
 ext = ext[["device", "direction", "source", "target_gbps", "cpu_pct", "mean_ci_lo", "mean_ci_hi", "pred_lo",
            "pred_hi", "extrapolated"]]
-save_table(ext, "extrapolations")
-display(styled(ext[ext["direction"] == "down"], "extrapolations",
-               "Downlink: CPU % at the target rates (fit, 95% CI of the mean, 95% prediction interval)"))
+ext_down = ext[ext["direction"] == "down"].assign(
+    cell=lambda f: [numbers.interval(c, lo, hi) + (" (extrapolated)" if x else "") for c, lo, hi, x in
+                    zip(f["cpu_pct"], f["mean_ci_lo"], f["mean_ci_hi"], f["extrapolated"])],
+    column=lambda f: [f"CPU at {t:g} Gbps (%) [95% CI]" for t in f["target_gbps"]],
+    source=lambda f: f["source"].map(source_names))
+ext_shown = (ext_down.pivot(index=["device", "source"], columns="column", values="cell")
+             .reindex(columns=[f"CPU at {t:g} Gbps (%) [95% CI]" for t in target_rates_gbps])
+             .reindex(pd.MultiIndex.from_product([devices, [source_names[s] for s in
+                                                             ("stat_total", "stat_softirq", "precise_total")]]))
+             .reset_index(names=["device", "CPU source"]))
+out.table(ext, "extrapolations", "Downlink: fitted CPU (%) at the paper's target rates, with 95% CI of the mean",
+          shown=ext_shown)
+out.provenance("modeled (OLS extrapolation of measured runs).")
 
 # %% [markdown]
 # ## Throughput at 50% CPU (inverse prediction)
@@ -226,13 +224,8 @@ display(styled(ext[ext["direction"] == "down"], "extrapolations",
 # mean contains 50%; the wider prediction-band interval is the set whose
 # prediction band for one new run contains 50%. When the threshold lies far
 # above every measured CPU value this is a long extrapolation and the
-# interval says how far the data can carry it.
-#
-# ```{provenance} measured, modeled
-# :stage: analyze_cpu_gbps_measured
-#
-# modeled (inverse prediction from OLS of measured runs).
-# ```
+# interval says how far the data can carry it; when the slope is not
+# significant the set is unbounded.
 
 # %%
 inv_cols = ["device", "direction", "source", "gbps_at_threshold", "gbps_at_threshold_lo", "gbps_at_threshold_hi",
@@ -240,27 +233,23 @@ inv_cols = ["device", "direction", "source", "gbps_at_threshold", "gbps_at_thres
 inv = fits[fits["source"].isin(["stat_total", "precise_total"])][inv_cols].rename(columns={
     "gbps_at_threshold": f"gbps_at_{thr}pct", "gbps_at_threshold_lo": "ci_lo", "gbps_at_threshold_hi": "ci_hi",
     "gbps_at_threshold_pred_lo": "pred_lo", "gbps_at_threshold_pred_hi": "pred_hi", "x_max": "max_measured_gbps"})
-save_table(inv, f"throughput_at_{thr}pct_cpu")
-display(styled(inv, "inverse", f"Throughput (Gbps) at {thr}% CPU: estimate, 95% CI (confidence band) "
-               "and 95% interval from the prediction band"))
-
-lines = []
-for device in devices:
-    f_stat, f_prec = fit_of(device, "down", "stat_total"), fit_of(device, "down", "precise_total")
-    lines.append(
-        f"- **{device}** (downlink): {f_stat['gbps_at_threshold']:.1f} Gbps at {thr}% CPU by `/proc/stat` "
-        f"(95% CI {interval_text(f_stat['gbps_at_threshold_lo'], f_stat['gbps_at_threshold_hi'])} Gbps; "
-        f"prediction band {interval_text(f_stat['gbps_at_threshold_pred_lo'], f_stat['gbps_at_threshold_pred_hi'])}"
-        f" Gbps), {f_prec['gbps_at_threshold']:.1f} Gbps by the precise source "
-        f"(95% CI {interval_text(f_prec['gbps_at_threshold_lo'], f_prec['gbps_at_threshold_hi'])} Gbps); "
-        f"measured up to {f_stat['x_max']:.1f} Gbps.")
-    if device == reference_device:
-        for src, f in (("stat", f_stat), ("precise", f_prec)):
-            put(f"ref_{src}_x50", f["gbps_at_threshold"])
-            put(f"ref_{src}_x50_lo", f["gbps_at_threshold_lo"])
-            put(f"ref_{src}_x50_hi", f["gbps_at_threshold_hi"])
-put("reference_device", reference_device)
-display(Markdown("Per measured device (numbers from the table above):\n\n" + "\n".join(lines)))
+inv_shown = pd.DataFrame({
+    "device": inv["device"], "direction": inv["direction"].map(direction_names),
+    "CPU source": inv["source"].map(source_names),
+    f"Gbps at {thr}% CPU [95% CI]": [numbers.interval(x, lo, hi) + ("" if pd.notna(lo) else " [unbounded]")
+                                     for x, lo, hi in zip(inv[f"gbps_at_{thr}pct"], inv["ci_lo"], inv["ci_hi"])],
+    "prediction-band interval (Gbps)": [f"{numbers.number(lo)} to {numbers.number(hi)}" if pd.notna(lo)
+                                        else "unbounded" for lo, hi in zip(inv["pred_lo"], inv["pred_hi"])],
+    "highest measured (Gbps)": inv["max_measured_gbps"]})
+out.table(inv, f"throughput_at_{thr}pct_cpu", f"Throughput (Gbps) at {thr}% CPU: estimate with 95% CI "
+          "(confidence band) and the interval from the prediction band", shown=inv_shown)
+out.provenance("modeled (inverse prediction from OLS of measured runs).")
+for src, source in (("stat", "stat_total"), ("precise", "precise_total")):
+    f = cm.fit_of(fits, reference_device, "down", source)
+    put(f"ref_{src}_x50", f["gbps_at_threshold"])
+    put(f"ref_{src}_x50_lo", f["gbps_at_threshold_lo"])
+    put(f"ref_{src}_x50_hi", f["gbps_at_threshold_hi"])
+put_text("reference_device", reference_device)
 
 # %% [markdown]
 # On the reference configuration ({glue:text}`reference_device`, offloads
@@ -288,13 +277,7 @@ display(Markdown("Per measured device (numbers from the table above):\n\n" + "\n
 # host-wide precise minus the iperf3/ksoftirqd precise Total. The table gives
 # means with 95% t intervals per device and direction, at low rates (target
 # at most 1 Gbps) and at all rates, medians (robust to bursts of background
-# work), and the slopes of the two sources' lines.
-#
-# ```{provenance} measured, modeled
-# :stage: analyze_cpu_gbps_measured
-#
-# measured (both sources per run); slopes modeled (OLS).
-# ```
+# work), and the ratio of the two sources' slopes.
 
 # %%
 runs["gap_pp"] = runs["stat_all_total_pct"] - runs["precise_total_pct"]
@@ -307,6 +290,7 @@ for (device, direction), g in runs.groupby(["device", "direction"], sort=True):
     all_gap = cpufit.mean_ci(g["gap_pp"], alpha)
     low = g[g["low_rate"]]
     low_gap = cpufit.mean_ci(low["gap_pp"], alpha)
+    at_max = g[g["target_rate_bps"] == 0]
     gap_rows.append({
         "device": device, "direction": direction, "n": len(g),
         "gap_pp": all_gap[0], "gap_lo": all_gap[1], "gap_hi": all_gap[2],
@@ -319,22 +303,36 @@ for (device, direction), g in runs.groupby(["device", "direction"], sort=True):
         "low_rate_tick_error_pp": float(low["tick_error_pp"].mean()),
         "background_pp": float(g["background_pp"].mean()),
         "median_background_pp": float(g["background_pp"].median()),
-        "max_rate_ratio": float(g.loc[g["target_rate_bps"] == 0, "ratio"].median()),
+        "max_rate_ratio": float(at_max["ratio"].median()),
         "max_abs_gap_pp": float(g["gap_pp"].abs().max()),
-        "stat_slope": fit_of(device, direction, "stat_total")["slope"],
-        "precise_slope": fit_of(device, direction, "precise_total")["slope"],
-        "stat_softirq_share_at_max": float((g.loc[g["target_rate_bps"] == 0, "stat_all_softirq_pct"]
-                                            / g.loc[g["target_rate_bps"] == 0, "stat_all_total_pct"]).mean()),
+        "stat_slope": cm.fit_of(fits, device, direction, "stat_total")["slope"],
+        "precise_slope": cm.fit_of(fits, device, direction, "precise_total")["slope"],
+        "stat_softirq_share_at_max": float((at_max["stat_all_softirq_pct"] / at_max["stat_all_total_pct"]).mean()),
     })
 gaps = pd.DataFrame(gap_rows)
 gaps["slope_ratio"] = gaps["stat_slope"] / gaps["precise_slope"]
-save_table(gaps, "procstat_vs_precise")
-display(styled(gaps, "gaps", "/proc/stat Total minus precise Total (pp), with 95% CI; ratios and slopes"))
+gaps_shown = with_interval(gaps, "gap_pp", "gap_lo", "gap_hi", label="gap, all rates (pp) [95% CI]")
+gaps_shown = with_interval(gaps_shown, "low_rate_gap_pp", "low_rate_gap_lo", "low_rate_gap_hi",
+                           label="gap, ≤ 1 Gbps (pp) [95% CI]")
+gaps_shown = gaps_shown.assign(direction=gaps["direction"].map(direction_names))[[
+    "device", "direction", "n", "gap, all rates (pp) [95% CI]", "median_gap_pp", "gap, ≤ 1 Gbps (pp) [95% CI]",
+    "low_rate_ratio", "max_rate_ratio", "low_rate_tick_error_pp", "median_background_pp", "slope_ratio"]].rename(
+    columns={"n": "runs", "median_gap_pp": "median gap (pp)", "low_rate_ratio": "ratio, ≤ 1 Gbps (median)",
+             "max_rate_ratio": "ratio, unlimited rate (median)",
+             "low_rate_tick_error_pp": "tick error, ≤ 1 Gbps (pp)",
+             "median_background_pp": "background, median (pp)", "slope_ratio": "slope ratio"})
+out.table(gaps, "procstat_vs_precise", "/proc/stat Total minus precise Total (pp, percentage points of all "
+          "CPUs), the ratio /proc/stat ÷ precise, and the ratio of their slopes", shown=gaps_shown)
+out.provenance("measured (both sources per run); slopes modeled (OLS).")
+ratio_low = float(runs.loc[runs["low_rate"], "ratio"].median())
 put("gap_mean_all", float(runs["gap_pp"].mean()))
 put("gap_abs_max", float(runs["gap_pp"].abs().max()))
-put("ratio_low_median", float(runs.loc[runs["low_rate"], "ratio"].median()))
+put("ratio_low_median", ratio_low)
 put("ratio_max_median", float(runs.loc[runs["target_rate_bps"] == 0, "ratio"].median()))
 put("gap_median_low", float(runs.loc[runs["low_rate"], "gap_pp"].median()))
+put_text("low_rate_reading", direction_word(ratio_low, higher="counts more than",
+                                            lower="misses most of" if ratio_low < 0.5 else "misses part of",
+                                            same="matches"))
 has_host = runs["host_precise_total_pct"].notna()
 put("n_host_precise", int(has_host.sum()))
 put("tick_error_low_median", float(runs.loc[has_host & runs["low_rate"], "tick_error_pp"].median()))
@@ -347,40 +345,24 @@ put("slope_ratio_min", float(gaps["slope_ratio"].min()))
 put("slope_ratio_max", float(gaps["slope_ratio"].max()))
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-colors = plt.get_cmap("tab10")
-for i, device in enumerate(devices):
-    g = runs[runs["device"] == device]
-    axes[0].plot(g["precise_total_pct"], g["stat_all_total_pct"], "o", ms=3, color=colors(i), label=device,
-                 mfc="none")
-    axes[1].plot(g["throughput_gbps"], g["gap_pp"], "o", ms=3, color=colors(i), mfc="none")
-top = float(max(runs["precise_total_pct"].max(), runs["stat_all_total_pct"].max())) * 1.05
-axes[0].plot([0, top], [0, top], color="grey", lw=0.8, ls="--", label="equal")
-axes[0].set_xlabel("precise Total CPU (%)")
-axes[0].set_ylabel("/proc/stat Total CPU (%)")
-axes[0].legend(frameon=False, fontsize=7)
-axes[1].axhline(0, color="grey", lw=0.8, ls="--")
-axes[1].set_xlabel("TCP throughput (Gbps)")
-axes[1].set_ylabel("/proc/stat minus precise (pp)")
-fig.suptitle("Tick-sampled /proc/stat vs precise CPU time, per run")
-fig_path = save_svg(fig, figures_dir / "procstat_vs_precise.svg")
-plt.close(fig)
-display(SVG(filename=str(fig_path)))
+out.figure(
+    cm.procstat_figure(runs, devices), "procstat_vs_precise",
+    alt="Two scatter plots, one point per run and one colour per device. Left: /proc/stat Total CPU (%) against "
+        "precise Total CPU (%) with a dashed line of equality. Right: /proc/stat minus precise (percentage "
+        "points) against TCP throughput (Gbps) with a dashed line at zero.",
+    caption="Tick-sampled /proc/stat against the precise CPU time, per run. Points on the dashed lines mean the "
+            "two sources agree; look for the device whose points sit far above them (background work on the "
+            "shared host during its capture) and for the spread at low throughput (tick sampling).")
+out.provenance("measured (each point one run, both sources).")
 
 # %% [markdown]
-# ```{provenance} measured
-# :stage: analyze_cpu_gbps_measured
-#
-# measured (each point one run, both sources).
-# ```
-#
 # Over all runs `/proc/stat` Total minus precise Total averages
 # {glue:text}`gap_mean_all:.2f` percentage points (largest single-run gap
 # {glue:text}`gap_abs_max:.1f` pp, from bursts of other work on the shared
 # host). At target rates up to 1 Gbps the median gap is
 # {glue:text}`gap_median_low:.2f` pp and the median ratio `/proc/stat` /
 # precise is {glue:text}`ratio_low_median:.2f`: tick-sampled `/proc/stat`
-# misses most of the paced network load there. At the unlimited rate the
+# {glue:text}`low_rate_reading` the paced network load there. At the unlimited rate the
 # median ratio is {glue:text}`ratio_max_median:.2f`. In the
 # {glue:text}`n_host_precise` runs with the host-wide precise source, the
 # tick error alone (`/proc/stat` minus host-wide precise) has a median of
@@ -407,69 +389,44 @@ display(SVG(filename=str(fig_path)))
 # fall from 1.6 Gbps to 366 Mbps. Here the offloads-off configuration
 # switches GRO, GSO and TSO off on both veth ends. Throughput at the
 # unlimited rate (mean of the repetitions, 95% t interval), the ratio to
-# offloads on, Welch's t-test, and the CPU per Gbps (slopes).
-#
-# ```{provenance} measured, modeled
-# :stage: analyze_cpu_gbps_measured
-#
-# measured (throughput and CPU per run); slopes modeled (OLS).
-# ```
+# offloads on (95% interval by the delta method on the log scale), Welch's
+# t-test, and the CPU per Gbps (slopes of the precise lines).
 
 # %%
-def max_runs(device, direction):
-    return runs[(runs["device"] == device) & (runs["direction"] == direction) & (runs["target_rate_bps"] == 0)]
-
-
-def compare(dev_a, dev_b, label):
-    rows = []
-    for direction in ("down", "up"):
-        a, b = max_runs(dev_a, direction), max_runs(dev_b, direction)
-        if a.empty or b.empty:
-            continue
-        ma, mb = cpufit.mean_ci(a["throughput_gbps"], alpha), cpufit.mean_ci(b["throughput_gbps"], alpha)
-        w = cpufit.welch(b["throughput_gbps"], a["throughput_gbps"])
-        rows.append({
-            "comparison": label, "direction": direction, "a": dev_a, "b": dev_b,
-            "a_max_gbps": ma[0], "a_lo": ma[1], "a_hi": ma[2],
-            "b_max_gbps": mb[0], "b_lo": mb[1], "b_hi": mb[2],
-            "ratio_b_over_a": mb[0] / ma[0], "welch_t": w["t"], "welch_df": w["df"], "welch_p": w["p"],
-            "a_stat_total_at_max": float(a["stat_all_total_pct"].mean()),
-            "b_stat_total_at_max": float(b["stat_all_total_pct"].mean()),
-            "a_precise_total_at_max": float(a["precise_total_pct"].mean()),
-            "b_precise_total_at_max": float(b["precise_total_pct"].mean()),
-            "a_precise_slope": fit_of(dev_a, direction, "precise_total")["slope"],
-            "b_precise_slope": fit_of(dev_b, direction, "precise_total")["slope"],
-            "a_stat_slope": fit_of(dev_a, direction, "stat_total")["slope"],
-            "b_stat_slope": fit_of(dev_b, direction, "stat_total")["slope"],
-        })
-    return pd.DataFrame(rows)
-
-
-def downlink(frame):
-    return frame.set_index("direction").loc["down"]
-
-
-def not_captured(what, names):
-    """Prose for a comparison whose devices are not in this build."""
-    display(Markdown(f"*No {what} in this build: {', '.join(names)} not all listed in "
-                     "`params.yaml` (`cpu-gbps-measured.devices`).*"))
-
-
-have = set(devices)
-gro = compare(reference_device, offloads_off_device, "offloads off vs on") \
+gro = cm.compare(runs, fits, reference_device, offloads_off_device, "offloads off vs on", alpha) \
     if {reference_device, offloads_off_device} <= have else pd.DataFrame()
 if not gro.empty:
-    save_table(gro, "offloads_off_vs_on")
-    display(styled(gro, "gro", "Offloads on (a) vs GRO/GSO/TSO off (b): throughput at the unlimited rate"))
-    d = downlink(gro)
-    display(Markdown(
-        f"With offloads on the downlink reaches {d['a_max_gbps']:.1f} Gbps at the unlimited rate; with GRO, "
-        f"GSO and TSO off {d['b_max_gbps']:.1f} Gbps, a ratio of {d['ratio_b_over_a']:.2f} (Welch p = "
-        f"{d['welch_p']:.2g}; the paper's 366 Mbps / 1.6 Gbps is {366 / 1600:.2f}). Each Gbps costs "
-        f"{d['b_precise_slope'] / d['a_precise_slope']:.1f} times as much precise CPU with the offloads off "
-        "(numbers from the table above)."))
+    out.table(gro, "offloads_off_vs_on", "Offloads on (a) against GRO/GSO/TSO off (b): throughput at the "
+              "unlimited rate", shown=cm.comparison_shown(gro, "offloads on", "offloads off"))
+    out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+    out.figure(
+        cm.throughput_figure(runs, [reference_device, offloads_off_device], alpha), "offloads_throughput",
+        alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars, for the "
+            "offloads-on and offloads-off configurations, downlink and uplink.",
+        caption="Throughput at the unlimited rate with offloads on and off (mean of the repetitions, 95% t "
+                "interval). Look at the gap between the two rows and at how wide the intervals are with only "
+                "a few repetitions.")
+    out.provenance("measured (mean of the runs at the unlimited rate).")
+    d = gro.set_index("direction").loc["down"]
+    for name in ("a_max_gbps", "b_max_gbps", "ratio_b_over_a", "ratio_lo", "ratio_hi"):
+        put(f"gro_{name}", d[name])
+    put_text("gro_p", numbers.p_value(d["welch_p"]))
+    put("gro_paper_ratio", 366 / 1600)
+    put("gro_cost_ratio", d["b_precise_slope"] / d["a_precise_slope"])
+    put_text("gro_cost_word", direction_word(d["b_precise_slope"] / d["a_precise_slope"], "more", "less"))
 else:
-    not_captured("offloads-off comparison", [reference_device, offloads_off_device])
+    display(Markdown(cm.not_captured_text("offloads-off comparison", [reference_device, offloads_off_device])))
+
+# %% [markdown]
+# With offloads on the downlink reaches {glue:text}`gro_a_max_gbps:.1f` Gbps
+# at the unlimited rate; with GRO, GSO and TSO off
+# {glue:text}`gro_b_max_gbps:.1f` Gbps, a ratio of
+# {glue:text}`gro_ratio_b_over_a:.2f` (95% CI
+# {glue:text}`gro_ratio_lo:.2f` to {glue:text}`gro_ratio_hi:.2f`; Welch
+# p = {glue:text}`gro_p`); the paper's 366 Mbps / 1.6 Gbps is
+# {glue:text}`gro_paper_ratio:.2f`. With the offloads off each Gbps costs
+# {glue:text}`gro_cost_word` precise CPU: {glue:text}`gro_cost_ratio:.1f`
+# times as much as with them on.
 
 # %% [markdown]
 # (cpu-gbps-measured-rps)=
@@ -484,39 +441,56 @@ else:
 #
 # The machine is shared: work of other users that ran during a capture
 # competes for the same two CPUs and lowers the throughput at the unlimited
-# rate. The `background_pp` columns of the `/proc/stat` versus precise table
+# rate. The background columns of the `/proc/stat` versus precise table
 # above measure it per device (host-wide precise CPU minus the iperf3 and
 # ksoftirqd CPU); where it is tens of percentage points, a throughput
 # difference between configurations is confounded with it.
-#
-# ```{provenance} measured
-# :stage: analyze_cpu_gbps_measured
-#
-# measured.
-# ```
 
 # %%
 rps = pd.DataFrame()
 if set(rps_devices) <= have and len(rps_devices) == 2:
-    rps = compare(rps_devices[0], rps_devices[1], "RPS to the second vs the first CPU")
-    save_table(rps, "rps_affinity")
-    display(styled(rps, "rps", f"SoftIRQ steered to {rps_devices[0]} (a) vs {rps_devices[1]} (b): "
-                   "throughput at the unlimited rate"))
+    rps = cm.compare(runs, fits, rps_devices[0], rps_devices[1], "RPS to the second vs the first CPU", alpha)
+    out.table(rps, "rps_affinity", f"SoftIRQ steered as in {rps_devices[0]} (a) against {rps_devices[1]} (b): "
+              "throughput at the unlimited rate", shown=cm.comparison_shown(rps, rps_devices[0], rps_devices[1]))
+    out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+    out.figure(
+        cm.throughput_figure(runs, [reference_device, *rps_devices], alpha), "rps_throughput",
+        alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars for the reference "
+            "configuration and the two RPS configurations, downlink and uplink.",
+        caption="Throughput at the unlimited rate with SoftIRQ steered to either CPU, next to the reference "
+                "(mean of the repetitions, 95% t interval). Look at whether the two RPS rows differ by more "
+                "than their intervals.")
+    out.provenance("measured (mean of the runs at the unlimited rate).")
     per_cpu = rates[rates["device"].isin(rps_devices + [reference_device]) & (rates["target_rate"] == "max")]
     cpu_cols = [c for c in per_cpu.columns if c.startswith("stat_cpu") and c.endswith("_pct")]
     per_cpu = per_cpu[["device", "direction", "throughput_gbps", *cpu_cols]]
-    save_table(per_cpu, "per_cpu_at_max")
-    display(styled(per_cpu, "percpu", "Per-CPU /proc/stat Total and SoftIRQ % (of that CPU) at the unlimited rate"))
-    d = downlink(rps)
-    display(Markdown(
-        f"Downlink at the unlimited rate: {d['a_max_gbps']:.1f} Gbps with SoftIRQ steered as in "
-        f"{rps_devices[0]} and {d['b_max_gbps']:.1f} Gbps as in {rps_devices[1]} (ratio "
-        f"{d['ratio_b_over_a']:.2f}, Welch p = {d['welch_p']:.2g}; numbers from the table above). The paper's "
-        "4x came from moving the work from a 1.76 GHz LITTLE core to a big core with GRO off; on identical "
-        "cores the choice of CPU can matter only through contention with the applications, not through "
-        "core speed."))
+    per_cpu_shown = per_cpu.assign(direction=per_cpu["direction"].map(direction_names)).rename(columns={
+        "throughput_gbps": "throughput (Gbps)",
+        **{c: "CPU {} {} (%)".format(c.split("_")[1][3:], "Total" if "total" in c else "SoftIRQ")
+           for c in cpu_cols}})
+    out.table(per_cpu, "per_cpu_at_max", "Per-CPU /proc/stat Total and SoftIRQ (% of that CPU) at the "
+              "unlimited rate", shown=per_cpu_shown)
+    out.provenance("measured (per-CPU /proc/stat, mean of the runs).")
+    d = rps.set_index("direction").loc["down"]
+    for name in ("a_max_gbps", "b_max_gbps", "ratio_b_over_a", "ratio_lo", "ratio_hi"):
+        put(f"rps_{name}", d[name])
+    put_text("rps_p", numbers.p_value(d["welch_p"]))
+    put_text("rps_a", rps_devices[0])
+    put_text("rps_b", rps_devices[1])
+    put_text("rps_word", direction_word(d["ratio_b_over_a"], "higher", "lower"))
 else:
-    not_captured("RPS pair", rps_devices)
+    display(Markdown(cm.not_captured_text("RPS pair", rps_devices)))
+
+# %% [markdown]
+# Downlink at the unlimited rate: {glue:text}`rps_a_max_gbps:.1f` Gbps with
+# SoftIRQ steered as in {glue:text}`rps_a` and
+# {glue:text}`rps_b_max_gbps:.1f` Gbps as in {glue:text}`rps_b`, a
+# {glue:text}`rps_word` throughput (ratio {glue:text}`rps_ratio_b_over_a:.2f`, 95% CI
+# {glue:text}`rps_ratio_lo:.2f` to {glue:text}`rps_ratio_hi:.2f`; Welch p =
+# {glue:text}`rps_p`). The paper's 4x came from moving the work from a
+# 1.76 GHz LITTLE core to a big core with GRO off; on identical cores the
+# choice of CPU can matter only through contention with the applications,
+# not through core speed.
 
 # %% [markdown]
 # (cpu-gbps-measured-slow)=
@@ -527,26 +501,22 @@ else:
 # quota is in the captures table). SoftIRQ work done outside the process is
 # not limited by the quota, so this emulates a slow application core rather
 # than a slower clock for the whole stack.
-#
-# ```{provenance} measured, modeled
-# :stage: analyze_cpu_gbps_measured
-#
-# measured; slopes modeled (OLS).
-# ```
 
 # %%
 slow = pd.DataFrame()
 if {reference_device, slow_device} <= have:
-    slow = compare(reference_device, slow_device, "CPU-quota device vs reference")
-    save_table(slow, "slow_vs_reference")
-    display(styled(slow, "slow", "Reference (a) vs CPU-quota-limited device (b): throughput at the unlimited rate"))
-    d = downlink(slow)
+    slow = cm.compare(runs, fits, reference_device, slow_device, "CPU-quota device vs reference", alpha)
+    out.table(slow, "slow_vs_reference", "Reference (a) against the CPU-quota-limited device (b): throughput at "
+              "the unlimited rate", shown=cm.comparison_shown(slow, "reference", "CPU quota"))
+    out.provenance("measured; slopes modeled (OLS).")
+    d = slow.set_index("direction").loc["down"]
     display(Markdown(
         f"Limited to its quota, the device's downlink reaches {d['b_max_gbps']:.1f} Gbps, "
-        f"{d['ratio_b_over_a']:.2f} of the reference (Welch p = {d['welch_p']:.2g}); its precise slope is "
-        f"{d['b_precise_slope'] / d['a_precise_slope']:.2f} times the reference's (numbers from the table above)."))
+        f"{d['ratio_b_over_a']:.2f} of the reference (95% CI {d['ratio_lo']:.2f} to {d['ratio_hi']:.2f}; "
+        f"Welch p = {numbers.p_value(d['welch_p'])}); its precise slope is "
+        f"{d['b_precise_slope'] / d['a_precise_slope']:.2f} times the reference's."))
 else:
-    not_captured("slower emulated device", [reference_device, slow_device])
+    display(Markdown(cm.not_captured_text("slower emulated device", [reference_device, slow_device])))
 
 # %% [markdown]
 # ## All measured devices and the published phones
@@ -555,47 +525,18 @@ else:
 # Total line (the paper's source; solid over the measured range, dashed where
 # extrapolated) with its 95% confidence band, and the two phones' lines
 # implied by the paper's stated extrapolations (from the cpu-gbps chapter).
-#
-# ```{provenance} measured, published, modeled
-# :stage: analyze_cpu_gbps_measured
-#
-# measured devices: modeled lines (OLS of measured runs); phones: modeled lines through published points (cpu-gbps chapter).
-# ```
 
 # %%
-x_top = max(max(target_rates_gbps) * 1.05, float(runs["throughput_gbps"].max()) * 1.02)
-xs = np.linspace(0, x_top, 300)
-fig, ax = plt.subplots(figsize=(8, 4.8))
-for i, device in enumerate(devices):
-    g = runs[(runs["device"] == device) & (runs["direction"] == "down")]
-    res = cpufit.fit_line(g["throughput_gbps"], g["stat_all_total_pct"])
-    b = cpufit.bands(res, xs, alpha)
-    inside = xs <= g["throughput_gbps"].max()
-    ax.plot(xs[inside], b["mean"][inside], color=colors(i), lw=1.5, label=f"{device} (measured, OLS)")
-    ax.plot(xs[~inside], b["mean"][~inside], color=colors(i), lw=1.2, ls="--")
-    ax.fill_between(xs, b["mean_ci_lower"], b["mean_ci_upper"], color=colors(i), alpha=0.15, lw=0)
-for j, (_, p) in enumerate(phones.iterrows()):
-    ax.plot(xs, p["intercept_pct"] + p["slope_pct_per_gbps"] * xs, color="black", lw=1.3,
-            ls=[":", "-."][j % 2], label=f"{p['device']} (published, implied line)")
-ax.axhline(cpu_threshold_pct, color="grey", lw=0.8, ls="--")
-for rate in target_rates_gbps:
-    ax.axvline(rate, color="grey", lw=0.5, ls=":")
-ax.set_xlim(0, x_top)
-ax.set_ylim(0, 100)
-ax.set_xlabel("TCP downlink throughput (Gbps)")
-ax.set_ylabel("Total CPU utilization (%)")
-ax.legend(loc="upper right", frameon=False, fontsize=7)
-ax.set_title("Total CPU vs downlink throughput: measured hosts and the published phones")
-fig_path = save_svg(fig, figures_dir / "comparison.svg")
-plt.close(fig)
-display(SVG(filename=str(fig_path)))
-
-# %% [markdown]
-# ```{provenance} measured, published, modeled
-# :stage: analyze_cpu_gbps_measured
-#
-# measured devices: OLS lines (modeled) of measured runs, 95% confidence bands, dashed where extrapolated; phones: lines implied by published points (modeled, cpu-gbps chapter).
-# ```
+out.figure(
+    cm.lines_figure(runs, phones, devices, target_rates_gbps, cpu_threshold_pct, alpha), "comparison",
+    alt="Total CPU utilization (%) against TCP downlink throughput (Gbps): one straight line with a shaded "
+        "confidence band per measured device, and two black lines for the published phones; a dashed grey line "
+        f"at {thr}% CPU and dotted grey lines at the target rates.",
+    caption="Downlink /proc/stat Total lines of the measured hosts (OLS, 95% confidence band; dashed beyond the "
+            "measured range) and the lines the paper's extrapolations imply for the two phones. Look at where "
+            f"each line crosses the dashed {thr}% line and how steep the hosts' lines are next to the phones'.")
+out.provenance("measured devices: OLS lines (modeled) of measured runs; phones: lines implied by published "
+               "points (modeled, cpu-gbps chapter).")
 
 # %%
 comp_rows = []
@@ -609,7 +550,7 @@ for _, p in phones.iterrows():
     comp_rows.append(row)
 for device in devices:
     for source, label in (("stat_total", "/proc/stat"), ("precise_total", "precise")):
-        f = fit_of(device, "down", source)
+        f = cm.fit_of(fits, device, "down", source)
         row = {"device": device, "provenance": "measured (OLS line, modeled)", "source": label,
                "slope_pct_per_gbps": f["slope"], "intercept_pct": f["intercept"],
                f"gbps_at_{thr}pct": f["gbps_at_threshold"], "ci_lo": f["gbps_at_threshold_lo"],
@@ -618,9 +559,15 @@ for device in devices:
         for r in target_rates_gbps:
             row[f"cpu_pct_at_{r:g}gbps"] = float(e.loc[np.isclose(e["target_gbps"], r), "cpu_pct"].iloc[0])
         comp_rows.append(row)
-comparison = save_table(pd.DataFrame(comp_rows), "comparison_with_phones")
-display(styled(comparison, "comparison", "Downlink lines: measured devices and published phones "
-               f"(CPU % at the target rates; Gbps at {thr}% CPU with 95% CI)"))
+comparison = pd.DataFrame(comp_rows)
+comparison_shown = with_interval(comparison, f"gbps_at_{thr}pct", "ci_lo", "ci_hi",
+                                 label=f"Gbps at {thr}% CPU [95% CI]").rename(columns={
+    "provenance": "line", "source": "CPU source", "slope_pct_per_gbps": "slope (% per Gbps)",
+    "intercept_pct": "intercept (%)", "max_measured_gbps": "highest measured (Gbps)",
+    **{f"cpu_pct_at_{r:g}gbps": f"CPU at {r:g} Gbps (%)" for r in target_rates_gbps}})
+out.table(comparison, "comparison_with_phones", "Downlink lines: measured devices and published phones (CPU % at "
+          f"the target rates; Gbps at {thr}% CPU with 95% CI)", shown=comparison_shown)
+out.provenance("measured devices: OLS lines (modeled); phones: lines through published points (modeled).")
 
 # %% [markdown]
 # (cpu-gbps-measured-claims)=
@@ -632,26 +579,9 @@ display(styled(comparison, "comparison", "Downlink lines: measured devices and p
 # statement holds on the measured host within the stated tolerance. Criteria
 # the paper does not quantify are set in `params.yaml` (`linear_r2_min`,
 # `sharp_drop_max_ratio`, `rel_tol_approx`) and named in the tolerance column.
-#
-# ```{provenance} measured, published, modeled
-# :stage: analyze_cpu_gbps_measured
-#
-# published (paper values); measured or modeled (artifact values, per the provenance column).
-# ```
 
 # %%
 rows = []
-ANCHORS = {"measured_linear": "fig1", "measured_1p6gbps": "extrapolation", "measured_sirq": "procstat",
-           "measured_gro": "offloads", "measured_affinity": "rps", "measured_fig1c": "slow",
-           "measured_max_tput": "slow"}
-
-
-def anchor_of(claim_id):
-    """The MyST target of the section that derives a claim (for the ledger)."""
-    for prefix, name in ANCHORS.items():
-        if claim_id.startswith(prefix):
-            return f"cpu-gbps-measured-{name}"
-    return "cpu-gbps-measured-claims"
 
 
 def claim(claim_id, text, location, relation, paper, artifact, unit, basis, provenance, rel_tol=0.0,
@@ -663,35 +593,39 @@ def claim(claim_id, text, location, relation, paper, artifact, unit, basis, prov
         "study": "cpu-gbps", "claim_id": claim_id, "claim": text, "location": location,
         "paper_relation": relation, "paper_value": paper, "artifact_value": artifact if checkable else None,
         "unit": unit, "tolerance": tolerance or (cl.tolerance_text(relation, rel_tol) if checkable else "n/a"),
-        "verdict": verdict, "basis": basis, "provenance": provenance, "section": anchor_of(claim_id),
+        "verdict": verdict, "basis": basis, "provenance": provenance, "section": cm.anchor_of(claim_id),
     })
 
 
+intervals = {}
 for device in devices:
     for source, name, src_text in (("stat_total", "Total", "/proc/stat Total"),
                                    ("stat_softirq", "SoftIRQ", "/proc/stat SoftIRQ"),
                                    ("precise_total", "Total (precise source)", "precise Total")):
-        f = fit_of(device, "down", source)
-        claim(f"measured_linear_{source}_{key(device)}",
-              f"{name} CPU grows linearly with throughput (Fig. 1), on {device}, downlink",
+        f = cm.fit_of(fits, device, "down", source)
+        claim_id = f"measured_linear_{source}_{cm.claim_key(device)}"
+        claim(claim_id, f"{name} CPU grows linearly with throughput (Fig. 1), on {device}, downlink",
               "§3.2, Fig. 1", ">=", linear_r2_min, float(f["r2"]), "R^2",
               f"OLS of {src_text} on throughput, {int(f['n'])} runs; the paper gives no R^2, "
               f"'linear' is read as R^2 >= {linear_r2_min:g}", "modeled")
+        intervals[claim_id] = cpufit.r2_ci(float(f["r2"]), int(f["n"]), float(f["slope"]), alpha)
     e = extra[(extra["device"] == device) & (extra["direction"] == "down") & (extra["source"] == "stat_total")]
-    at16 = float(e.loc[np.isclose(e["target_gbps"], 1.6), "cpu_pct"].iloc[0])
-    claim(f"measured_1p6gbps_under_50pct_{key(device)}",
-          f"1.6 Gbps can be supported with less than 50% CPU (said of the Pixel 2), on {device}",
-          "§3.2", "<", 50.0, at16, "%", "/proc/stat Total line at 1.6 Gbps, downlink", "modeled")
+    at = e.loc[np.isclose(e["target_gbps"], 1.6)].iloc[0]
+    claim_id = f"measured_1p6gbps_under_50pct_{cm.claim_key(device)}"
+    claim(claim_id, f"1.6 Gbps can be supported with less than 50% CPU (said of the Pixel 2), on {device}",
+          "§3.2", "<", 50.0, float(at["cpu_pct"]), "%", "/proc/stat Total line at 1.6 Gbps, downlink", "modeled")
+    intervals[claim_id] = (float(at["mean_ci_lo"]), float(at["mean_ci_hi"]))
 
-ref_max = max_runs(reference_device, "down")
+ref_max = cm.max_runs(runs, reference_device, "down")
 if not ref_max.empty:
-    share = float((ref_max["stat_all_softirq_pct"] / ref_max["stat_all_total_pct"]).mean())
+    shares = ref_max["stat_all_softirq_pct"] / ref_max["stat_all_total_pct"]
     claim("measured_sirq_significant_share",
           "SoftIRQs account for a significant portion of Total CPU at the maximum throughput "
           "(ROG Phone: 8.1 of 17.1%, a share of 0.47; Pixel 2: 8.5 of 11.6%)",
-          "§3.1", ">=", round(8.1 / 17.1, 6), share, "ratio",
+          "§3.1", ">=", round(8.1 / 17.1, 6), float(shares.mean()), "ratio",
           f"/proc/stat SoftIRQ / Total at the unlimited rate, {reference_device}, downlink; "
           "bound: at least the smaller published share", "measured")
+    intervals["measured_sirq_significant_share"] = cpufit.mean_ci(shares, alpha)[1:]
 if not gro.empty:
     d = gro.set_index("direction").loc["down"]
     claim("measured_gro_off_ratio", "With GRO off the throughput falls from 1.6 Gbps to 366 Mbps (ratio 0.23)",
@@ -703,13 +637,17 @@ if not gro.empty:
           "§3.3.1 Remark", "<=", sharp_drop_max_ratio, float(d["ratio_b_over_a"]), "ratio",
           f"same ratio; 'sharp drop' read as at most {sharp_drop_max_ratio:g} of the offloads-on throughput",
           "measured")
+    intervals["measured_gro_off_ratio"] = intervals["measured_gro_off_sharp_drop"] = (d["ratio_lo"], d["ratio_hi"])
 if not rps.empty:
     d = rps.set_index("direction").loc["down"]
+    flipped = d["ratio_b_over_a"] < 1
     claim("measured_affinity_4x",
           "Choosing the CPU that does SoftIRQ processing changes throughput about 4x (LITTLE to big core, GRO off)",
           "§3.3.2", "~", 4.0, float(max(d["ratio_b_over_a"], 1 / d["ratio_b_over_a"])), "x",
           f"larger / smaller downlink throughput at the unlimited rate of {rps_devices[0]} and {rps_devices[1]} "
           "(RPS masks; identical cores; offloads on)", "measured", rel_tol=rel_tol_approx)
+    intervals["measured_affinity_4x"] = ((1 / d["ratio_hi"], 1 / d["ratio_lo"]) if flipped
+                                         else (d["ratio_lo"], d["ratio_hi"]))
 for frame, claim_id, text, location in [
         (gro, "measured_gro_off_sharp_drop", "GSO/GRO optimizations are extremely critical for multi-Gbps rates",
          "§3.3.1 Remark"),
@@ -732,33 +670,45 @@ if not slow.empty:
           "§3.2", "~", 1.0, float(d["ratio_b_over_a"]), "ratio",
           f"{slow_device} / {reference_device} downlink throughput at the unlimited rate", "measured",
           rel_tol=rel_tol_approx)
+    intervals["measured_max_tput_at_lower_capacity"] = (d["ratio_lo"], d["ratio_hi"])
 
 claims_table = cl.claims_frame(rows)
 cl.write_claims(claims_table, results / "claims.csv")
-display(claims_table[["claim_id", "location", "paper_relation", "paper_value", "artifact_value", "unit",
-                      "verdict"]])
+# For people only (claims.csv keeps the exact values): the paper's derived ratios to 3 significant figures, R².
+claims_display = claims_table.assign(
+    unit=claims_table["unit"].replace({"R^2": "R²"}),
+    paper_value=[float(f"{v:.3g}") if pd.notna(v) else v for v in claims_table["paper_value"]])
+claims_shown = claims_display.assign(
+    paper=[paper_text(r, p) for r, p in zip(claims_display["paper_relation"], claims_display["paper_value"])],
+    artifact=[numbers.interval(v, *intervals.get(c, (None, None))) for c, v in
+              zip(claims_table["claim_id"], claims_table["artifact_value"])])
+out.show(claims_shown[["claim", "location", "paper", "artifact", "unit", "tolerance", "verdict"]]
+         .rename(columns={"artifact": "this artifact [95% CI]"}), "Claims of the paper and their verdicts",
+         csv_href=site_href(results / "claims.csv"))
+out.provenance("published (paper values); measured or modeled (artifact values, per the provenance column).")
+headline = [f"measured_linear_stat_total_{cm.claim_key(reference_device)}",
+            f"measured_linear_precise_total_{cm.claim_key(reference_device)}",
+            f"measured_1p6gbps_under_50pct_{cm.claim_key(reference_device)}",
+            "measured_sirq_significant_share", "measured_gro_off_ratio", "measured_affinity_4x"]
+headline = [c for c in headline if c in set(claims_table["claim_id"])]
+out.findings(claims_display, headline=headline, intervals={c: intervals[c] for c in headline if c in intervals})
 
 # %%
 counts = claims_table["verdict"].value_counts()
 for verdict_name in cl.VERDICTS:
     put(f"n_{verdict_name.replace(' ', '_')}", int(counts.get(verdict_name, 0)))
-
-
-def r6(v):
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), 6)
-
-
+r6 = cm.r6
 metrics = {"devices": {}, "claims": {k.replace(" ", "_"): int(counts.get(k, 0)) for k in cl.VERDICTS}}
 for device in devices:
     m = {}
     for source in ("stat_total", "precise_total"):
-        f = fit_of(device, "down", source)
+        f = cm.fit_of(fits, device, "down", source)
         m[f"down.{source}"] = {"slope_pct_per_gbps": r6(f["slope"]), "intercept_pct": r6(f["intercept"]),
                                "r2": r6(f["r2"]), f"gbps_at_{thr}pct": r6(f["gbps_at_threshold"]),
                                f"gbps_at_{thr}pct_ci_lo": r6(f["gbps_at_threshold_lo"]),
                                f"gbps_at_{thr}pct_ci_hi": r6(f["gbps_at_threshold_hi"])}
     for direction in ("down", "up"):
-        mr = max_runs(device, direction)
+        mr = cm.max_runs(runs, device, direction)
         m[f"{direction}.max_throughput_gbps"] = r6(mr["throughput_gbps"].mean()) if not mr.empty else None
     g = gaps[gaps["device"] == device].set_index("direction")
     m["down.procstat_minus_precise_pp"] = r6(g.loc["down", "gap_pp"])
@@ -769,7 +719,7 @@ if not rps.empty:
     metrics["rps_b_over_a_down"] = r6(rps.set_index("direction").loc["down", "ratio_b_over_a"])
 if not slow.empty:
     metrics["slow_over_reference_down"] = r6(slow.set_index("direction").loc["down", "ratio_b_over_a"])
-(results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+_ = (results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
 
 # %% [markdown]
 # Of these claims {glue:text}`n_reproduced` hold on the measured hosts,

@@ -138,3 +138,45 @@ def welch(a, b) -> dict:
     r = stats.ttest_ind(a, b, equal_var=False)
     return {"diff": float(a.mean() - b.mean()), "t": float(r.statistic), "df": float(r.df),
             "p": float(r.pvalue)}
+
+
+def r2_ci(r2: float, n: int, slope: float, alpha: float = 0.05) -> tuple[float, float]:
+    """Interval for the R^2 of a one-regressor line from Fisher's z of the
+    correlation r = sign(slope) sqrt(R^2): z = atanh(r) +- z_{1-alpha/2} / sqrt(n - 3),
+    back-transformed with tanh and squared (Fisher 1921; Sokal & Rohlf,
+    Biometry, 3rd ed., 1995, §15.5). When the interval of r contains 0 the
+    lower bound of R^2 is 0. Needs n > 3."""
+    if n <= 3:
+        return math.nan, math.nan
+    r = math.copysign(math.sqrt(max(min(r2, 1.0), 0.0)), slope)
+    if abs(r) >= 1:
+        return 1.0, 1.0
+    z, half = math.atanh(r), float(stats.norm.ppf(1 - alpha / 2)) / math.sqrt(n - 3)
+    lo_r, hi_r = math.tanh(z - half), math.tanh(z + half)
+    if lo_r <= 0 <= hi_r:
+        return 0.0, max(lo_r * lo_r, hi_r * hi_r)
+    lo, hi = sorted((lo_r * lo_r, hi_r * hi_r))
+    return lo, hi
+
+
+def ratio_ci(numerator, denominator, alpha: float = 0.05) -> tuple[float, float, float]:
+    """Ratio of two independent sample means, mean(numerator) / mean(denominator),
+    with a 100(1 - alpha)% interval from the delta method on the log scale:
+    log R +- t_{1-alpha/2, df} sqrt(v_n + v_d), v = s^2 / (k mean^2) for each
+    sample of k values, df by Welch-Satterthwaite on v_n and v_d (Welch 1947;
+    the delta method for a log ratio of means, e.g. Casella & Berger,
+    Statistical Inference, 2nd ed., 2002, §5.5.4). Both means must be
+    positive; NaN bounds for fewer than 2 values in a sample."""
+    a, b = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
+    ma, mb = float(a.mean()), float(b.mean())
+    ratio = ma / mb
+    if len(a) < 2 or len(b) < 2 or ma <= 0 or mb <= 0:
+        return ratio, math.nan, math.nan
+    va = float(a.var(ddof=1)) / (len(a) * ma * ma)
+    vb = float(b.var(ddof=1)) / (len(b) * mb * mb)
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return ratio, ratio, ratio
+    df = (va + vb) ** 2 / (va * va / (len(a) - 1) + vb * vb / (len(b) - 1))
+    t = float(stats.t.ppf(1 - alpha / 2, df))
+    return ratio, ratio * math.exp(-t * se), ratio * math.exp(t * se)

@@ -18,9 +18,10 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
 
 from . import cpufit
-from .figures import save_svg
+from .figures import PALETTE, legend_outside, save_svg
 
 # CPU sources: column in runs.parquet -> label.
 SOURCES = {
@@ -30,6 +31,7 @@ SOURCES = {
     "iperf3_total": ("iperf3_total_pct", "iperf3 cpu_utilization_percent (client + server)"),
 }
 DIRECTION_LABEL = {"down": "downlink (peer -> device)", "up": "uplink (device -> peer)"}
+DIRECTION_TITLE = {"down": "Downlink", "up": "Uplink"}
 
 
 def _csv(frame: pd.DataFrame, path: Path) -> None:
@@ -92,38 +94,110 @@ def rate_summary(runs: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return frame.sort_values(["direction", "_order"]).drop(columns="_order").reset_index(drop=True)
 
 
+# Figure 1: one colour and marker per CPU source; panels: Total and SoftIRQ.
+SOURCE_STYLE = {"stat_total": (0, "o", "/proc/stat Total"),
+                "precise_total": (2, "^", "precise Total"),
+                "stat_softirq": (1, "s", "/proc/stat SoftIRQ")}
+PANELS = {"Total CPU": ("stat_total", "precise_total"), "SoftIRQ CPU": ("stat_softirq",)}
+CI_ALPHA, PRED_ALPHA = 0.30, 0.12  # band opacity: confidence band darker, prediction band lighter
+
+
+def line_with_bands(x, y, xs, alpha: float = 0.05) -> pd.DataFrame:
+    """The OLS line of y on x evaluated at xs with its 100(1 - alpha)%
+    confidence band of the mean (mean_ci_*) and prediction band of one new
+    run (obs_ci_*), from statsmodels' get_prediction (cpufit.bands)."""
+    return cpufit.bands(cpufit.fit_line(x, y), xs, alpha)
+
+
+def draw_fit(ax, x, y, xs, color, label: str, alpha: float = 0.05, prediction: bool = True,
+             measured_max: float | None = None) -> pd.DataFrame:
+    """Draw the OLS line (seaborn lineplot) with its confidence band and, if
+    `prediction`, its prediction band (fill_between). Beyond `measured_max`
+    the line is dashed (extrapolated). Returns the band frame."""
+    b = line_with_bands(x, y, xs, alpha)
+    if prediction:
+        ax.fill_between(b["x"], b["obs_ci_lower"], b["obs_ci_upper"], color=color, alpha=PRED_ALPHA, lw=0)
+    ax.fill_between(b["x"], b["mean_ci_lower"], b["mean_ci_upper"], color=color, alpha=CI_ALPHA, lw=0)
+    inside = b["x"] <= (np.inf if measured_max is None else measured_max)
+    sns.lineplot(x=b.loc[inside, "x"], y=b.loc[inside, "mean"], color=color, lw=1.6, ax=ax, label=label,
+                 legend=False)
+    if not inside.all():
+        sns.lineplot(x=b.loc[~inside, "x"], y=b.loc[~inside, "mean"], color=color, lw=1.3, ls="--", ax=ax,
+                     legend=False)
+    return b
+
+
+def band_handles(entries: list[tuple[str, object, str]], alpha: float = 0.05, prediction: bool = True) -> list:
+    """Legend handles: one line (and marker) per (label, colour, marker)
+    entry, then the two kinds of band."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    handles = [Line2D([], [], color=c, marker=m, lw=1.6, label=lab) for lab, c, m in entries]
+    handles.append(Patch(color="grey", alpha=CI_ALPHA + PRED_ALPHA, lw=0,
+                         label=f"{1 - alpha:.0%} confidence band (fitted mean)"))
+    if prediction:
+        handles.append(Patch(color="grey", alpha=PRED_ALPHA, lw=0, label=f"{1 - alpha:.0%} prediction band (one run)"))
+    return handles
+
+
+def band_legend(ax, entries: list[tuple[str, object, str]], alpha: float = 0.05, prediction: bool = True) -> None:
+    """A legend outside the axes (right of it) with band_handles."""
+    ax.legend(handles=band_handles(entries, alpha, prediction))
+    legend_outside(ax)
+
+
 def figure1(runs: pd.DataFrame, alpha: float, device: str, path: Path) -> Path:
-    """The paper's Figure 1 for one measured device: Total and SoftIRQ CPU vs
-    throughput (points: runs; lines: OLS fits with 95% confidence bands),
-    downlink and uplink, /proc/stat and the precise source."""
-    styles = {"stat_total": ("#d95f02", "o", "/proc/stat Total"),
-              "stat_softirq": ("#7570b3", "s", "/proc/stat SoftIRQ"),
-              "precise_total": ("#1b9e77", "^", "precise Total")}
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, direction in zip(axes, ("down", "up")):
-        g = runs[runs["direction"] == direction]
-        if g.empty:
-            ax.set_visible(False)
-            continue
-        xs = np.linspace(0, g["throughput_gbps"].max() * 1.02, 100)
-        for source, (color, marker, label) in styles.items():
-            col = SOURCES[source][0]
-            ax.plot(g["throughput_gbps"], g[col], marker, color=color, ms=4, alpha=0.7, mfc="none")
-            res = cpufit.fit_line(g["throughput_gbps"], g[col])
-            b = cpufit.bands(res, xs, alpha)
-            ax.plot(xs, b["mean"], color=color, lw=1.2, label=label)
-            ax.fill_between(xs, b["mean_ci_lower"], b["mean_ci_upper"], color=color, alpha=0.2, lw=0)
-        ax.set_title(DIRECTION_LABEL[direction])
-        ax.set_xlabel("TCP throughput (Gbps)")
-        ax.set_xlim(left=0)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("CPU utilization (% of all CPUs)")
-    axes[0].set_ylim(bottom=0)
-    axes[0].legend(loc="upper left", frameon=False, fontsize=8)
-    fig.suptitle(f"{device}: CPU vs throughput (measured runs; OLS with {1 - alpha:.0%} confidence bands)")
+    """Save figure1_fig(runs, alpha, device) as deterministic SVG at `path`."""
+    fig = figure1_fig(runs, alpha, device)
     save_svg(fig, path)
     plt.close(fig)
     return path
+
+
+def figure1_fig(runs: pd.DataFrame, alpha: float, device: str):
+    """The paper's Figure 1 for one measured device (seaborn, book theme):
+    rows downlink and uplink, columns Total and SoftIRQ CPU; points are runs,
+    lines OLS fits with their 100(1 - alpha)% confidence band (darker) and
+    prediction band (lighter), /proc/stat and the precise source. Returns
+    the matplotlib figure (the chapter saves and shows it)."""
+    directions = [d for d in ("down", "up") if (runs["direction"] == d).any()]
+    fig, axes = plt.subplots(len(directions), len(PANELS), figsize=(10, 3.4 * len(directions) + 0.4),
+                             sharex=True, squeeze=False)
+    for row, direction in zip(axes, directions):
+        g = runs[runs["direction"] == direction]
+        xs = np.linspace(0, float(g["throughput_gbps"].max()) * 1.02, 120)
+        for ax, (panel, sources) in zip(row, PANELS.items()):
+            top = 0.0
+            for source in sources:
+                colour, marker, label = SOURCE_STYLE[source]
+                col = SOURCES[source][0]
+                sns.scatterplot(x=g["throughput_gbps"], y=g[col], color=PALETTE[colour], marker=marker, s=28,
+                                alpha=0.8, ax=ax, legend=False)
+                draw_fit(ax, g["throughput_gbps"], g[col], xs, PALETTE[colour], label, alpha)
+                top = max(top, float(g[col].max()))
+            ax.set(title=f"{DIRECTION_TITLE[direction]}: {panel}", xlabel="TCP throughput (Gbps)",
+                   ylabel="CPU utilization (% of all CPUs)", xlim=(0, xs.max()), ylim=(0, top * 1.15 + 1))
+    # One legend for all panels, below them (outside the data; the panels keep the full width).
+    fig.legend(handles=band_handles([(SOURCE_STYLE[s][2], PALETTE[SOURCE_STYLE[s][0]], SOURCE_STYLE[s][1])
+                                     for s in SOURCE_STYLE], alpha),
+               loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=3, frameon=False)
+    fig.suptitle(f"{device}: CPU vs throughput, one point per run, OLS lines", y=0.99)
+    fig.subplots_adjust(hspace=0.3, wspace=0.28, top=0.9)
+    return fig
+
+
+def direction_word(ratio: float, higher: str = "higher", lower: str = "lower", same: str = "the same",
+                   rel_tol: float = 0.0) -> str:
+    """A direction word from the sign of log(ratio): `higher` when ratio > 1
+    (beyond rel_tol), `lower` when ratio < 1, `same` otherwise. For prose
+    computed from data (a ratio of two readings)."""
+    if ratio is None or not np.isfinite(ratio) or ratio <= 0:
+        raise ValueError(f"a direction needs a positive finite ratio, got {ratio!r}")
+    if ratio > 1 + rel_tol:
+        return higher
+    if ratio < 1 / (1 + rel_tol):
+        return lower
+    return same
 
 
 def analyze(interim_dir: str | Path, out_dir: str | Path, alpha: float, targets: list[float],

@@ -119,3 +119,44 @@ def test_welch_hand_case():
     assert r["diff"] == pytest.approx(-4.0)
     assert r["t"] == pytest.approx(-4.381780, rel=1e-6)
     assert r["df"] == pytest.approx(5.882353, rel=1e-6)
+
+
+def test_r2_ci_fisher_z_hand_case():
+    # R^2 = 0.81, n = 28, positive slope: r = 0.9, z = atanh(0.9) = 1.47222,
+    # half-width 1.95996 / sqrt(25) = 0.391993 -> r in [tanh(1.08023),
+    # tanh(1.86421)] = [0.79328, 0.95306], R^2 in [0.62930, 0.90834].
+    lo, hi = cpufit.r2_ci(0.81, 28, slope=2.0)
+    assert lo == pytest.approx(0.62930, abs=1e-4)
+    assert hi == pytest.approx(0.90834, abs=1e-4)
+    # The sign of the slope does not change the interval of R^2.
+    assert cpufit.r2_ci(0.81, 28, slope=-2.0) == pytest.approx((lo, hi))
+
+
+def test_r2_ci_lower_bound_zero_when_r_interval_contains_zero():
+    # R^2 = 0.04, n = 10: r = 0.2, z = 0.20273 +- 1.95996 / sqrt(7) = 0.74080
+    # -> r in [tanh(-0.53807), tanh(0.94353)] = [-0.49152, 0.73684].
+    lo, hi = cpufit.r2_ci(0.04, 10, slope=1.0)
+    assert lo == 0.0
+    assert hi == pytest.approx(0.73684 ** 2, abs=1e-4)
+    assert all(math.isnan(v) for v in cpufit.r2_ci(0.5, 3, slope=1.0))
+
+
+def test_ratio_ci_hand_case():
+    # numerator [2, 4]: mean 3, s^2 = 2 -> v = 2 / (2 * 9) = 1/9; denominator
+    # [1, 1, 1]: mean 1, s^2 = 0 -> v = 0. se(log R) = 1/3, Welch df = 1,
+    # t_{0.975, 1} = 12.7062: R = 3, interval 3 exp(-+12.7062 / 3).
+    ratio, lo, hi = cpufit.ratio_ci([2, 4], [1, 1, 1])
+    assert ratio == pytest.approx(3.0)
+    assert lo == pytest.approx(3 * math.exp(-12.7062 / 3), rel=1e-4)
+    assert hi == pytest.approx(3 * math.exp(12.7062 / 3), rel=1e-4)
+    assert lo < ratio < hi
+
+
+def test_ratio_ci_symmetric_on_log_scale_synthetic():
+    a, b = [10.0, 11.0, 12.0], [5.0, 5.5, 6.0]
+    r, lo, hi = cpufit.ratio_ci(a, b)
+    ri, loi, hii = cpufit.ratio_ci(b, a)
+    assert r * ri == pytest.approx(1.0)
+    assert lo * hii == pytest.approx(1.0) and hi * loi == pytest.approx(1.0)
+    assert math.log(hi / r) == pytest.approx(math.log(r / lo))
+    assert all(math.isnan(v) for v in cpufit.ratio_ci([1.0], [1.0, 2.0])[1:])

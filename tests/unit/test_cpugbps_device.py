@@ -53,3 +53,38 @@ def test_analyze_synthetic_outputs_and_determinism(tmp_path):
     assert list(summary.loc[summary["direction"] == "down", "target_rate"]) == ["100M", "1000M", "5000M", "max"]
     metrics = json.loads((out1 / "metrics.json").read_text())
     assert "down.stat_total" in metrics["synthetic-host"]
+
+
+def test_line_with_bands_exact_line_hand_case():
+    # y = 1 + 2x exactly: both bands collapse onto the line.
+    b = cpugbps_device.line_with_bands([0, 1, 2, 3], [1, 3, 5, 7], [1.6, 4.0])
+    np.testing.assert_allclose(b["mean"], [4.2, 9.0])
+    np.testing.assert_allclose(b["mean_ci_lower"], b["mean"], atol=1e-9)
+    np.testing.assert_allclose(b["obs_ci_upper"], b["mean"], atol=1e-9)
+
+
+def test_line_with_bands_prediction_band_contains_confidence_band_synthetic():
+    rng = np.random.default_rng(5)
+    x = np.linspace(0.1, 10, 24)
+    y = 2 + 3 * x + rng.normal(0, 1.0, x.size)
+    b = cpugbps_device.line_with_bands(x, y, np.linspace(0, 20, 9))
+    assert (b["obs_ci_lower"] < b["mean_ci_lower"]).all() and (b["mean_ci_upper"] < b["obs_ci_upper"]).all()
+    # The confidence band is narrowest at the mean of x and widens away from it.
+    width = b["mean_ci_upper"] - b["mean_ci_lower"]
+    assert width.iloc[-1] > width.iloc[2]
+
+
+@pytest.mark.parametrize("ratio,word", [(2.13, "higher"), (1 / 2.13, "lower"), (1.0, "the same"),
+                                        (14.7, "higher"), (0.38, "lower")])
+def test_direction_word_from_the_sign_of_log_ratio(ratio, word):
+    assert cpugbps_device.direction_word(ratio) == word
+
+
+def test_direction_word_flipped_data_flips_the_word():
+    # The same readings with the two sources swapped read the other way.
+    stat, precise = np.array([3.0, 4.0, 5.0]), np.array([1.0, 2.0, 2.5])
+    assert cpugbps_device.direction_word(np.median(stat / precise)) == "higher"
+    assert cpugbps_device.direction_word(np.median(precise / stat)) == "lower"
+    assert cpugbps_device.direction_word(1.05, rel_tol=0.1) == "the same"
+    with pytest.raises(ValueError):
+        cpugbps_device.direction_word(float("nan"))

@@ -1,0 +1,94 @@
+"""The cpu-gbps-measured chapter's comparisons and figures, on hand-made runs
+(not measurements)."""
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from mobitrace import cpugbps_measured as cm
+from mobitrace.cpugbps_device import fit_table
+
+from .test_cpugbps_device import synthetic_runs
+
+
+def two_devices():
+    """Device a reaches 10, 12, 14 Gbps at the unlimited rate, device b 5, 6, 7."""
+    a = synthetic_runs("dev-a", slope=2.0)
+    b = synthetic_runs("dev-b", slope=3.0, seed=2)
+    for frame, values in ((a, [10.0, 12.0, 14.0]), (b, [5.0, 6.0, 7.0])):
+        for direction in ("down", "up"):
+            at_max = (frame["target_rate_bps"] == 0) & (frame["direction"] == direction)
+            frame.loc[at_max, "throughput_gbps"] = values
+    runs = pd.concat([a, b], ignore_index=True)
+    fits, _ = fit_table(runs, 0.05, [1.6], 50)
+    return runs, fits
+
+
+def test_compare_hand_case():
+    runs, fits = two_devices()
+    c = cm.compare(runs, fits, "dev-a", "dev-b", "b vs a")
+    assert list(c["direction"]) == ["down", "up"]
+    d = c.set_index("direction").loc["down"]
+    assert d["a_max_gbps"] == pytest.approx(12.0) and d["b_max_gbps"] == pytest.approx(6.0)
+    assert d["ratio_b_over_a"] == pytest.approx(0.5)
+    # t interval of 10, 12, 14: 12 +- t(0.975, 2) * 2 / sqrt(3)
+    half = stats.t.ppf(0.975, 2) * 2 / math.sqrt(3)
+    assert (d["a_lo"], d["a_hi"]) == pytest.approx((12 - half, 12 + half))
+    # log-scale delta method: both samples have CV 1/6 of the mean's sd: v = (1/6)^2 / 3 each,
+    # Welch df = 4 (equal v, k = 3): 0.5 * exp(+-t(0.975, 4) * sqrt(2 v))
+    se = math.sqrt(2 * (1 / 6) ** 2 / 3)
+    t4 = stats.t.ppf(0.975, 4)
+    assert (d["ratio_lo"], d["ratio_hi"]) == pytest.approx((0.5 * math.exp(-t4 * se), 0.5 * math.exp(t4 * se)))
+    assert d["welch_p"] == pytest.approx(stats.ttest_ind([5, 6, 7], [10, 12, 14], equal_var=False).pvalue)
+    assert d["a_stat_slope"] == pytest.approx(cm.fit_of(fits, "dev-a", "down", "stat_total")["slope"])
+    # The CSV keeps its columns and gains the ratio interval at the end.
+    assert list(c.columns[-2:]) == ["ratio_lo", "ratio_hi"]
+
+
+def test_comparison_shown_for_people():
+    runs, fits = two_devices()
+    shown = cm.comparison_shown(cm.compare(runs, fits, "dev-a", "dev-b", "b vs a"), "on", "off")
+    assert shown.loc[0, "direction"] == "downlink"
+    assert shown.loc[0, "on (Gbps) [95% CI]"] == "12.00 [7.03, 16.97]"
+    assert shown.loc[0, "ratio b / a [95% CI]"].startswith("0.50")
+    assert "p (Welch)" in shown.columns
+
+
+def test_helpers():
+    assert cm.anchor_of("measured_gro_off_ratio") == "cpu-gbps-measured-offloads"
+    assert cm.anchor_of("something_else") == "cpu-gbps-measured-claims"
+    assert cm.claim_key("vm-veth-default") == "vm_veth_default"
+    assert cm.r6(float("nan")) is None and cm.r6(1.23456789) == 1.234568
+    with pytest.raises(KeyError):
+        cm.fit_of(two_devices()[1], "nope", "down", "stat_total")
+
+
+def test_figures_have_units_and_legends_outside():
+    runs, fits = two_devices()
+    phones = pd.DataFrame([{"device": "Phone", "slope_pct_per_gbps": 10.0, "intercept_pct": 2.0}])
+    for fig in (cm.throughput_figure(runs, ["dev-a", "dev-b"]), cm.procstat_figure(runs, ["dev-a", "dev-b"]),
+                cm.lines_figure(runs, phones, ["dev-a", "dev-b"], [1.6, 4.0], 50)):
+        axes = fig.get_axes()
+        for ax in axes:
+            assert "(" in ax.get_xlabel(), ax.get_xlabel()
+        legend = axes[-1].get_legend()
+        assert legend is not None
+        # Anchored right of the axes (x > 1 in axes coordinates): it covers no data.
+        anchor = legend.get_bbox_to_anchor().transformed(axes[-1].transAxes.inverted())
+        assert anchor.x0 >= 1.0
+        plt.close(fig)
+
+
+def test_throughput_figure_error_bars_are_the_t_interval():
+    runs, _ = two_devices()
+    fig = cm.throughput_figure(runs, ["dev-a", "dev-b"])
+    ax = fig.get_axes()[0]
+    spans = [tuple(np.round([np.nanmin(line.get_xdata()), np.nanmax(line.get_xdata())], 6))
+             for line in ax.get_lines() if np.isnan(line.get_xdata()).any()]
+    half = stats.t.ppf(0.975, 2) * 2 / math.sqrt(3)
+    assert tuple(np.round([12 - half, 12 + half], 6)) in spans
+    plt.close(fig)
