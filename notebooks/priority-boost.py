@@ -117,10 +117,10 @@ for ax, (load, part) in zip(axes, pub_means.groupby("load", sort=False)):
     sns.pointplot(data=pba.interval_rows(part), x="condition", y="value", hue="policy_name",
                   hue_order=[POLICY_NAMES[p] for p in ("original", "incr", "decr")], estimator="median",
                   errorbar=pba.extent, dodge=0.4, linestyle="none", capsize=0.15, err_kws={"linewidth": 1.2},
-                  marker="o", markersize=5, ax=ax, legend=ax is axes[0])
+                  marker="o", markersize=5, ax=ax, legend=ax is axes[1])
     ax.set(title=load, xlabel="competing processes, cross traffic (% of NIC)", ylabel="file transfer time (s)")
     ax.tick_params(axis="x", labelrotation=30)
-legend_outside(axes[0], title="policy", below=True)
+legend_outside(axes[1], title="policy")
 out.figure(fig, "published_means_ci",
            alt="Two panels of mean file transfer time in seconds with 95% confidence intervals, for the original "
                "scheduler, INCR and DECR, against CPU load (left) and network load (right), from the paper's tables.",
@@ -189,6 +189,8 @@ put("incr_p0", float(incr.loc[incr["cpu_procs"] == 0, "p"].iloc[0]))
 put("incr_g0", float(incr.loc[incr["cpu_procs"] == 0, "g"].iloc[0]))
 put("incr_faster0", -float(incr.loc[incr["cpu_procs"] == 0, "diff"].iloc[0]))
 put("incr_faster30", -float(incr.loc[incr["cpu_procs"] == 30, "diff"].iloc[0]))
+put_text("incr_gain_trend", "grows" if -incr.loc[incr["cpu_procs"] == 30, "diff"].iloc[0]
+         > -incr.loc[incr["cpu_procs"] == 0, "diff"].iloc[0] else "does not grow")
 decr = audit_cpu[audit_cpu["policy"] == "decr"]
 put("decr_p_min", float(decr["p"].min()))
 
@@ -212,12 +214,6 @@ put("decr_p_min", float(decr["p"].min()))
 
 # %% [markdown]
 # ## Figure: published p-values against the range their tables allow
-#
-# ```{provenance} published
-# :stage: analyze_priority_boost
-#
-# published p-values (§4, first table); ranges computed here from the published means and SDs.
-# ```
 
 # %%
 ranked = audit_cpu.sort_values(["policy", "cpu_procs"], ascending=[False, True], ignore_index=True)
@@ -244,6 +240,7 @@ out.figure(fig, "p_ranges_published",
                "rounded means and SDs allow, the recomputed p as a tick and the paper's p as a marker, on a log scale.",
            caption="The paper's p-values against the range of p its own rounded statistics allow. Look for markers "
                    "outside their bars: the triangles are \"< 0.0001\" values no rounding of the table can give.")
+provenance("published p-values (§4, first table); ranges computed here from the published means and SDs.")
 
 # %% [markdown]
 # (priority-boost-audit-net)=
@@ -269,25 +266,23 @@ net_wide = mean_sd_table(stats, "transfer_net").pivot(index="column", columns="p
 decr_minus_incr = net_wide["decr"] - net_wide["incr"]
 put("net_decr_better_cols", int((decr_minus_incr < 0).sum()))
 put("net_cols", int(len(decr_minus_incr)))
-put("net_decr_minus_incr_mean", float(decr_minus_incr.mean()))
+put("net_decr_minus_incr_abs", abs(float(decr_minus_incr.mean())))
+put_text("net_decr_vs_incr", "slower" if decr_minus_incr.mean() > 0 else "faster")
+put("net_incr_faster_cols", int((net_incr["diff"] < 0).sum()))
+put("net_incr_cols", len(net_incr))
 
 # %% [markdown]
-# Under network load INCR is faster than the original in every column
-# (Holm-significant in {glue:text}`net_n_incr_holm_sig` of 6; DECR in
+# Under network load INCR is faster than the original in
+# {glue:text}`net_incr_faster_cols` of {glue:text}`net_incr_cols` columns
+# (Holm-significant in {glue:text}`net_n_incr_holm_sig`; DECR in
 # {glue:text}`net_n_decr_holm_sig`), by up to
 # {glue:text}`net_incr_rel_max:.1f`% of the transfer time. DECR's mean is
 # below INCR's in {glue:text}`net_decr_better_cols` of
 # {glue:text}`net_cols` columns (on average DECR is
-# {glue:text}`net_decr_minus_incr_mean:.2f` s *slower* than INCR).
+# {glue:text}`net_decr_minus_incr_abs:.2f` s *{glue:text}`net_decr_vs_incr`* than INCR).
 
 # %% [markdown]
 # ## Figure: effect sizes of the published comparisons
-#
-# ```{provenance} published
-# :stage: analyze_priority_boost
-#
-# published means and SDs (§4, first and second tables); Hedges' g and its interval computed here.
-# ```
 
 # %%
 both = pd.concat([audit_cpu.assign(load="CPU load"), audit_net.assign(load="network load")], ignore_index=True)
@@ -306,6 +301,7 @@ out.figure(fig, "effect_sizes_published",
                "the paper's CPU-load and network-load tables, with a vertical line at zero.",
            caption="Effect sizes (standardized differences of the means) from the paper's tables. Look at which "
                    "intervals exclude zero: left of the line the policy is faster than the original.")
+provenance("published means and SDs (§4, first and second tables); Hedges' g and its interval computed here.")
 
 # %% [markdown]
 # (priority-boost-conclusions)=
@@ -326,6 +322,8 @@ put("audio_n_boosted", int(inc.size))
 put("audio_best_drop", float(-inc.min().min()))
 bytes_mb = v("abstract_rate") * v("abstract_window") / 8
 put("abstract_mb", bytes_mb)
+put("abstract_window_s", v("abstract_window"))
+put("abstract_rate_mbps", v("abstract_rate"))
 put("paper_file_mb", v("file_size"))
 put("abstract_mb_paper", v("abstract_bytes"))
 put("abstract_rtts", v("abstract_window") * 1000 / v("abstract_rtt"))
@@ -350,14 +348,15 @@ put("cpu_max_procs", int(cpu_wide.index.max()))
 #   {glue:text}`incr_p0:.4f`, g = {glue:text}`incr_g0:.2f`, the only
 #   comparison that survives Holm). INCR is faster by
 #   {glue:text}`incr_faster0:.1f` s with no competing process and by
-#   {glue:text}`incr_faster30:.1f` s with 30: the gain grows with load but
+#   {glue:text}`incr_faster30:.1f` s with 30: the gain {glue:text}`incr_gain_trend` with load but
 #   is never more than {glue:text}`cpu_max_gain_pct:.1f`% of the transfer time.
 # - *"All three policies ... deliver essentially the same performance. DECR is
 #   marginally better"* (network-load table): the first half holds in size
 #   (at most {glue:text}`net_incr_rel_max:.1f`%), not in significance (INCR
-#   is faster in all six columns, Holm-significant in
-#   {glue:text}`net_n_incr_holm_sig`); the second does **not** follow: INCR,
-#   not DECR, has the lower mean in every column.
+#   is faster in {glue:text}`net_incr_faster_cols` of {glue:text}`net_incr_cols`
+#   columns, Holm-significant in {glue:text}`net_n_incr_holm_sig`); the
+#   second does **not** follow: DECR has the lower mean in only
+#   {glue:text}`net_decr_better_cols` of {glue:text}`net_cols` columns.
 # - *"Priority boosting does not seem to improve the performance of the
 #   [audio] application ... a delay jitter increase of about 300-800
 #   microseconds"*: the table's changes range from
@@ -366,7 +365,8 @@ put("cpu_max_procs", int(cpu_wide.index.max()))
 #   boosted cells have *lower* jitter than the original, one by
 #   {glue:text}`audio_best_drop:.0f` µs. With one number per cell and no
 #   spread, none of these differences can be tested.
-# - Abstract arithmetic: 5 s at 50 Mbps is {glue:text}`abstract_mb:.2f` MB,
+# - Abstract arithmetic: {glue:text}`abstract_window_s:.0f` s at
+#   {glue:text}`abstract_rate_mbps:.0f` Mbps is {glue:text}`abstract_mb:.2f` MB,
 #   not {glue:text}`abstract_mb_paper:.1f` MB (the 2500 RTTs,
 #   {glue:text}`abstract_rtts:.0f`, are right); the audio rate, 80 B per 20 ms,
 #   is {glue:text}`audio_kbps:.0f` kbps as stated.
@@ -531,7 +531,7 @@ for device, (runs, sessions) in measured.items():
 # receiver had no socket on the audio and cross-traffic ports (a kit bug,
 # fixed while the capture ran), so the peer answered with ICMP
 # port-unreachable, which the kernel rate-limits to about one per second: the
-# "audio_refused" column counts the sends this made fail. Cells affected on
+# "audio sends refused" column counts the sends this made fail. Cells affected on
 # the reference host: {glue:text}`m_refused_cells` (at most
 # {glue:text}`m_refused_max` refused sends in a run).
 
