@@ -21,7 +21,7 @@
 # `read()`+`send()` and `recv()`+`write()`, §4) and **offloading TCP** to the
 # access point (§5), over WiFi and over the loopback interface to emulate
 # faster links. On loopback they also compare TCP with UDP and find that UDP
-# with 1.5 KB datagrams costs *more* CPU energy than TCP from 40 Mbps up,
+# with 1.5 KB datagrams costs *more* CPU energy than TCP from {glue:text}`p_cross:g` Mbps up,
 # unless the MTU and the datagrams are raised to 20 KB.
 #
 # This chapter repeats the one-copy and the TCP-vs-UDP experiments on a Linux
@@ -196,7 +196,7 @@ if ref:
 # paper's phone measured with a power meter), as the ratio of the mean over
 # the repetitions, with a {glue:text}`ci_pct:.0f`% percentile bootstrap
 # interval ({glue:text}`n_boot` resamples of the repetitions of each
-# condition). Open markers: a rate the host did not sustain (some run
+# condition). Crosses: a rate the host did not sustain (some run
 # delivered less than {glue:text}`min_deliv_pct:.0f`% of it). The table also
 # gives the saving for the device-side process alone.
 
@@ -281,9 +281,9 @@ if ref:
 # Uplink, the device sends a file with `read()`+`send()`: TCP (16 KB writes,
 # MTU 1500), UDP with 1472-byte datagrams (MTU 1500) and UDP with 20000-byte
 # datagrams on a link with its MTU raised to 21000. The figure shows the
-# normalized CPU energy saving of each UDP variant against TCP,
-# $1 - E(\text{UDP})/E(\text{TCP})$ (below zero: UDP costs more), and the
-# absolute power saving, with the same bootstrap intervals. The *crossover* is
+# CPU energy ratio of each UDP variant to TCP, $E(\text{UDP})/E(\text{TCP})$
+# (above 1: UDP costs more), with the same bootstrap intervals; the table
+# also gives the absolute power saving. The *crossover* is
 # the lowest rate from which UDP costs more than TCP at every higher rate.
 
 # %%
