@@ -21,7 +21,7 @@
 # `read()`+`send()` and `recv()`+`write()`, §4) and **offloading TCP** to the
 # access point (§5), over WiFi and over the loopback interface to emulate
 # faster links. On loopback they also compare TCP with UDP and find that UDP
-# with 1.5 KB datagrams costs *more* CPU energy than TCP from 40 Mbps up,
+# with 1.5 KB datagrams costs *more* CPU energy than TCP from {glue:text}`p_cross:g` Mbps up,
 # unless the MTU and the datagrams are raised to 20 KB.
 #
 # This chapter repeats the one-copy and the TCP-vs-UDP experiments on a Linux
@@ -63,28 +63,23 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
 import yaml
-from IPython.display import SVG, Markdown, display
-from myst_nb import glue
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from mobitrace import claims as cl
 from mobitrace import st_analysis as sta
-from mobitrace.book import table_html
-from mobitrace.chapter import ChapterOutputs
-from mobitrace.figures import save_svg
+from mobitrace.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.figures import legend_outside
 from mobitrace.power import cpu_models
 from mobitrace.published import value_of
 
 results = Path(results_dir)
 out = ChapterOutputs(results, "analyze_stack_trim")
-tables_dir, figures_dir = out.tables_dir, out.figures_dir
-put, save_table, show, provenance, show_svg = out.put, out.save_table, out.show, out.provenance, out.figure
+put, put_text, save_table, show, provenance = out.put, out.put_text, out.save_table, out.show, out.provenance
 values = pd.read_parquet(Path(published_dir) / "values.parquet")
 text_tables = pd.read_parquet(Path(published_dir) / "text_tables.parquet")
 model = cpu_models(yaml.safe_load(Path("params.yaml").read_text())["power-models"])[power_model]
-STAGE = "analyze_stack_trim"
-LINK_NAMES = {"lo": "loopback", "veth": "veth pair"}
-DIR_NAMES = {"up": "uplink (sender: sendfile vs read+send)", "down": "downlink (receiver: splice vs recv+write)"}
 
 
 def v(value_id):
@@ -99,6 +94,7 @@ for device in devices:
     measured[device] = (sta.price(runs, model), sessions)
 ref = devices[0] if devices else None
 put("ref_device", ref or "none")
+plain_ticks = FuncFormatter(lambda x, _: f"{x:g}")
 
 # %% [markdown]
 # (stack-trim-capture)=
@@ -123,13 +119,17 @@ put("ref_device", ref or "none")
 # %%
 for device, (runs, sessions) in measured.items():
     view = sessions[["device", "session", "runs", "reps", "duration_s", "kernel", "cpu_model", "cpu_count",
-                     "cpufreq", "lock_seconds", "md5"]]
-    show(view, f"Capture sessions of {device} (md5 over the session's files)")
+                     "cpufreq", "lock_seconds", "md5"]].rename(columns={
+        "reps": "repetitions", "duration_s": "run length (s)", "cpu_model": "CPU", "cpu_count": "cores",
+        "lock_seconds": "capture lock held (s)", "md5": "md5 of the session's files"})
+    show(view, f"Capture sessions of {device}")
     provenance(f"measured: session manifests of data/raw/stack-trim/{device}/; {sessions['shared_host_note'].iloc[0]}.")
     conds = (runs.groupby(["condition", "experiment", "link", "direction", "proto", "size", "mtu",
                            "sender_mode", "receiver_mode"], as_index=False)
              .agg(rates=("rate_mbps", "nunique"), runs=("run_id", "count"), reps_min=("rep", "nunique")))
-    show(save_table(conds, f"conditions_{device}"), f"Conditions captured on {device}")
+    out.table(conds, f"conditions_{device}", f"Conditions captured on {device}", shown=conds.rename(columns={
+        "proto": "protocol", "size": "write / datagram (B)", "mtu": "MTU (B)", "sender_mode": "sender",
+        "receiver_mode": "receiver", "rates": "rates", "reps_min": "repetitions"}))
     provenance("measured: the conditions found in the ingested runs.")
 
 # %% [markdown]
@@ -151,7 +151,7 @@ for device, (runs, sessions) in measured.items():
 coef = pd.DataFrame([{"model": model.name, "k_f (mW/GHz)": model.mw_per_ghz, "k_0 (mW)": model.mw_at_zero_ghz,
                       "idle (mW, subtracted)": model.idle_mw, "nominal GHz": model.nominal_ghz,
                       "provenance": model.provenance, "source": model.source}])
-show(save_table(coef, "power_model"), "CPU power model coefficients (params.yaml power-models.cpu)")
+out.table(coef, "power_model", "CPU power model coefficients (params.yaml power-models.cpu)")
 provenance("modeled: coefficients assumed (see source); idle value published (§2.1), subtracted.")
 if ref:
     runs_ref = measured[ref][0]
@@ -196,7 +196,7 @@ if ref:
 # paper's phone measured with a power meter), as the ratio of the mean over
 # the repetitions, with a {glue:text}`ci_pct:.0f`% percentile bootstrap
 # interval ({glue:text}`n_boot` resamples of the repetitions of each
-# condition). Open markers: a rate the host did not sustain (some run
+# condition). Crosses: a rate the host did not sustain (some run
 # delivered less than {glue:text}`min_deliv_pct:.0f`% of it). The table also
 # gives the saving for the device-side process alone.
 
@@ -216,42 +216,35 @@ for device, (runs, _) in measured.items():
     onecopy[device] = save_table(pd.concat(parts, ignore_index=True), f"onecopy_{device}")
 
 
-def errbar(ax, x, y, lo, hi, sustained, **kw):
-    x, y, lo, hi, s = map(np.asarray, (x, y, lo, hi, sustained))
-    ax.errorbar(x, y, yerr=[y - lo, hi - y], capsize=3, lw=1.2, fmt="-", **kw)
-    ax.plot(x[s], y[s], "o", color=kw.get("color"), ms=5)
-    ax.plot(x[~s], y[~s], "o", mfc="white", color=kw.get("color"), ms=5)
-
-
-COLORS = {("lo", "up"): "#1b9e77", ("lo", "down"): "#d95f02", ("veth", "up"): "#7570b3", ("veth", "down"): "#e7298a"}
 for device, table in onecopy.items():
-    display(Markdown(f"**{device}: one-copy saving against rate**"))
-    t = table[table["basis"] == cpu_basis]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for (link, direction), g in t.groupby(["link", "direction"]):
-        g = g.sort_values("rate_mbps")
-        label = f"{LINK_NAMES[link]}, {direction}link"
-        errbar(axes[0], g["rate_mbps"], 100 * g["saving"], 100 * g["saving_lo"], 100 * g["saving_hi"],
-               g["sustained"], color=COLORS[(link, direction)], label=label)
-        errbar(axes[1], g["rate_mbps"], g["power_saving_mw"], g["power_saving_lo_mw"], g["power_saving_hi_mw"],
-               g["sustained"], color=COLORS[(link, direction)], label=label)
-    for ax in axes:
-        ax.set_xscale("log")
+    t = table[table["basis"] == cpu_basis].assign(**{
+        "link, direction": lambda f: [sta.series_label(k, d) for k, d in zip(f["link"], f["direction"])],
+        "rate sustained": lambda f: f["sustained"].map({True: "yes", False: "no"})})
+    keep = ["link, direction", "rate_mbps", "rate sustained"]
+    fig, axes = plt.subplots(2, 1, figsize=(7.5, 7.0), sharex=True)
+    for ax, (est, lo, hi, scale, ylabel) in zip(axes, (
+            ("saving", "saving_lo", "saving_hi", 100, "CPU energy saving (%)"),
+            ("power_saving_mw", "power_saving_lo_mw", "power_saving_hi_mw", 1, "CPU power saving (mW, modeled)"))):
+        sns.lineplot(data=sta.interval_long(t, est, lo, hi, keep, scale), x="rate_mbps", y="value",
+                     hue="link, direction", style="rate sustained", style_order=["yes", "no"],
+                     markers={"yes": "o", "no": "X"}, dashes=False, estimator="median", errorbar=sta.interval_extent,
+                     err_style="bars", err_kws={"capsize": 3}, ax=ax, legend=ax is axes[0])
         ax.axhline(0, color="grey", lw=0.8)
-        ax.set_xlabel("CBR rate (Mbps)")
-    axes[0].set_ylabel("normalized CPU energy saving (%)")
-    axes[1].set_ylabel("CPU power saving (mW, modeled)")
-    axes[0].legend(frameon=False, fontsize=8)
-    axes[0].set_title("1 - E(one-copy)/E(two-copy)")
-    axes[1].set_title("P(two-copy) - P(one-copy)")
-    fig.suptitle(f"stack-trim, {device}: one-copy vs two-copy, CPU time of both endpoints")
-    show_svg(fig, f"onecopy_{device}")
+        ax.set(xscale="log", xlabel="CBR rate (Mbps, log scale)", ylabel=ylabel)
+    axes[0].set_ylabel("CPU energy saving (%)\n1 − E(one-copy)/E(two-copy)")
+    axes[1].xaxis.set_major_formatter(plain_ticks)
+    legend_outside(axes[0])
+    out.figure(fig, f"onecopy_{device}",
+               alt=f"Two panels against the constant bit rate in Mbps on {device}: the normalized CPU energy saving "
+                   "of one-copy over two-copy in % (left) and the modeled CPU power saving in mW (right), with 95% "
+                   "bootstrap intervals, for loopback and veth, uplink and downlink.",
+               caption="One-copy against two-copy, CPU time of both endpoints, with 95% bootstrap intervals over the "
+                       "repetitions. Look at where the intervals lie against the zero line (no saving); crosses mark "
+                       "rates the host did not sustain.")
     provenance(f"measured CPU time on {device}; energies and powers modeled ({model.name}, assumed "
                f"coefficients); intervals: bootstrap over repetitions.")
-    view = table[["basis", "link", "direction", "rate_mbps", "n_variant", "n_baseline", "energy_baseline_mj",
-                  "energy_variant_mj", "saving", "saving_lo", "saving_hi", "power_saving_mw", "power_saving_lo_mw",
-                  "power_saving_hi_mw", "goodput_baseline_mbps", "sustained"]]
-    show(view, f"One-copy vs two-copy on {device} (energies in mJ above idle, modeled)")
+    show(sta.onecopy_shown(table), f"One-copy vs two-copy on {device} (energies above idle, modeled)",
+         csv_href=out.href(f"onecopy_{device}"))
     provenance("measured CPU time and goodput; energies, savings and intervals modeled from it.")
 
 # %%
@@ -288,9 +281,9 @@ if ref:
 # Uplink, the device sends a file with `read()`+`send()`: TCP (16 KB writes,
 # MTU 1500), UDP with 1472-byte datagrams (MTU 1500) and UDP with 20000-byte
 # datagrams on a link with its MTU raised to 21000. The figure shows the
-# normalized CPU energy saving of each UDP variant against TCP,
-# $1 - E(\text{UDP})/E(\text{TCP})$ (below zero: UDP costs more), and the
-# absolute power saving, with the same bootstrap intervals. The *crossover* is
+# CPU energy ratio of each UDP variant to TCP, $E(\text{UDP})/E(\text{TCP})$
+# (above 1: UDP costs more), with the same bootstrap intervals; the table
+# also gives the absolute power saving. The *crossover* is
 # the lowest rate from which UDP costs more than TCP at every higher rate.
 
 # %%
@@ -314,38 +307,43 @@ for device, table in transport.items():
                            "max_ratio": g["ratio"].max(), "ratio_at_max_rate": g["ratio"].iloc[-1]})
 crossover = save_table(pd.DataFrame(cross_rows), "crossover")
 
-SIZE_STYLE = {1472: ("#d95f02", "UDP 1472 B (MTU 1500)"), 20000: ("#1b9e77", "UDP 20000 B (MTU 21000)")}
 for device, table in transport.items():
-    display(Markdown(f"**{device}: UDP against TCP**"))
-    links = sorted(table["link"].unique())
-    fig, axes = plt.subplots(2, len(links), figsize=(5 * len(links), 7), squeeze=False)
-    for j, link in enumerate(links):
-        for size, (color, label) in SIZE_STYLE.items():
-            g = table[(table["link"] == link) & (table["udp_size"] == size)].sort_values("rate_mbps")
-            errbar(axes[0, j], g["rate_mbps"], 100 * g["saving"], 100 * g["saving_lo"], 100 * g["saving_hi"],
-                   g["sustained"], color=color, label=label)
-            errbar(axes[1, j], g["rate_mbps"], g["power_saving_mw"], g["power_saving_lo_mw"],
-                   g["power_saving_hi_mw"], g["sustained"], color=color, label=label)
-        axes[0, j].set_title(f"{LINK_NAMES[link]}: 1 - E(UDP)/E(TCP)")
-        axes[1, j].set_title(f"{LINK_NAMES[link]}: P(TCP) - P(UDP)")
-        for ax in axes[:, j]:
-            ax.set_xscale("log")
-            ax.axhline(0, color="grey", lw=0.8)
-        axes[1, j].set_xlabel("CBR rate (Mbps)")
-    axes[0, 0].set_ylabel("normalized CPU energy saving (%)")
-    axes[1, 0].set_ylabel("CPU power saving (mW, modeled)")
-    axes[0, 0].legend(frameon=False, fontsize=8)
-    fig.suptitle(f"stack-trim, {device}: UDP vs TCP, uplink, CPU time of both endpoints")
-    show_svg(fig, f"transport_{device}")
-    provenance(f"measured CPU time on {device}; energies and powers modeled ({model.name}); "
-               "intervals: bootstrap over repetitions.")
-    view = table[["link", "udp_size", "rate_mbps", "n_variant", "n_baseline", "energy_baseline_mj",
-                  "energy_variant_mj", "ratio", "ratio_lo", "ratio_hi", "power_saving_mw", "goodput_variant_mbps",
-                  "min_delivered", "sustained"]]
-    show(view, f"UDP vs TCP on {device}: energy ratio E(UDP)/E(TCP) with its interval")
+    t = table.assign(**{
+        "link, datagram": lambda f: [sta.series_label(k, udp_size=z) for k, z in zip(f["link"], f["udp_size"])],
+        "rate sustained": lambda f: f["sustained"].map({True: "yes", False: "no"})})
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    sns.lineplot(data=sta.interval_long(t, "ratio", "ratio_lo", "ratio_hi", ["link, datagram", "rate_mbps",
+                                                                           "rate sustained"]),
+                 x="rate_mbps", y="value", hue="link, datagram", style="rate sustained", style_order=["yes", "no"],
+                 markers={"yes": "o", "no": "X"}, dashes=False, estimator="median", errorbar=sta.interval_extent,
+                 err_style="bars", err_kws={"capsize": 3}, ax=ax)
+    ax.axhline(1, color="grey", lw=0.8, ls="--")
+    ax.set(xscale="log", yscale="log", xlabel="CBR rate (Mbps, log scale)",
+           ylabel="CPU energy ratio E(UDP)/E(TCP) (log scale)")
+    ax.xaxis.set_major_formatter(plain_ticks)
+    ax.set_yticks([0.5, 1, 2, 5, 10])
+    ax.yaxis.set_major_formatter(plain_ticks)
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    legend_outside(ax)
+    out.figure(fig, f"transport_{device}",
+               alt=f"The ratio of UDP's to TCP's CPU energy for uplink streaming on {device} against the constant bit "
+                   "rate in Mbps, for 1472-byte and 20000-byte datagrams over loopback and veth, with 95% bootstrap "
+                   "intervals and a dashed reference line at 1.",
+               caption="UDP against TCP, uplink, CPU time of both endpoints, with 95% bootstrap intervals over the "
+                       "repetitions. Above the dashed line UDP costs more CPU energy than TCP; crosses mark rates "
+                       "the host did not sustain.")
+    provenance(f"measured CPU time on {device}; energies modeled ({model.name}); intervals: bootstrap over repetitions.")
+    show(sta.transport_shown(table), f"UDP vs TCP on {device}: energy ratio E(UDP)/E(TCP) with its interval",
+         csv_href=out.href(f"transport_{device}"))
     provenance("measured CPU time and goodput; energies, ratios and intervals modeled from it.")
 
-show(crossover, "Rate from which UDP costs more CPU energy than TCP at every higher rate (NaN: none)")
+show(crossover.assign(link=crossover["link"].map(sta.LINK_NAMES)).rename(columns={
+         "udp_size": "UDP datagram (B)", "crossover_mbps": "UDP costs more from (Mbps)",
+         "last_rate_below_mbps": "last rate below (Mbps)",
+         "crossover_interval_above_1_mbps": "interval above 1 from (Mbps)",
+         "max_ratio": "largest E(UDP)/E(TCP)", "ratio_at_max_rate": "E(UDP)/E(TCP) at the top rate"}),
+     "Rate from which UDP costs more CPU energy than TCP at every higher rate (empty: none)",
+     csv_href=out.href("crossover"))
 provenance("measured CPU time; energy ratios modeled; crossover read from the ratio table.")
 if ref:
     up = measured[ref][0]
@@ -397,7 +395,12 @@ if ref:
 # %%
 for device, (runs, _) in measured.items():
     b = sta.breakdown(runs[(runs["proto"] == "tcp") & (runs["direction"] == "up") & (runs["sender_mode"] == "copy")])
-    show(save_table(b, f"breakdown_{device}"), f"CPU utilization (% of one core) of TCP two-copy uplink on {device}")
+    out.table(b, f"breakdown_{device}", f"CPU utilization (% of one core) of TCP two-copy uplink on {device}",
+              shown=b.drop(columns=["condition", "proto", "size"]).assign(link=b["link"].map(sta.LINK_NAMES)).rename(
+                  columns={"rate_mbps": "rate (Mbps)", "app_user_pct": "application, user (%)",
+                           "endpoint_kernel_pct": "endpoints, kernel (%)", "endpoints_pct": "endpoints (%)",
+                           "host_softirq_pct": "host softirq (%)", "host_busy_pct": "host busy (%)",
+                           "other_pct": "other (%)"}))
     provenance("measured: endpoint times precise (getrusage); softirq, busy and other tick-sampled (/proc/stat).")
 t1 = text_tables[text_tables["table"] == "table1"].pivot(index="row", columns="column", values="text")
 t1 = t1[["Logging", "OS Proc.", "WiFi Driver", "Network Stack"]].reset_index(names="CBR rate")
@@ -573,8 +576,21 @@ for vid, text, loc in (("offload_wifi_saving", "TCP offload saves about 40% CPU 
 
 claims_table = cl.claims_frame(rows)
 cl.write_claims(claims_table, results / "claims.csv")
-display(table_html(claims_table[["claim", "location", "paper_relation", "paper_value", "artifact_value", "unit",
-                                  "verdict", "provenance"]], caption="Claims of the stack-trim paper"))
+shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
+                                   zip(claims_table["paper_relation"], claims_table["paper_value"])])
+show(shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "provenance"]]
+     .rename(columns={"artifact_value": "this artifact"}), "Claims of the stack-trim paper",
+     csv_href=site_href(results / "claims.csv"))
+
+# %%
+intervals = {}
+if ref:
+    intervals = {"onecopy_wifi_small": (100 * w["saving_lo"], 100 * w["saving_hi"]),
+                 "onecopy_loopback_max": (g("oc_lo_max_lo"), g("oc_lo_max_hi")),
+                 "onecopy_power_100": (g("oc_p100_lo"), g("oc_p100_hi")),
+                 "udp20_more_efficient": (g("udp20_ratio_top_lo"), g("udp20_ratio_top_hi"))}
+out.findings(claims_table, headline=["onecopy_wifi_small", "onecopy_loopback_max", "onecopy_power_100",
+                                     "udp_crossover", "udp20_more_efficient"], intervals=intervals)
 
 # %%
 counts = claims_table["verdict"].value_counts()

@@ -147,3 +147,154 @@ def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = 
         out.loc[idx, "p_holm"], out.loc[idx, "reject_holm"] = adj, reject
     out["reject_holm"] = out["reject_holm"].astype(bool)
     return out
+
+
+# ---------------------------------------------------------------------------
+# Presentation helpers of the chapter: labels, the paper's table layout, and
+# the intervals its figures and key findings show.
+
+POLICY_NAMES = {"original": "Original", "incr": "INCR", "decr": "DECR", "static": "static"}
+POLICY_ORDER = ("original", "incr", "decr", "static")
+
+
+def condition_label(cpu_procs, cross_pct) -> str:
+    """A table column as the chapter names it: ``10 proc, 0%``."""
+    return f"{int(cpu_procs)} proc, {int(cross_pct)}%"
+
+
+def printed_grid(stats: pd.DataFrame, table: str) -> pd.DataFrame:
+    """A published table as printed: policies as rows, conditions as columns
+    (cells joined with "/" where the paper prints mean/SD)."""
+    t = stats[stats["table"] == table]
+    cells = t.groupby(["policy", "column"])["text"].agg("/".join).unstack("column")
+    cols = t.drop_duplicates("column").set_index("column")
+    cells.columns = [condition_label(r.cpu_procs, r.cross_pct) for r in cols.loc[cells.columns].itertuples()]
+    order = [p for p in POLICY_ORDER if p in cells.index]
+    cells = cells.loc[order]
+    cells.index = [POLICY_NAMES[p] for p in order]
+    return cells.reset_index(names="policy")
+
+
+def mean_ci(mean, sd, n, level: float = 0.95) -> tuple[float, float]:
+    """The t-based confidence interval of a mean from its sample's mean, SD
+    and n: mean ± t_{(1+level)/2, n-1} · sd / sqrt(n)."""
+    from scipy import stats as st
+
+    half = st.t.ppf(0.5 + level / 2, np.asarray(n, float) - 1) * np.asarray(sd, float) / np.sqrt(n)
+    return np.asarray(mean, float) - half, np.asarray(mean, float) + half
+
+
+def published_means(stats: pd.DataFrame, table: str, level: float = 0.95) -> pd.DataFrame:
+    """Every cell of a published mean/SD table with its t-based interval
+    (`mean_ci`), policy and condition labelled for a figure."""
+    from .published import mean_sd_table
+
+    wide = mean_sd_table(stats, table)
+    wide["ci_lo"], wide["ci_hi"] = mean_ci(wide["mean"], wide["sd"], wide["n"], level)
+    wide["policy_name"] = wide["policy"].map(POLICY_NAMES)
+    wide["condition"] = [condition_label(c, x) for c, x in zip(wide["cpu_procs"], wide["cross_pct"])]
+    order = {p: i for i, p in enumerate(POLICY_ORDER)}
+    return wide.sort_values(["column", "policy"], key=lambda s: s.map(order) if s.name == "policy" else s,
+                            ignore_index=True)
+
+
+def gain_pct_ci(mean, sd, n, mean_base, sd_base, n_base, level: float = 0.95) -> tuple[float, float, float]:
+    """The gain of a policy over the baseline in % of the baseline's mean,
+    100 (m_base - m) / m_base, with the Welch interval of the difference of
+    means (w.welch_diff_ci) divided by the baseline's mean (its own
+    uncertainty is not propagated)."""
+    lo, hi = w.welch_diff_ci(mean_base, sd_base, n_base, mean, sd, n, level)
+    scale = 100.0 / mean_base
+    return (mean_base - mean) * scale, lo * scale, hi * scale
+
+
+def audit_shown(a: pd.DataFrame, with_published: bool) -> pd.DataFrame:
+    """An audit table (audit_published) for people: p ranges and Hedges' g
+    with their intervals in one cell each, units in the headers."""
+    from .core import numbers
+
+    def p_span(lo, hi):
+        return f"{numbers.p_value(lo)} to {numbers.p_value(hi)}"
+
+    out = pd.DataFrame({
+        "policy": a["policy"].map(POLICY_NAMES),
+        "competing processes": a["cpu_procs"], "cross traffic (%)": a["cross_pct"],
+        "Δ mean (s)": a["diff"], "t": a["t"], "df": a["df"], "p (recomputed)": a["p"],
+        "attainable p (table precision)": [p_span(lo, hi) for lo, hi in zip(a["p_lo_table"], a["p_hi_table"])],
+        "attainable p (as printed)": [p_span(lo, hi) for lo, hi in zip(a["p_lo_printed"], a["p_hi_printed"])],
+    })
+    if with_published:
+        out["p (paper)"] = a["p_published_text"]
+        out["paper p attainable (table precision)"] = a["in_range_table"].map({True: "yes", False: "no"})
+        out["paper p attainable (as printed)"] = a["in_range_printed"].map({True: "yes", False: "no"})
+    out["Hedges' g [95% CI]"] = [numbers.interval(g, lo, hi) for g, lo, hi in zip(a["g"], a["g_lo"], a["g_hi"])]
+    out["p (Holm)"] = a["p_holm"]
+    return out
+
+
+def comparisons_shown(comp: pd.DataFrame, unit_of: dict) -> pd.DataFrame:
+    """Welch tests on measured runs (compare_measured) for people."""
+    from .core import numbers
+
+    return pd.DataFrame({
+        "table": comp["table"], "policy": comp["policy"].map(POLICY_NAMES),
+        "competing processes": comp["cpu_procs"], "cross traffic (%)": comp["cross_pct"],
+        "n": comp["n"], "n (original)": comp["n_base"],
+        "mean": comp["mean"], "mean (original)": comp["mean_base"], "unit": comp["table"].map(unit_of),
+        "Δ / original (%)": 100 * comp["rel_diff"], "t": comp["t"], "df": comp["df"], "p": comp["p"],
+        "Hedges' g [95% CI]": [numbers.interval(g, lo, hi) for g, lo, hi in zip(comp["g"], comp["g_lo"], comp["g_hi"])],
+        "p (Holm)": comp["p_holm"], "Holm significant": comp["reject_holm"].map({True: "yes", False: "no"}),
+    })
+
+
+def measured_grid(runs: pd.DataFrame, table: str) -> pd.DataFrame:
+    """The paper's table layout from measured runs: mean/SD (n) per policy
+    and condition."""
+    t = runs[runs["table"] == table]
+    if t.empty:
+        return pd.DataFrame()
+    s = cell_summary(t.dropna(subset=["metric"]))
+    digits = 0 if table == "audio" else 2
+    s["text"] = [f"{m:.{digits}f}/{sd:.{digits}f} ({n})" for m, sd, n in zip(s["mean"], s["sd"].fillna(0), s["n"])]
+    grid = s.pivot(index="policy", columns=["cpu_procs", "cross_pct"], values="text")
+    grid = grid.reindex(columns=sorted(grid.columns))
+    grid.columns = [condition_label(c, x) for c, x in grid.columns]
+    order = [p for p in POLICY_ORDER if p in grid.index]
+    grid = grid.loc[order]
+    grid.index = [POLICY_NAMES[p] for p in order]
+    return grid.reset_index(names="policy")
+
+
+def session_view(sessions: pd.DataFrame) -> pd.DataFrame:
+    """The captures behind the measured results, one row per session."""
+    import json
+
+    conf = sessions["configuration"].map(json.loads)
+    return pd.DataFrame({
+        "device": sessions["device"], "session": sessions["session"],
+        "capture sha256": sessions["capture_sha256"].str[:16],
+        "files": sessions["files"], "MB": (sessions["bytes"] / 1e6).round(2),
+        "runs ok": sessions["runs_ok"], "timeouts": sessions["runs_timeout"],
+        "failed attempts": sessions["runs_failed_attempts"],
+        "kernel": sessions["kernel"], "CPU": sessions["cpu_model"], "cores": sessions["cpu_count"],
+        "file (bytes)": sessions["file_bytes"],
+        "slow CPU": conf.map(lambda c: f"{c['slow_cpu']['quota_us']}/{c['slow_cpu']['period_us']} us "
+                                       f"({c['slow_cpu']['mechanism'].split(' (')[0]})"),
+        "reps": conf.map(lambda c: c["repetitions_per_cell"]),
+    })
+
+
+def interval_rows(frame: pd.DataFrame, estimate: str = "mean", low: str = "ci_lo", high: str = "ci_hi") -> pd.DataFrame:
+    """Long form of a table of estimates with intervals, for seaborn: three
+    rows per estimate (low, estimate, high) in a column `value`, so that
+    `sns.pointplot(..., estimator="median", errorbar=pba.extent)` draws the
+    estimate with exactly its precomputed interval."""
+    keep = [c for c in frame.columns if c not in (estimate, low, high)]
+    parts = [frame[keep].assign(value=frame[c].astype(float), bound=c) for c in (low, estimate, high)]
+    return pd.concat(parts, ignore_index=True)
+
+
+def extent(values) -> tuple[float, float]:
+    """An errorbar function for seaborn: the smallest and largest value."""
+    values = np.asarray(values, float)
+    return float(values.min()), float(values.max())

@@ -175,6 +175,11 @@ def value_of(values: pd.DataFrame, value_id: str) -> float:
     return float(hit.iloc[0])
 
 
+def table_location(stats: pd.DataFrame, table: str) -> str:
+    """Where in the paper a table of summary statistics is printed."""
+    return str(stats.loc[stats["table"] == table, "location"].iloc[0])
+
+
 # ---------------------------------------------------------------------------
 # Tables of summary statistics (e.g. mean/SD per cell, p-values), kept as the
 # printed text so that the precision they were printed with is data.

@@ -167,3 +167,72 @@ def breakdown(runs: pd.DataFrame) -> pd.DataFrame:
     cols = ["app_user_pct", "endpoint_kernel_pct", "endpoints_pct", "host_softirq_pct", "host_busy_pct", "other_pct"]
     return (g.groupby(["condition", "link", "direction", "proto", "size", "rate_mbps"], as_index=False)[cols]
             .mean().sort_values(["condition", "rate_mbps"]).reset_index(drop=True))
+
+
+# ---------------------------------------------------------------------------
+# Presentation helpers of the chapter: labels, tables for people, and the
+# long form seaborn draws precomputed intervals from.
+
+LINK_NAMES = {"lo": "loopback", "veth": "veth pair"}
+
+
+def series_label(link: str, direction: str | None = None, udp_size: int | None = None) -> str:
+    """A curve's name in the figures: ``loopback, uplink`` or ``loopback, UDP 1472 B``."""
+    parts = [LINK_NAMES.get(link, link)]
+    if direction is not None:
+        parts.append(f"{direction}link")
+    if udp_size is not None:
+        parts.append(f"UDP {int(udp_size)} B")
+    return ", ".join(parts)
+
+
+def interval_long(frame: pd.DataFrame, estimate: str, low: str, high: str, keep: list[str],
+                  scale: float = 1.0) -> pd.DataFrame:
+    """Three rows per estimate (low, estimate, high; times `scale`) in a
+    column `value`, with the `keep` columns: `sns.lineplot(..., estimator="median",
+    errorbar=interval_extent)` then draws each estimate with exactly its
+    precomputed interval."""
+    parts = [frame[keep].assign(value=scale * frame[c].astype(float), bound=c) for c in (low, estimate, high)]
+    return pd.concat(parts, ignore_index=True)
+
+
+def interval_extent(values) -> tuple[float, float]:
+    """A seaborn errorbar function: the smallest and largest value."""
+    values = np.asarray(values, dtype=float)
+    return float(values.min()), float(values.max())
+
+
+def _interval_text(est, lo, hi, scale=1.0, digits=3):
+    from .core import numbers
+    return [numbers.interval(scale * e, scale * a, scale * b, sig=digits) for e, a, b in zip(est, lo, hi)]
+
+
+def onecopy_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """The one-copy comparison (compare) for people: intervals in one cell,
+    savings in %, units in the headers."""
+    return pd.DataFrame({
+        "CPU time of": table["basis"].map({"both": "both endpoints", "device": "device"}),
+        "link": table["link"].map(LINK_NAMES), "direction": table["direction"] + "link",
+        "rate (Mbps)": table["rate_mbps"], "runs (one-copy / two-copy)": [f"{a} / {b}" for a, b in
+                                                                        zip(table["n_variant"], table["n_baseline"])],
+        "energy two-copy (mJ)": table["energy_baseline_mj"], "energy one-copy (mJ)": table["energy_variant_mj"],
+        "saving (%) [95% CI]": _interval_text(table["saving"], table["saving_lo"], table["saving_hi"], 100),
+        "power saving (mW) [95% CI]": _interval_text(table["power_saving_mw"], table["power_saving_lo_mw"],
+                                                     table["power_saving_hi_mw"]),
+        "goodput two-copy (Mbps)": table["goodput_baseline_mbps"],
+        "sustained": table["sustained"].map({True: "yes", False: "no"}),
+    })
+
+
+def transport_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """The UDP-vs-TCP comparison (compare) for people."""
+    return pd.DataFrame({
+        "link": table["link"].map(LINK_NAMES), "UDP datagram (B)": table["udp_size"],
+        "rate (Mbps)": table["rate_mbps"], "runs (UDP / TCP)": [f"{a} / {b}" for a, b in
+                                                             zip(table["n_variant"], table["n_baseline"])],
+        "energy TCP (mJ)": table["energy_baseline_mj"], "energy UDP (mJ)": table["energy_variant_mj"],
+        "E(UDP)/E(TCP) [95% CI]": _interval_text(table["ratio"], table["ratio_lo"], table["ratio_hi"]),
+        "power saving (mW)": table["power_saving_mw"], "goodput UDP (Mbps)": table["goodput_variant_mbps"],
+        "lowest delivered share": table["min_delivered"],
+        "sustained": table["sustained"].map({True: "yes", False: "no"}),
+    })

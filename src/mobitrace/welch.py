@@ -56,6 +56,18 @@ def welch_from_stats(mean1, sd1, n1, mean2, sd2, n2) -> Welch:
     return Welch(float(res.statistic), float(welch_df(sd1, n1, sd2, n2)), float(res.pvalue))
 
 
+def welch_diff_ci(mean1, sd1, n1, mean2, sd2, n2, level: float = 0.95) -> tuple[float, float]:
+    """Welch's confidence interval of m1 - m2 from summary statistics:
+    (m1 - m2) ± t_{(1+level)/2, df} sqrt(s1**2/n1 + s2**2/n2), df by `welch_df`.
+    NaN when both SDs are zero."""
+    se = float(np.sqrt(sd1**2 / n1 + sd2**2 / n2))
+    df = float(welch_df(sd1, n1, sd2, n2))
+    if not np.isfinite(df):
+        return (float("nan"), float("nan"))
+    half = float(stats.t.ppf(0.5 + level / 2, df)) * se
+    return (mean1 - mean2 - half, mean1 - mean2 + half)
+
+
 def welch_samples(a, b) -> Welch:
     """Welch's two-sided t-test on two raw samples (scipy.stats.ttest_ind,
     equal_var=False); t, Welch-Satterthwaite df and p as in `welch_from_stats`."""

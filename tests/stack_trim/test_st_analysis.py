@@ -91,3 +91,23 @@ def test_crossover_rate_synthetic(ratio, lo, want, want_below):
 
 def test_crossover_sorts_rates_synthetic():
     assert sta.crossover_rate([100, 1, 40, 10], [1.5, 0.5, 1.2, 0.9])[0] == 40.0
+
+
+def test_interval_long_and_extent_give_the_precomputed_interval():
+    frame = pd.DataFrame({"series": ["a"], "rate_mbps": [10.0], "saving": [0.1], "lo": [-0.2], "hi": [0.3]})
+    rows = sta.interval_long(frame, "saving", "lo", "hi", ["series", "rate_mbps"], scale=100)
+    assert sorted(rows["value"]) == pytest.approx([-20.0, 10.0, 30.0])
+    assert rows["value"].median() == pytest.approx(10.0)
+    assert sta.interval_extent(rows["value"]) == pytest.approx((-20.0, 30.0))
+
+
+def test_shown_tables_join_intervals_for_people():
+    t = pd.DataFrame({"basis": ["both"], "link": ["lo"], "direction": ["up"], "rate_mbps": [100], "n_variant": [10],
+                      "n_baseline": [9], "energy_baseline_mj": [2.0], "energy_variant_mj": [1.5], "saving": [0.25],
+                      "saving_lo": [0.125], "saving_hi": [0.375], "power_saving_mw": [5.0],
+                      "power_saving_lo_mw": [1.0], "power_saving_hi_mw": [9.0], "goodput_baseline_mbps": [99.9],
+                      "sustained": [True]})
+    row = sta.onecopy_shown(t).iloc[0]
+    assert row["saving (%) [95% CI]"] == "25.0 [12.5, 37.5]"
+    assert row["link"] == "loopback" and row["direction"] == "uplink" and row["sustained"] == "yes"
+    assert sta.series_label("veth", udp_size=1472) == "veth pair, UDP 1472 B"
