@@ -1,0 +1,126 @@
+"""Bootstrap helpers (mobitrace.resampling) and the mptcp-dualband optima
+intervals (mobitrace.md_analysis) on hand-computable cases."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mobitrace import md_analysis as mda
+from mobitrace import resampling as rs
+
+
+def test_boot_means_constant_groups_give_degenerate_distributions():
+    f = pd.DataFrame({"g": ["a", "a", "b", "b", "b"], "x": [2.0, 2.0, 5.0, 5.0, 5.0], "y": [1.0] * 5})
+    d = rs.boot_means(f, ["g"], ["x", "y"], n_boot=50)
+    assert list(d["x"].index) == ["a", "b"]
+    assert d["x"].shape == (2, 50)
+    assert (d["x"].loc["a"] == 2.0).all() and (d["x"].loc["b"] == 5.0).all()
+    assert (d["y"] == 1.0).all().all()
+
+
+def test_boot_means_is_seeded_and_paired():
+    f = pd.DataFrame({"g": [1] * 4, "x": [1.0, 2.0, 3.0, 4.0]})
+    f["y"] = 10 * f["x"]
+    a = rs.boot_means(f, ["g"], ["x", "y"], n_boot=200, seed=7)
+    b = rs.boot_means(f, ["g"], ["x", "y"], n_boot=200, seed=7)
+    assert a["x"].equals(b["x"])
+    np.testing.assert_allclose(a["y"].to_numpy(), 10 * a["x"].to_numpy())  # same draws for both columns
+    # every draw is a mean of 4 of the values: between 1 and 4, in steps of 0.25
+    x = a["x"].to_numpy()
+    assert x.min() >= 1 and x.max() <= 4
+    np.testing.assert_allclose(x * 4, np.round(x * 4))
+
+
+def test_percentile_ci():
+    d = np.arange(101, dtype=float)
+    assert rs.percentile_ci(d, 0.9) == pytest.approx((5.0, 95.0))
+    lo, hi = rs.percentile_ci([70.0] * 30 + [73.0] * 70, 0.95, discrete=True)
+    assert (lo, hi) == (70.0, 73.0)
+    assert np.isnan(rs.percentile_ci([np.nan, np.nan])[0])
+
+
+def test_change_and_saving_and_mean_ci():
+    assert rs.change_pct(1.32, 1.0) == pytest.approx(32.0)
+    assert rs.saving_pct(30.0, 100.0) == pytest.approx(70.0)
+    m, lo, hi = rs.mean_ci([1.0, 3.0])  # mean 2, sd sqrt(2), se 1, t(0.975, 1) = 12.706
+    assert m == 2.0 and lo == pytest.approx(2 - 12.7062, abs=1e-3) and hi == pytest.approx(2 + 12.7062, abs=1e-3)
+    assert np.isnan(rs.mean_ci([1.0])[1])
+
+
+def test_arg_best_with_allowed_rows():
+    idx = pd.MultiIndex.from_tuples([("d", 0), ("d", 50), ("d", 100)], names=["direction", "ratio_a_pct"])
+    d = pd.DataFrame([[1.0, 5.0], [3.0, 2.0], [2.0, 1.0]], index=idx)
+    np.testing.assert_array_equal(rs.arg_best(d, "ratio_a_pct"), [50.0, 0.0])
+    np.testing.assert_array_equal(rs.arg_best(d, "ratio_a_pct", maximize=False), [0.0, 100.0])
+    allowed = pd.DataFrame([[False, False], [True, False], [True, False]], index=idx)
+    out = rs.arg_best(d, "ratio_a_pct", maximize=False, allowed=allowed)
+    assert out[0] == 100.0 and np.isnan(out[1])
+
+
+def _runs():
+    # backlogged downlink: throughput peaks at 73, nJ/bit falls with the share on path a
+    rows = []
+    for ratio, tput, nj in ((0, 600, 1.9), (50, 1200, 1.6), (73, 2100, 1.5), (90, 1700, 1.45), (100, 1500, 1.4)):
+        for rep in range(3):
+            rows.append({"direction": "downlink", "demand": 0.0, "ratio_a_pct": float(ratio),
+                         "tput_eq_mbps": tput + rep, "nj_per_bit": nj})
+    return pd.DataFrame(rows)
+
+
+def test_optima_ci_and_change_ci():
+    d = mda.boot(_runs(), n_boot=100)
+    o = mda.optima_ci(d).iloc[0]
+    assert (o["tput_opt_ratio_low"], o["tput_opt_ratio_high"]) == (73.0, 73.0)
+    assert (o["energy_opt_both_ratio_low"], o["energy_opt_both_ratio_high"]) == (90.0, 90.0)
+    assert (o["energy_opt_satisfying_ratio_low"], o["energy_opt_satisfying_ratio_high"]) == (100.0, 100.0)
+    lo, hi = mda.change_ci(d, "nj_per_bit", "downlink", 0.0, 73.0, 100.0)  # 1.5 / 1.4: +7.14%
+    assert lo == pytest.approx(100 * (1.5 / 1.4 - 1)) and hi == pytest.approx(lo)
+    lo, hi = mda.change_ci(d, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)  # (2100..2102) / (1500..1502)
+    assert 100 * (2100 / 1502 - 1) <= lo <= hi <= 100 * (2102 / 1500 - 1)
+
+
+def test_sweep_figure_draws_two_rows_per_direction():
+    import matplotlib.pyplot as plt
+
+    runs = _runs()
+    runs = pd.concat([runs, runs.assign(direction="uplink")], ignore_index=True)
+    runs["tput_a_eq_mbps"] = runs["tput_eq_mbps"] * runs["ratio_a_pct"] / 100
+    runs["tput_b_eq_mbps"] = runs["tput_eq_mbps"] - runs["tput_a_eq_mbps"]
+    runs["radio_nj_per_bit"] = runs["nj_per_bit"] - 0.02
+    opt = pd.DataFrame([{"direction": d, "demand": 0.0, "tput_opt_ratio": 73.0, "energy_opt_satisfying_ratio": 100.0}
+                        for d in ("downlink", "uplink")])
+    fig = mda.sweep_figure(runs, opt, {"downlink": 0.0, "uplink": 0.0}, "t",
+                           {"a": "C0", "b": "C1", "total": "C2"}, n_boot=20)
+    assert len(fig.axes) == 4
+    assert fig.axes[1].get_ylabel() == "throughput (Mbps)"
+    assert [x for x in fig.axes[0].lines if list(x.get_xdata()) == [73.0, 73.0]]
+    plt.close(fig)
+
+
+def test_tt_ratio_ci_hand_computed():
+    from mobitrace import tt_analysis as tta
+
+    # html: level 1 at 10 Mbit/s and 100 J; level 4 at 30 (two reps: 29, 31) and 40 J: 3x faster, saves 60%
+    rows = [{"device": "d", "dataset": "html", "level": 1, "throughput_mbps": 10.0, "energy_per_100mb_j": 100.0},
+            {"device": "d", "dataset": "html", "level": 1, "throughput_mbps": 10.0, "energy_per_100mb_j": 100.0},
+            {"device": "d", "dataset": "html", "level": 4, "throughput_mbps": 29.0, "energy_per_100mb_j": 40.0},
+            {"device": "d", "dataset": "html", "level": 4, "throughput_mbps": 31.0, "energy_per_100mb_j": 40.0}]
+    r = tta.ratio_ci(pd.DataFrame(rows), ["device", "dataset"], n_boot=200).set_index("level")
+    assert r.loc[1, "x_fold"] == 1.0 and r.loc[1, "x_fold_low"] == 1.0 and r.loc[1, "x_fold_high"] == 1.0
+    assert r.loc[4, "x_fold"] == pytest.approx(3.0)
+    assert 2.9 <= r.loc[4, "x_fold_low"] <= 3.0 <= r.loc[4, "x_fold_high"] <= 3.1
+    assert r.loc[4, "energy_ratio"] == pytest.approx(0.4)
+    assert r.loc[4, "saving_pct"] == pytest.approx(60.0)
+    assert r.loc[4, "saving_pct_low"] == pytest.approx(60.0) and r.loc[4, "saving_pct_high"] == pytest.approx(60.0)
+
+
+def test_tt_ratio_ci_explicit_baseline_on_a_grid():
+    from mobitrace import tt_analysis as tta
+
+    rows = [{"dataset": "v", "concurrency": c, "parallelism": p, "throughput_mbps": 5.0 * c * p,
+             "energy_per_100mb_j": 100.0 / (c * p)} for c in (1, 2) for p in (1, 2)]
+    r = tta.ratio_ci(pd.DataFrame(rows), ["dataset"], level=["concurrency", "parallelism"],
+                     baseline={"concurrency": 1, "parallelism": 1}, n_boot=20)
+    best = r.sort_values("x_fold").iloc[-1]
+    assert (best["concurrency"], best["parallelism"], best["x_fold"]) == (2, 2, 4.0)
+    assert best["saving_pct"] == pytest.approx(75.0)
