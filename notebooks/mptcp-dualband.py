@@ -26,7 +26,8 @@
 # `scripts/capture/mptcp_dualband/`: two network namespaces (a "phone" and an
 # "AP/server") joined by two veth paths limited with `tc htb` in the paper's
 # proportions (path **a** stands for 802.11ad, path **b** for 802.11ac:
-# 1600 and 600 Mbps downlink, 1450 and 600 Mbps uplink, §3.2), Linux MPTCP
+# {glue:text}`rate_dl_a` and {glue:text}`rate_dl_b` Mbps downlink, {glue:text}`rate_ul_a` and
+# {glue:text}`rate_ul_b` Mbps uplink, §3.2), Linux MPTCP
 # (one `IPPROTO_MPTCP` socket, `ip mptcp` endpoints) for backlogged transfers,
 # and, because upstream MPTCP has no fixed-ratio scheduler, a sender that
 # stripes one stream over two TCP connections by a given ratio, chunk by
@@ -122,6 +123,9 @@ ref_manifest = next(iter(manifests[ref].values()))
 scale = float(ref_manifest["config"]["scale"])
 rates_paper = ref_manifest["config"]["paper_path_rates_mbps"]
 put("ref_device", ref)
+for d in md.DIRECTIONS:
+    for p in md.PATHS:
+        put(f"rate_{d[0]}l_{p}", f"{rates_paper[d][p]:g}")
 put("scale", f"{scale:g}")
 put("n_runs", int(len(ref_runs)))
 _counts = ref_runs.groupby(["part", "config", "direction", "ratio_a_pct", "demand_mbps"], dropna=False).size()
@@ -314,11 +318,14 @@ for vid, label, ls in (("cdf_default_median", "paper median, default", ":"),
 ax.legend(handles, labels, title="configuration")
 ax.set(xlabel="downlink MPTCP throughput (Gbps)", ylabel="share of runs (ECDF)")
 legend_outside(ax)
+_meds = [c["median_gbps"] for c in cdf_rows]
+cdf_spread = 100 * (max(_meds) / min(_meds) - 1)
 figure(fig, "fig2_throughput_cdf",
        alt="Empirical CDFs of downlink MPTCP throughput in Gbps, one curve per GRO or SoftIRQ configuration, "
            "with vertical lines at the paper's two published medians.",
        caption="Throughput CDFs per configuration (measured, reference host); black lines: the paper's medians "
-               "(published, §3.4). Look at whether the curves separate: on this host they lie on top of each other.")
+               f"(published, §3.4). Look at whether the curves separate: on this host the medians differ by at most "
+               f"{cdf_spread:.1f}%.")
 cdf = pd.DataFrame(cdf_rows)
 table(cdf, "fig2_cdf_summary", "Downlink MPTCP throughput per configuration",
       shown=cdf.rename(columns={"n": "runs", "median_gbps": "median (Gbps)", "min_gbps": "min (Gbps)",
@@ -423,21 +430,22 @@ put("p_ul_excess", f"{v('ul_power_excess'):g}")
 summary = md.ratio_summary(energy[energy["device"] == ref])
 save_table(summary, "ratio_sweep")
 opt = md.optima(summary, satisfied_frac)
-save_table(opt, "optima")
-
-
 sweep = mda.sweep_runs(energy[energy["device"] == ref])
 draws = mda.boot(sweep)
 oci = mda.optima_ci(draws, satisfied_frac)
 save_table(opt.merge(oci, on=["direction", "demand"]), "optima")
 fig = mda.sweep_figure(sweep, opt, {"downlink": 0.0, "uplink": 0.0}, "Backlogged traffic", COLORS)
+_bl = opt[opt["demand"] == 0].set_index("direction")
+_same = {d: "coincide" if _bl.loc[d, "tput_opt_ratio"] == _bl.loc[d, "energy_opt_satisfying_ratio"] else "do not coincide"
+         for d in md.DIRECTIONS}
 figure(fig, "fig4_backlogged",
        alt="Four panels against the share of packets on path a (%): throughput in Mbps (top) and modeled "
            "energy per bit in nJ/bit (bottom), downlink (left) and uplink (right), with 95% confidence bands "
            "and vertical lines at the throughput-optimal and energy-optimal ratios.",
        caption="Backlogged traffic: throughput (measured) and energy per bit (modeled), means over runs with 95% "
                "bootstrap CI bands. Look at the dashed line (throughput peak, near the rate ratio) against the "
-               "dash-dotted line (lowest nJ/bit): under this model they do not coincide.")
+               f"dash-dotted line (lowest nJ/bit): under this model they {_same['downlink']} in the downlink and "
+               f"{_same['uplink']} in the uplink.")
 provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit from it and the measured CPU time.")
 show(mda.optima_shown(opt[opt["demand"] == 0], oci), "Throughput- and energy-optimal ratios, backlogged "
      "(95% bootstrap interval over runs)", csv_href=out.href("optima"))
@@ -468,15 +476,55 @@ for k, vid in (("p_dl_gain", "dl_tput_gain_pct"), ("p_dl_cost", "dl_energy_cost_
 for path, p in (("ad", "a"), ("ac", "b")):
     put(f"nj_{path}_rx", f"{radio['downlink'][p].rx_active_mw / radio['downlink'][p].max_rate_mbps:.1f}")
     put(f"nj_{path}_tx", f"{radio['uplink'][p].tx_active_mw / radio['uplink'][p].max_rate_mbps:.1f}")
+_per_bit = {d: {p: (m.rx_active_mw if d == "downlink" else m.tx_active_mw) / m.max_rate_mbps for p, m in radio[d].items()}
+            for d in md.DIRECTIONS}
+_cheaper = {d: min(_per_bit[d], key=_per_bit[d].get) for d in md.DIRECTIONS}
+put_text("cheaper_path", f"path {_cheaper['downlink']} in both directions" if len(set(_cheaper.values())) == 1
+         else f"path {_cheaper['downlink']} to receive and path {_cheaper['uplink']} to send")
 for k, val in {"dl_tput_opt": f"{dl_best['tput_opt_ratio']:g}", "dl_energy_opt_both": f"{dl_ratio:g}",
-               "dl_energy_opt": f"{dl_best['energy_opt_ratio']:g}", "dl_tput_gain": f"{dl_tput_gain:.0f}",
-               "dl_energy_cost": f"{dl_energy_cost:.1f}", "ul_tput_opt": f"{ul_t:g}", "ul_energy_opt_both": f"{ul_e:g}",
-               "ul_energy_opt": f"{ul_best['energy_opt_ratio']:g}", "ul_tput_gain": f"{ul_tput_gain:.0f}",
-               "ul_energy_cost": f"{ul_energy_cost:.0f}"}.items():
+               "dl_energy_opt": f"{dl_best['energy_opt_ratio']:g}", "dl_tput_gain": f"{abs(dl_tput_gain):.0f}",
+               "dl_energy_cost": f"{abs(dl_energy_cost):.1f}", "ul_tput_opt": f"{ul_t:g}", "ul_energy_opt_both": f"{ul_e:g}",
+               "ul_energy_opt": f"{ul_best['energy_opt_ratio']:g}", "ul_tput_gain": f"{abs(ul_tput_gain):.0f}",
+               "ul_energy_cost": f"{abs(ul_energy_cost):.0f}"}.items():
     put(k, val)
 for k, val in (("dl_tput_gain", dl_tput_gain), ("dl_energy_cost", dl_energy_cost), ("ul_tput_gain", ul_tput_gain),
                ("ul_energy_cost", ul_energy_cost)):
     put_text(f"{k}_word", "more" if val >= 0 else "less")
+
+# The paper's four comparisons (and the uplink/downlink power of Fig. 3) as ratios, 95% bootstrap CI over runs.
+cmp_ci = {"dl_tput_gain": mda.change_ci(draws, "tput_eq_mbps", "downlink", 0.0, dl_t, 100.0),
+          "dl_energy_cost": mda.change_ci(draws, "nj_per_bit", "downlink", 0.0, dl_t, 100.0),
+          "ul_tput_gain": mda.change_ci(draws, "tput_eq_mbps", "uplink", 0.0, 70.0, 90.0),
+          "ul_energy_cost": mda.change_ci(draws, "nj_per_bit", "uplink", 0.0, 70.0, 90.0),
+          "ul_power_excess": ul_excess_ci}
+ratios = pd.DataFrame([
+    {"comparison": f"downlink throughput, {dl_t:g}:{100 - dl_t:g} / 100:0", "key": "dl_tput_gain",
+     "pct": dl_tput_gain, "paper_pct": v("dl_tput_gain_pct"), "provenance": "measured"},
+    {"comparison": f"downlink nJ/bit, {dl_t:g}:{100 - dl_t:g} / 100:0", "key": "dl_energy_cost",
+     "pct": dl_energy_cost, "paper_pct": v("dl_energy_cost_pct"), "provenance": "modeled"},
+    {"comparison": "uplink throughput, 70:30 / 90:10", "key": "ul_tput_gain", "pct": ul_tput_gain,
+     "paper_pct": v("ul_tput_gain_pct"), "provenance": "measured"},
+    {"comparison": "uplink nJ/bit, 70:30 / 90:10", "key": "ul_energy_cost", "pct": ul_energy_cost,
+     "paper_pct": v("ul_energy_cost_pct"), "provenance": "modeled"},
+    {"comparison": "power, uplink / downlink (backlogged MPTCP)", "key": "ul_power_excess", "pct": ul_excess,
+     "paper_pct": v("ul_power_excess"), "provenance": "modeled"}])
+ratios["ratio"] = 1 + ratios["pct"] / 100
+ratios["low"] = [1 + cmp_ci[k][0] / 100 for k in ratios["key"]]
+ratios["high"] = [1 + cmp_ci[k][1] / 100 for k in ratios["key"]]
+ratios["paper"] = 1 + ratios["paper_pct"] / 100
+ax = rs.ratio_points(ratios, xlabel="ratio (1 = the same; throughput measured, nJ/bit and power modeled)")
+legend_outside(ax)
+n_outside = int(((ratios["paper"] < ratios["low"]) | (ratios["paper"] > ratios["high"])).sum())
+figure(ax.figure, "ratios_vs_paper",
+       alt="Dot plot of five ratios with 95% bootstrap intervals and a dashed reference line at 1: downlink and "
+           "uplink throughput and energy per bit of the paper's ratio comparisons, and uplink over downlink power; "
+           "the paper's ratios are crosses.",
+       caption=f"The paper's comparisons as ratios (points: this artifact, lines: 95% bootstrap CI over runs; "
+               f"crosses: the paper). Right of the dashed line at 1 means more. The paper's ratio lies outside "
+               f"our interval in {n_outside} of {len(ratios)} rows.")
+save_table(ratios.drop(columns=["key"]), "ratios_vs_paper")
+provenance("measured throughput and modeled nJ/bit and power of the ratio sweep and the backlogged MPTCP runs; "
+           "published ratios (§4.1, §4.2); intervals: bootstrap over runs.")
 
 # %% [markdown]
 # Downlink: the throughput-optimal ratio is {glue:text}`dl_tput_opt` % on
@@ -496,8 +544,8 @@ for k, val in (("dl_tput_gain", dl_tput_gain), ("dl_energy_cost", dl_energy_cost
 # Under a radio model linear in utilization, the per-bit radio cost of each
 # path is constant (backlogged power / full rate): 802.11ad costs
 # {glue:text}`nj_ad_rx` nJ/bit to receive and {glue:text}`nj_ad_tx` to send,
-# 802.11ac {glue:text}`nj_ac_rx` and {glue:text}`nj_ac_tx`. The model therefore always prefers path
-# a per bit, in both directions; the paper's downlink finding that 802.11ac is
+# 802.11ac {glue:text}`nj_ac_rx` and {glue:text}`nj_ac_tx`. The model therefore always prefers
+# {glue:text}`cheaper_path`, per bit; the paper's downlink finding that 802.11ac is
 # the cheaper receiver rests on absolute power at partial load, which a
 # linear model with no wake-up floor does not have.
 
@@ -584,7 +632,7 @@ provenance("measured throughput; modeled nJ/bit; published energy-optimal ratios
 rates_eq = {d: {p: float(rates_paper[d][p]) for p in md.PATHS} for d in md.DIRECTIONS}
 gl = md.guideline_vs_search(summary, opt, rates_eq, satisfied_frac)
 table(gl, "guideline_vs_search", "Figure 9 guideline vs exhaustive search",
-      shown=gl.rename(columns={"demand": "demand (Mbps, 0 = backlogged)", "guideline_ratio": "guideline (% on a)",
+      shown=gl.assign(meets_demand=gl["meets_demand"].map({True: "yes", False: "no"})).rename(columns={"demand": "demand (Mbps, 0 = backlogged)", "guideline_ratio": "guideline (% on a)",
                                "grid_ratio": "nearest measured (% on a)", "guideline_mbps": "guideline throughput (Mbps)",
                                "guideline_nj": "guideline energy (nJ/bit)", "meets_demand": "meets the demand",
                                "search_ratio": "search (% on a)", "search_nj": "search energy (nJ/bit)",
@@ -649,8 +697,8 @@ table(bk_sum, "fig8_backup", "Backup mode vs 0 packets (downlink)",
       shown=bk_sum.rename(columns={"demand_mbps": "demand (Mbps)", "n": "runs", "tput_mbps": "throughput (Mbps)",
                                    "other_path_mbps": "other path, mean (Mbps)", "other_path_max_mbps": "other path, max (Mbps)",
                                    "radio_mw": "radio (mW)", "power_mw": "total power (mW)"}))
-provenance("measured throughput and per-path bytes; modeled power.")
 bk_plot = bk.assign(path=lambda f: "path " + f["on path"])
+bk_diff = float((bk_sum.groupby(["on path", "demand_mbps"])["power_mw"].agg(lambda s: 100 * (s.max() / s.min() - 1))).max())
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
 sns.lineplot(data=bk_plot, x="demand_mbps", y="power_mw", hue="path", style="mode", markers=True, dashes=True,
              palette=[COLORS["a"], COLORS["b"]], hue_order=["path a", "path b"], errorbar=("ci", 95), n_boot=N_BOOT,
@@ -661,8 +709,10 @@ figure(fig, "fig8_backup",
        alt="Line chart of modeled power above base (mW) against the source data rate (Mbps), for traffic on path a "
            "or path b, with MPTCP backup mode and with 0 packets on the other path; the two modes' lines overlap.",
        caption="Modeled power from measured per-path throughput and CPU time, means over runs with 95% bootstrap CI. "
-               "Look at whether the backup-mode line and the 0-packet line of the same path separate: they do not.")
-provenance("modeled power from measured per-path throughput and CPU time.")
+               "Look at whether the backup-mode line and the 0-packet line of the same path separate: they differ "
+               f"by at most {bk_diff:.1f}%.")
+provenance("measured throughput and per-path bytes; modeled power from them and the measured CPU time "
+           "(table and figure).")
 put("backup_leak_max", f"{bk_sum.loc[bk_sum['mode'].str.startswith('MPTCP'), 'other_path_max_mbps'].max():.2f}")
 
 # %% [markdown]
@@ -768,10 +818,10 @@ intervals = {
     "ul_power_excess": ul_excess_ci,
     "dl_tput_opt_is_energy_opt": tuple(o_ci.loc[("downlink", 0.0), ["energy_opt_both_ratio_low", "energy_opt_both_ratio_high"]]),
     "ul_energy_opt": tuple(o_ci.loc[("uplink", 0.0), ["energy_opt_both_ratio_low", "energy_opt_both_ratio_high"]]),
-    "dl_tput_gain": mda.change_ci(draws, "tput_eq_mbps", "downlink", 0.0, dl_t, 100.0),
-    "dl_energy_cost": mda.change_ci(draws, "nj_per_bit", "downlink", 0.0, dl_t, 100.0),
-    "ul_tput_gain": mda.change_ci(draws, "tput_eq_mbps", "uplink", 0.0, 70.0, 90.0),
-    "ul_energy_cost": mda.change_ci(draws, "nj_per_bit", "uplink", 0.0, 70.0, 90.0),
+    "dl_tput_gain": cmp_ci["dl_tput_gain"],
+    "dl_energy_cost": cmp_ci["dl_energy_cost"],
+    "ul_tput_gain": cmp_ci["ul_tput_gain"],
+    "ul_energy_cost": cmp_ci["ul_energy_cost"],
     **{f"{'dl' if d == 'downlink' else 'ul'}_{m:g}_energy_opt":
        tuple(o_ci.loc[(d, m), ["energy_opt_satisfying_ratio_low", "energy_opt_satisfying_ratio_high"]])
        for d, m in o_ci.index if m > 0},

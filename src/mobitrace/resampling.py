@@ -87,3 +87,33 @@ def arg_best(draws: pd.DataFrame, level: str, maximize: bool = True, allowed: pd
     pos = d.argmax(axis=0) if maximize else d.argmin(axis=0)
     labels = draws.index.get_level_values(level).to_numpy(dtype=float)[pos]
     return np.where(none, np.nan, labels)
+
+
+def ratio_points(frame: pd.DataFrame, label: str = "comparison", value: str = "ratio", low: str = "low",
+                 high: str = "high", paper: str | None = "paper", hue: str | None = None, ax=None,
+                 xlabel: str = "ratio (1 = no change)", palette=None):
+    """Ratios as points with their intervals (horizontal error bars from
+    `low` to `high`), one row per `label`, a reference line at 1 and, where
+    `paper` is given, the paper's ratio as a cross. Drawn with seaborn on
+    `ax` (a new figure if None); returns the axes. Rows keep `frame`'s order."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.0, 0.45 * len(frame) + 1.4))
+    f = frame.reset_index(drop=True)
+    y = np.arange(len(f))
+    ax.axvline(1.0, color="grey", ls="--", lw=1, zorder=1)
+    ax.errorbar(f[value], y, xerr=[f[value] - f[low], f[high] - f[value]], fmt="none", ecolor="k", elinewidth=1.2,
+                capsize=3, zorder=2)
+    sns.scatterplot(x=f[value].to_numpy(), y=y, hue=None if hue is None else f[hue].to_numpy(), palette=palette,
+                    color=None if hue is not None else "k", s=50, zorder=3, ax=ax,
+                    label=None if hue is not None else "this artifact [95% CI]")
+    if paper is not None and f[paper].notna().any():
+        sns.scatterplot(x=f[paper].to_numpy(), y=y, marker="X", color="C3", s=70, zorder=4, ax=ax,
+                        label="paper")
+    ax.set_yticks(y, f[label])
+    ax.set_ylim(len(f) - 0.5, -0.5)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("")
+    return ax

@@ -124,3 +124,19 @@ def test_tt_ratio_ci_explicit_baseline_on_a_grid():
     best = r.sort_values("x_fold").iloc[-1]
     assert (best["concurrency"], best["parallelism"], best["x_fold"]) == (2, 2, 4.0)
     assert best["saving_pct"] == pytest.approx(75.0)
+
+
+def test_ratio_points_draws_intervals_reference_and_paper():
+    import matplotlib.pyplot as plt
+
+    f = pd.DataFrame({"comparison": ["x", "y"], "ratio": [1.3, 0.9], "low": [1.2, 0.8], "high": [1.5, 1.0],
+                      "paper": [1.32, np.nan]})
+    ax = rs.ratio_points(f)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["x", "y"]
+    assert [list(x.get_xdata()) for x in ax.lines if list(x.get_xdata()) == [1.0, 1.0]]  # reference at 1
+    bars = ax.containers[0]  # the error bars: x from low to high
+    segs = bars.lines[2][0].get_segments()
+    np.testing.assert_allclose([s[:, 0] for s in segs], [[1.2, 1.5], [0.8, 1.0]])
+    labels = ax.get_legend_handles_labels()[1]
+    assert "paper" in labels
+    plt.close(ax.figure)
