@@ -12,7 +12,7 @@
 # ---
 
 # %% [markdown]
-# # Energy-performance trade-offs of transfer tuning (transfer-tuning)
+# # Transfer tuning: energy and speed (transfer-tuning)
 #
 # Guner & Kosar downloaded three datasets over HTTP to four Android phones and
 # measured throughput and the *dynamic energy per 100 MB* while varying three
@@ -61,7 +61,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import yaml
-from matplotlib.ticker import ScalarFormatter
+from matplotlib.ticker import FormatStrFormatter
 
 from mobitrace import claims as cl
 from mobitrace import power
@@ -308,7 +308,7 @@ provenance(f"published (§4, Figure 2 prose) and measured throughput / {energy_k
 
 # Ratios against level 1 as points with their intervals, the paper's as crosses.
 lab = [f"{d}, {k}" for d, k in zip(comp["dataset"], comp["knob"])]
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 0.5 * len(comp) + 1.6), sharey=True)
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 0.5 * len(comp) + 1.6), sharey=True)
 rs.ratio_points(pd.DataFrame({"comparison": lab, "ratio": comp["artifact x-fold"], "low": comp["x_fold_low"],
                               "high": comp["x_fold_high"], "paper": comp["paper x-fold"]}),
                 ax=ax1, xlabel="throughput ratio (x-fold, measured)")
@@ -318,7 +318,7 @@ rs.ratio_points(pd.DataFrame({"comparison": lab, "ratio": comp["energy_ratio"], 
 ax1.get_legend().remove()
 legend_outside(ax2)
 ax1.set_xscale("log", base=2)
-ax1.xaxis.set_major_formatter(ScalarFormatter())
+ax1.xaxis.set_major_formatter(FormatStrFormatter("%g"))
 figure(fig, "ratios_vs_paper",
        alt="Two dot plots, one row per dataset and knob: the throughput ratio (x-fold) and the energy-per-100-MB "
            "ratio against level 1, with 95% bootstrap intervals, a dashed reference line at 1 and the paper's "
@@ -459,13 +459,17 @@ for device in devices:
                  & (table["parallelism"] == 1) & (table["io_kib"] == default_io_kib) & (table["rep"] == 1)]
     vids = vids.sort_values("concurrency")
     if len(vids):
-        fig, axes = plt.subplots(1, len(vids), figsize=(2.4 * len(vids), 3.0), sharey=True, squeeze=False)
-        for ax, row in zip(axes[0], vids.itertuples()):
+        n_rows = -(-len(vids) // 3)
+        fig, axes = plt.subplots(n_rows, min(3, len(vids)), figsize=(8, 2.8 * n_rows), sharey=True, squeeze=False)
+        for ax in axes.flat[len(vids):]:
+            ax.set_axis_off()
+        for ax, row in zip(axes.flat, vids.itertuples()):
             t, p = tta.power_trace(row, power_logs, samples, cpu, radio, modeled_base_w)
             tta.power_panel(ax, row, t, p, f"cc={row.concurrency}: {row.throughput_mbps:.0f} Mbit/s\n"
                                            f"{row.energy_per_100mb_j:.1f} J/100MB")
-        axes[0, 0].set_ylabel(f"power (W), {energy_kind}")
-        for ax in axes[0, 1:]:
+        for ax in axes[:, 0]:
+            ax.set_ylabel(f"power (W), {energy_kind}")
+        for ax in axes.flat[1:]:
             ax.set_xlabel("")
         axes[0, -1].legend()
         legend_outside(axes[0, -1])

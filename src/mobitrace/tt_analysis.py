@@ -74,7 +74,7 @@ def sweep_figure(runs: pd.DataFrame, energy_kind: str, n_boot: int = rs.N_BOOT, 
     log2 x axes. Returns the figure."""
     import matplotlib.pyplot as plt
     import seaborn as sns
-    from matplotlib.ticker import ScalarFormatter
+    from matplotlib.ticker import FormatStrFormatter
 
     from .figures import legend_outside
 
@@ -89,7 +89,7 @@ def sweep_figure(runs: pd.DataFrame, energy_kind: str, n_boot: int = rs.N_BOOT, 
             sns.lineplot(data=g, x="level", y=col, hue="dataset", hue_order=order, marker="o", markersize=5,
                          errorbar=("ci", 95), n_boot=n_boot, seed=seed, ax=ax, legend=(i == 0 and j == len(factors) - 1))
             ax.set_xscale("log", base=2)
-            ax.xaxis.set_major_formatter(ScalarFormatter())
+            ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
             ax.set_xlabel(XLABEL.get(factor, factor) if i == 1 else "")
             ax.set_ylabel(label if j == 0 else "")
     legend_outside(axes[0, -1], title="dataset")
