@@ -1,0 +1,119 @@
+"""Bootstrap intervals over repetitions, for the chapters' ratios and
+optima (mptcp-dualband, transfer-tuning).
+
+`boot_means` resamples the runs of each configuration (a group) with
+replacement and keeps the bootstrap distribution of the group's mean; the
+same draws serve every value column, so statistics that combine columns of
+one configuration (throughput and energy per bit of the same runs) stay
+paired. Statistics of several configurations (a ratio of two means, the
+configuration with the highest mean) are then computed draw by draw, and
+`percentile_ci` reads the interval off their distribution. Everything is
+seeded (default `mobitrace.figures.SEED`), so the intervals are the same on
+every run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .figures import SEED
+
+N_BOOT = 2000
+
+
+def boot_means(frame: pd.DataFrame, by: list[str], values: list[str], n_boot: int = N_BOOT,
+               seed: int = SEED) -> dict[str, pd.DataFrame]:
+    """For each group of `by` (sorted), the bootstrap distribution of the
+    mean of every column in `values`: {column: frame indexed by the group,
+    one column per draw}. Within a group every column uses the same draws."""
+    rng = np.random.default_rng(seed)
+    draws = {v: [] for v in values}
+    keys = []
+    for key, g in frame.groupby(by, sort=True):
+        idx = rng.integers(0, len(g), size=(n_boot, len(g)))
+        for v in values:
+            draws[v].append(g[v].to_numpy(dtype=float)[idx].mean(axis=1))
+        keys.append(key)
+    index = (pd.MultiIndex.from_tuples(keys, names=by) if len(by) > 1
+             else pd.Index([k[0] if isinstance(k, tuple) else k for k in keys], name=by[0]))
+    return {v: pd.DataFrame(np.vstack(d), index=index) for v, d in draws.items()}
+
+
+def percentile_ci(draws, level: float = 0.95, discrete: bool = False) -> tuple[float, float]:
+    """The central `level` percentile interval of bootstrap `draws` (NaN
+    draws ignored). `discrete`: bounds are values that occur among the draws
+    (for an optimum on a grid of ratios)."""
+    d = np.asarray(draws, dtype=float)
+    d = d[np.isfinite(d)]
+    if not len(d):
+        return float("nan"), float("nan")
+    a = (1 - level) / 2
+    method = "inverted_cdf" if discrete else "linear"
+    return float(np.quantile(d, a, method=method)), float(np.quantile(d, 1 - a, method=method))
+
+
+def change_pct(num, den):
+    """100 (num / den - 1): how much larger num is than den, in %."""
+    return 100 * (np.asarray(num, dtype=float) / np.asarray(den, dtype=float) - 1)
+
+
+def saving_pct(variant, baseline):
+    """100 (1 - variant / baseline): how much less variant is than baseline, in %."""
+    return 100 * (1 - np.asarray(variant, dtype=float) / np.asarray(baseline, dtype=float))
+
+
+def mean_ci(values, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean and its Student-t interval (NaN bounds below two values)."""
+    x = np.asarray(values, dtype=float)
+    m = float(x.mean())
+    if len(x) < 2:
+        return m, float("nan"), float("nan")
+    half = float(stats.t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+    return m, m - half, m + half
+
+
+def arg_best(draws: pd.DataFrame, level: str, maximize: bool = True, allowed: pd.DataFrame | None = None):
+    """Per bootstrap draw (column), the value of index `level` at the row with
+    the highest (`maximize`) or lowest mean, among the rows `allowed` (a
+    boolean frame like `draws`) where given; NaN where no row is allowed."""
+    d = draws.to_numpy(dtype=float)
+    if allowed is not None:
+        d = np.where(allowed.to_numpy(dtype=bool), d, np.nan)
+    none = np.isnan(d).all(axis=0)
+    fill = -np.inf if maximize else np.inf
+    d = np.where(np.isnan(d), fill, d)
+    pos = d.argmax(axis=0) if maximize else d.argmin(axis=0)
+    labels = draws.index.get_level_values(level).to_numpy(dtype=float)[pos]
+    return np.where(none, np.nan, labels)
+
+
+def ratio_points(frame: pd.DataFrame, label: str = "comparison", value: str = "ratio", low: str = "low",
+                 high: str = "high", paper: str | None = "paper", hue: str | None = None, ax=None,
+                 xlabel: str = "ratio (1 = no change)", palette=None):
+    """Ratios as points with their intervals (horizontal error bars from
+    `low` to `high`), one row per `label`, a reference line at 1 and, where
+    `paper` is given, the paper's ratio as a cross. Drawn with seaborn on
+    `ax` (a new figure if None); returns the axes. Rows keep `frame`'s order."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.0, 0.45 * len(frame) + 1.4))
+    f = frame.reset_index(drop=True)
+    y = np.arange(len(f))
+    ax.axvline(1.0, color="grey", ls="--", lw=1, zorder=1)
+    ax.errorbar(f[value], y, xerr=[f[value] - f[low], f[high] - f[value]], fmt="none", ecolor="k", elinewidth=1.2,
+                capsize=3, zorder=2)
+    sns.scatterplot(x=f[value].to_numpy(), y=y, hue=None if hue is None else f[hue].to_numpy(), palette=palette,
+                    color=None if hue is not None else "k", s=50, zorder=3, ax=ax,
+                    label=None if hue is not None else "this artifact [95% CI]")
+    if paper is not None and f[paper].notna().any():
+        sns.scatterplot(x=f[paper].to_numpy(), y=y, marker="X", color="C3", s=70, zorder=4, ax=ax,
+                        label="paper")
+    ax.set_yticks(y, f[label])
+    ax.set_ylim(len(f) - 0.5, -0.5)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("")
+    return ax
