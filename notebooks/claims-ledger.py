@@ -93,7 +93,7 @@ out.provenance("Published, measured and modeled claims, counted from each chapte
 shown = ledger.assign(
     chapter=chapter_of,
     paper=[paper_text(r, p, u) for r, p, u in zip(ledger["paper_relation"], ledger["paper_value"], ledger["unit"])],
-    artifact=[numbers.with_unit(numbers.number(a), u) for a, u in zip(ledger["artifact_value"], ledger["unit"])],
+    artifact=[numbers.claim_value(a, u) for a, u in zip(ledger["artifact_value"], ledger["unit"])],
     derived_in=[link(f"{c} ↗", f"{c}.html#{a}") for c, a in zip(chapter_of, ledger["section"])],
 )
 columns = {"claim": "claim", "location": "location", "paper": "paper", "artifact": "this artifact",

@@ -28,7 +28,6 @@ PROVENANCE_KINDS = ("measured", "published", "modeled")
 # top of the chapter: the key findings block).
 KEY_FINDINGS = {"mobitrace": {"role": "key-findings"}}
 # TODO(lead): set True once every chapter passes alt text and captions.
-REQUIRE_FIGURE_TEXT = False
 VERDICT_BADGES = {cl.REPRODUCED: "reproduced", cl.NOT_REPRODUCED: "not-reproduced",
                   cl.NOT_CHECKABLE: "not-checkable"}
 
@@ -51,11 +50,8 @@ def site_href(path: str | Path) -> str:
 
 
 def paper_text(relation, value, unit: str = "") -> str:
-    """A paper's stated value for people: ``< 50 %``, ``~ 1.7 Gbps``."""
-    if value is None or pd.isna(value):
-        return numbers.MISSING
-    rel = "" if relation in (None, "=") or pd.isna(relation) else f"{relation} "
-    return rel + numbers.with_unit(numbers.as_printed(value), unit)
+    """A paper's stated value for people: ``< 50%``, ``~ 1.7 Gbps``, ``p < 0.0001``."""
+    return numbers.claim_value(value, unit, relation)
 
 
 def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | None = None,
@@ -74,8 +70,7 @@ def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | N
     for claim_id in headline:
         c = by_id.loc[claim_id]
         low, high = intervals.get(claim_id, (None, None))
-        ours = numbers.interval(c["artifact_value"], low, high)
-        ours = numbers.with_unit(ours, c["unit"])
+        ours = numbers.claim_value(c["artifact_value"], c["unit"], low=low, high=high)
         badge = VERDICT_BADGES[c["verdict"]]
         rows.append(
             f'<tr><th scope="row">{esc(c["claim"])}</th>'
@@ -177,16 +172,15 @@ class ChapterOutputs:
         from IPython.display import Markdown, display
         display(Markdown(provenance_block(text, stage or self.stage)))
 
-    def figure(self, fig, name: str, alt: str = "", caption: str = "") -> None:
+    def figure(self, fig, name: str, alt: str, caption: str) -> None:
         """Save `fig` as figures/<name>.svg, close it and show it with its alt
         text (what the figure shows, for screen readers) and its caption (what
         to look at). Returns nothing, so a cell that ends with it shows only
         the figure."""
         import matplotlib.pyplot as plt
         from IPython.display import HTML, display
-        if REQUIRE_FIGURE_TEXT and (not alt or not caption):
+        if not alt or not caption:
             raise ValueError(f"figure {name!r}: alt text and caption are required")
-        alt = alt or f"Figure {name}"
         path = save_svg(fig, self.figures_dir / f"{name}.svg")
         plt.close(fig)
         display(HTML(

@@ -64,8 +64,7 @@ def verdict_counts(chapter_dir: str | Path) -> dict[str, int]:
 
 def ours_text(row) -> str:
     """This artifact's value with its interval and unit: ``36.0 [30.0, 42.5]%``."""
-    return numbers.with_unit(numbers.interval(row["artifact_value"], row["artifact_low"], row["artifact_high"]),
-                             row["unit"])
+    return numbers.claim_value(row["artifact_value"], row["unit"], low=row["artifact_low"], high=row["artifact_high"])
 
 
 def badge(verdict: str, text: str | None = None) -> str:

@@ -45,6 +45,16 @@ def test_figure_is_shown_with_escaped_alt_text_and_caption(tmp_path, capsys):
     assert "<figcaption>&lt;script&gt;look&lt;/script&gt;</figcaption>" in html_text
 
 
+@pytest.mark.parametrize("alt, caption", [("", "Look at the slope."), ("A falling line.", "")])
+def test_a_figure_without_alt_text_or_caption_is_refused(tmp_path, alt, caption):
+    out = ChapterOutputs(tmp_path / "data" / "results" / "s", "analyze_x")
+    fig, _ = plt.subplots()
+    with pytest.raises(ValueError, match="alt text and caption are required"):
+        out.figure(fig, "f", alt=alt, caption=caption)
+    assert not (tmp_path / "data" / "results" / "s" / "figures" / "f.svg").exists()
+    plt.close(fig)
+
+
 def test_findings_also_save_the_headline_rows_as_key_findings_csv_in_headline_order(tmp_path):
     from unittest import mock
 

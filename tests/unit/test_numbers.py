@@ -42,3 +42,23 @@ def test_numbers_as_papers_print_them_and_units():
     assert [n.as_printed(x) for x in (50.0, 1.7, 0.0125, 1560.0)] == ["50", "1.7", "0.0125", "1,560"]
     assert n.with_unit("36.0", "%") == "36.0%" and n.with_unit("3.36", "x") == "3.36×"
     assert n.with_unit("374", "Mbps") == "374 Mbps" and n.with_unit("–", "Mbps") == "–"
+
+
+@pytest.mark.parametrize("args, kwargs, expected", [
+    ((1e-4, "p", "<"), {}, "p < 0.0001"),           # priority-boost: the paper prints p < 1e-4
+    ((0.05, "p", ">"), {}, "p > 0.05"),             # a paper's threshold as printed
+    ((0.0125, "p"), {}, "p = 0.0125"),
+    ((3e-6, "p"), {}, "p < 0.0001"),
+    ((0.9, "R^2", ">="), {}, "R² ≥ 0.9"),
+    ((0.746997, "R^2"), {}, "R² = 0.747"),
+    ((50, "%", "<"), {}, "< 50%"),
+    ((36.04, "%"), {}, "36.0%"),
+    ((4, "x", "~"), {}, "~ 4×"),
+    ((3.36, "x"), {"low": 3.1, "high": 3.6}, "3.36 [3.10, 3.60]×"),
+    ((1.0, "true=1"), {}, "yes"),
+    ((0.0, "true=1", "="), {}, "no"),
+    ((12.5, "us"), {}, "12.5 µs"),
+    ((float("nan"), "%"), {}, "–"),
+])
+def test_claim_value_reads_as_a_person_writes_it(args, kwargs, expected):
+    assert n.claim_value(*args, **kwargs) == expected
