@@ -380,3 +380,30 @@ def test_lighthouse_scores_accessibility_and_best_practices_at_least_95(site, re
                 and report["audits"][a]["scoreDisplayMode"] == "binary")}
     _report(repo, "lighthouse.json", scores)
     assert not low, low
+
+
+def test_site_folder_works_from_file_urls(browser, site, tmp_path_factory):
+    """`make site`'s folder opened from disk, no server: every page's
+    stylesheets and images load and its math is typeset."""
+    import importlib.util
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "publish.py"
+    spec = importlib.util.spec_from_file_location("mobitrace_publish", script)
+    publish = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(publish)
+    _, html_dir = site
+    out = tmp_path_factory.mktemp("dist")
+    assert publish.make_site(html_dir, out / "site", out / "site.tar.gz") == []
+    problems = {}
+    for page in _pages(out / "site"):
+        errors = _load(browser, (out / "site" / page).as_uri())
+        found = browser.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const imgs = Array.from(document.images);
+            Promise.all(imgs.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; }))).then(() => done({
+              sheets: Array.from(document.querySelectorAll("link[rel=stylesheet]")).filter(l => !l.sheet).map(l => l.href),
+              images: imgs.filter(i => !(i.naturalWidth > 0)).map(i => i.src),
+              untypeset: document.querySelectorAll(".math").length - document.querySelectorAll(".math mjx-container").length}));""")
+        if errors or found["sheets"] or found["images"] or found["untypeset"]:
+            problems[page] = found | {"console": [e["message"] for e in errors]}
+    assert not problems, problems
