@@ -1,4 +1,4 @@
-"""environment.yml (conda) and requirements.txt (pip lock) pin the same versions."""
+"""environment.yml (conda, and its pip: section) and requirements.txt (pip lock) pin the same versions."""
 
 import re
 
@@ -34,7 +34,8 @@ def test_environment_yml_pins_agree_with_the_lock(repo):
     lock = _lock(repo)
     env = yaml.safe_load((repo / "environment.yml").read_text())
     conda = {}
-    for dep in env["dependencies"]:
+    pip_section = next((d["pip"] for d in env["dependencies"] if isinstance(d, dict)), [])
+    for dep in env["dependencies"] + pip_section:
         if isinstance(dep, str) and "==" in dep:
             name, version = dep.split("==")
             conda[name.lower()] = version
