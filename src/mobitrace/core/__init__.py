@@ -1,0 +1,1 @@
+"""The shared core: one of each thing every study needs."""
