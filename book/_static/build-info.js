@@ -17,6 +17,11 @@ function fillBuildInfo() {
     rows.forEach((r) => { const tr = body.insertRow(); r.forEach((c) => cell(tr, c)); });
     return t;
   };
+  // From file:// the browser refuses fetch(): say so instead of logging an error.
+  if (window.location.protocol === "file:") {
+    box.textContent = "No build information when read from disk (open the book through a web server).";
+    return;
+  }
   fetch("_static/build-info.json")
     .then((r) => { if (!r.ok) throw new Error(r.status); return r.json(); })
     .then((info) => {

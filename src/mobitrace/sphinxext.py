@@ -116,7 +116,9 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
         if key not in seen:
             seen.add(key)
             unique.append(js)
-    context["script_files"] = unique
+    # In place: the list is the builder's, which later handlers (MathJax's,
+    # on pages with math) append to; a new list would lose their scripts.
+    scripts[:] = unique
 
 
 def setup(app):

@@ -1,15 +1,28 @@
 """The built book in a real browser: Debian's Chromium, headless, driven by
 Selenium against the HTML served on localhost. Every page loads without a
 console error, every image loads, every internal link (and its #fragment)
-resolves, and the search page finds a known term."""
+resolves, and the search page finds a known term. For readers: math is
+typeset (no raw `\\(` or `$$`), nothing is requested from another host, code
+inputs are folded, each study chapter shows a figure or its key findings in
+the first 800 px, no page scrolls sideways at 390 px, axe-core finds no
+serious or critical violation, and Lighthouse scores accessibility and best
+practices at least 95. Screenshots of the top of every page at 1280 and
+390 px land in book/_build/screens/.
+
+axe-core and Lighthouse come from tests/browser/ (`npm ci`, run by `make
+browser-tools`, which `make test` depends on).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
+import json
 import os
 import re
 import shutil
+import subprocess
 import threading
 import urllib.error
 import urllib.request
@@ -17,18 +30,26 @@ from pathlib import Path
 from urllib.parse import urldefrag, urlparse
 
 import pytest
+import yaml
 
 pytestmark = pytest.mark.e2e
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+BROWSER_TOOLS = Path(__file__).resolve().parents[1] / "browser" / "node_modules"
+DESKTOP, PHONE = (1280, 800), (390, 844)
 
 
 @pytest.fixture(scope="module")
-def site(built):
-    """(base_url, html_dir): the built book served on 127.0.0.1."""
-    clone, _ = built
-    html_dir = clone / "book" / "_build" / "html"
+def site(request):
+    """(base_url, html_dir): the built book served on 127.0.0.1: the cold
+    build of a clone, or the book at $MOBITRACE_BOOK_HTML (a quicker check
+    of an existing build, e.g. book/_build/html)."""
+    if os.environ.get("MOBITRACE_BOOK_HTML"):
+        html_dir = Path(os.environ["MOBITRACE_BOOK_HTML"]).resolve()
+    else:
+        clone, _ = request.getfixturevalue("built")
+        html_dir = clone / "book" / "_build" / "html"
     handler = functools.partial(_QuietHandler, directory=str(html_dir))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -59,7 +80,7 @@ def browser(tmp_path_factory):
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage", f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
         options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
     yield driver
@@ -73,23 +94,46 @@ def _pages(html_dir: Path) -> list[str]:
 
 def _load(browser, url):
     browser.get(url)
-    browser.execute_script("return document.readyState")
+    _wait_for_math(browser)
+    browser.get_log("performance")  # drained here; test_pages_request_nothing_from_other_hosts reads it
     return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
-# Figures load lazily (loading="lazy"): a reader's browser fetches them when
-# they scroll near. Here every image is made eager first, then awaited.
-_LOAD_ALL_IMAGES = """
-    const done = arguments[arguments.length - 1];
-    const imgs = Array.from(document.images);
-    imgs.forEach(i => { i.loading = "eager"; });
-    Promise.all(imgs.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })))
-      .then(() => done(imgs.map(i => [i.src, i.naturalWidth])));
-"""
+def _wait_for_math(browser):
+    """Until MathJax (on pages with math) has typeset the page."""
+    browser.set_script_timeout(30)
+    browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const ready = () => !window.MathJax || (MathJax.startup && MathJax.startup.promise);
+        const wait = () => ready() ? (window.MathJax ? MathJax.startup.promise.then(() => done(), () => done())
+                                                     : done())
+                                   : setTimeout(wait, 50);
+        wait();
+    """)
 
 
-def _broken_images(browser) -> list[str]:
-    return [src for src, width in browser.execute_async_script(_LOAD_ALL_IMAGES) if not width > 0]
+def _study_chapters(html_dir: Path) -> list[str]:
+    """The pages of the table of contents' "Studies" part."""
+    toc = yaml.safe_load((html_dir.parents[1] / "_toc.yml").read_text())
+    part = next(p for p in toc["parts"] if p["caption"] == "Studies")
+    return [c["file"] + ".html" for c in part["chapters"]]
+
+
+def _landing_and_chapters(html_dir: Path) -> list[str]:
+    toc = yaml.safe_load((html_dir.parents[1] / "_toc.yml").read_text())
+    return [toc["root"] + ".html"] + [c["file"] + ".html" for p in toc["parts"] for c in p["chapters"]]
+
+
+@contextlib.contextmanager
+def _viewport(browser, width, height):
+    """The page laid out as on a screen of width x height CSS px (a phone's
+    when narrow: mobile viewport, touch)."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    try:
+        yield
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def test_every_page_loads_without_console_errors_and_with_all_images(browser, site):
@@ -99,17 +143,40 @@ def test_every_page_loads_without_console_errors_and_with_all_images(browser, si
     problems = {}
     for page in pages:
         errors = _load(browser, base + page)
-        broken = _broken_images(browser)
+        broken = [i["src"] for i in _load_every_image(browser) if not i["width"] > 0]
         if errors or broken:
             problems[page] = {"console": [e["message"] for e in errors], "broken images": broken}
     assert not problems, problems
 
 
+def _load_every_image(browser) -> list[dict]:
+    """Every image of the page fetched and decoded, lazy ones included:
+    figures are `<img loading="lazy">` (readers fetch only what they scroll
+    to), which a headless window never scrolls to, so they are switched to
+    eager first. Returns [{src, width (naturalWidth), lazy}] per image."""
+    browser.set_script_timeout(30)
+    return browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const imgs = Array.from(document.images);
+        const lazy = imgs.map(i => i.loading === "lazy");
+        imgs.forEach(i => { i.loading = "eager"; });
+        const settled = i => i.complete ? Promise.resolve() : new Promise(r => {
+            i.addEventListener("load", r, {once: true}); i.addEventListener("error", r, {once: true}); });
+        const report = () => done(imgs.map((i, n) => ({src: i.currentSrc || i.src, width: i.naturalWidth, lazy: lazy[n]})));
+        Promise.race([Promise.all(imgs.map(settled)), new Promise(r => setTimeout(r, 20000))]).then(report, report);
+    """)
+
+
 def test_chapters_show_figures(browser, site):
+    """Figures load (once fetched) and are lazy for readers: only what is
+    scrolled to is fetched."""
     base, _ = site
     _load(browser, base + "chapters/cpu-gbps.html")
-    images = browser.execute_async_script(_LOAD_ALL_IMAGES)
-    assert images and all(width > 0 for _, width in images), images
+    figures = browser.execute_script(
+        "return Array.from(document.querySelectorAll('figure.mobitrace-figure img')).map(i => i.loading)")
+    images = _load_every_image(browser)
+    assert images and all(i["width"] > 0 for i in images), images
+    assert figures and set(figures) == {"lazy"}, figures
 
 
 def _ids(html: str) -> set[str]:
@@ -169,3 +236,189 @@ def test_reproducibility_page_shows_the_build_machine(browser, site):
     WebDriverWait(browser, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#build-info table"))
     text = browser.find_element(By.ID, "build-info").text
     assert "Python" in text and "analyze@cpu-gbps" in text and "book" in text
+
+
+def test_math_is_typeset_and_no_raw_tex_is_visible(browser, site):
+    base, html_dir = site
+    problems = {}
+    for page in _pages(html_dir):
+        _load(browser, base + page)
+        found = browser.execute_script("""
+            const text = document.body.innerText;
+            return {raw: ["\\\\(", "\\\\[", "$$"].filter(t => text.includes(t)),
+                    math: document.querySelectorAll(".math").length,
+                    typeset: document.querySelectorAll(".math mjx-container").length};""")
+        if found["raw"] or found["typeset"] < found["math"]:
+            problems[page] = found
+    assert not problems, f"raw TeX visible or math not typeset: {problems}"
+
+
+def test_pages_request_nothing_from_other_hosts(browser, site):
+    """Chromium's performance log of every page load, MathJax's fonts included."""
+    base, html_dir = site
+    host = urlparse(base).netloc
+    foreign = {}
+    for page in _pages(html_dir):
+        browser.get_log("performance")
+        browser.get(base + page)
+        _wait_for_math(browser)
+        urls = [json.loads(e["message"])["message"]["params"]["request"]["url"]
+                for e in browser.get_log("performance")
+                if '"Network.requestWillBeSent"' in e["message"]]
+        others = sorted({u for u in urls if urlparse(u).scheme not in ("data", "blob", "about")
+                         and urlparse(u).netloc != host})
+        if others:
+            foreign[page] = others
+    assert not foreign, foreign
+
+
+def test_no_code_input_is_visible_by_default(browser, site):
+    base, html_dir = site
+    shown = {}
+    for page in _pages(html_dir):
+        _load(browser, base + page)
+        n = browser.execute_script(
+            "return Array.from(document.querySelectorAll('.cell_input')).filter(e => e.checkVisibility()).length")
+        if n:
+            shown[page] = n
+    assert not shown, f"visible code inputs per page: {shown}"
+
+
+def test_each_study_chapter_shows_a_figure_or_its_findings_in_the_first_800px(browser, site):
+    base, html_dir = site
+    late = {}
+    with _viewport(browser, *DESKTOP):
+        for page in _study_chapters(html_dir):
+            _load(browser, base + page)
+            top = browser.execute_script("""
+                const found = Array.from(document.querySelectorAll(
+                    ".bd-article .key-findings, .bd-article figure, .bd-article img, .bd-article .cell_output svg"))
+                  .filter(e => e.checkVisibility());
+                return found.length ? Math.min(...found.map(e => e.getBoundingClientRect().top + window.scrollY)) : null;""")
+            if top is None or top >= 800:
+                late[page] = top
+    assert not late, f"first figure or findings block at (px from the top; None: none): {late}"
+
+
+def test_no_page_scrolls_sideways_on_a_phone(browser, site):
+    base, html_dir = site
+    wide = {}
+    with _viewport(browser, *PHONE):
+        for page in _pages(html_dir):
+            _load(browser, base + page)
+            found = browser.execute_script("""
+                const root = document.documentElement, vw = root.clientWidth;
+                if (root.scrollWidth <= vw) return null;
+                const inScrollBox = e => { for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
+                    if (["auto", "scroll", "hidden"].includes(getComputedStyle(a).overflowX)) return true; return false; };
+                const out = Array.from(document.body.querySelectorAll("*")).filter(e =>
+                    e.getBoundingClientRect().right > vw + 1 && !inScrollBox(e) && getComputedStyle(e).position !== "fixed");
+                return {scrollWidth: root.scrollWidth, width: vw,
+                        widest: out.slice(-5).map(e => e.tagName.toLowerCase() + "." + e.className)};""")
+            if found:
+                wide[page] = found
+    assert not wide, wide
+
+
+def test_screenshots_of_every_page_top_at_desktop_and_phone_width(browser, site, repo):
+    """book/_build/screens/<page>-<width>.png, to look at."""
+    base, html_dir = site
+    screens = repo / "book" / "_build" / "screens"
+    screens.mkdir(parents=True, exist_ok=True)
+    for width, height in (DESKTOP, PHONE):
+        with _viewport(browser, width, height):
+            for page in _pages(html_dir):
+                _load(browser, base + page)
+                shot = screens / f"{page.removesuffix('.html').replace('/', '--')}-{width}.png"
+                assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 0, shot
+
+
+def _tool(relative: str) -> Path:
+    path = BROWSER_TOOLS / relative
+    if not path.exists():
+        reason = f"needs {path}: run `make browser-tools` (npm ci in tests/browser)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path
+
+
+def _report(repo: Path, name: str, data) -> None:
+    """The measured figures next to the screenshots, for the release note."""
+    out = repo / "book" / "_build" / "screens" / name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def test_axe_finds_no_serious_or_critical_violation(browser, site, repo):
+    axe = _tool("axe-core/axe.min.js").read_text()
+    base, html_dir = site
+    browser.set_script_timeout(60)
+    results, bad = {}, {}
+    for page in _pages(html_dir):
+        _load(browser, base + page)
+        browser.execute_script(axe)
+        violations = browser.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            axe.run(document, {resultTypes: ["violations"]})
+               .then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
+                                                       first: v.nodes[0].target.join(" ")}))),
+                     e => done([{id: "axe-error", impact: "critical", nodes: 0, first: String(e)}]));""")
+        results[page] = {impact: sum(1 for v in violations if v["impact"] == impact)
+                         for impact in ("minor", "moderate", "serious", "critical")}
+        serious = [v for v in violations if v["impact"] in ("serious", "critical")]
+        if serious:
+            bad[page] = serious
+    _report(repo, "axe.json", results)
+    assert not bad, bad
+
+
+def test_lighthouse_scores_accessibility_and_best_practices_at_least_95(site, repo):
+    """Lighthouse (mobile form factor) drives Debian's Chromium via CHROME_PATH."""
+    lighthouse = _tool(".bin/lighthouse")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"needs {CHROMIUM}")
+    base, html_dir = site
+    env = dict(os.environ, CHROME_PATH=CHROMIUM)
+    scores, low = {}, {}
+    for page in _landing_and_chapters(html_dir):
+        done = subprocess.run(
+            [str(lighthouse), base + page, "--quiet", "--output=json", "--output-path=stdout",
+             "--only-categories=accessibility,best-practices",
+             "--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage"],
+            env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"lighthouse {page}: {done.stderr[-2000:]}"
+        report = json.loads(done.stdout)
+        cats = report["categories"]
+        scores[page] = {k: round(100 * cats[k]["score"]) for k in ("accessibility", "best-practices")}
+        if min(scores[page].values()) < 95:
+            low[page] = scores[page] | {"failing audits": sorted(
+                a for c in cats.values() for a in (r["id"] for r in c["auditRefs"])
+                if report["audits"][a]["score"] is not None and report["audits"][a]["score"] < 1
+                and report["audits"][a]["scoreDisplayMode"] == "binary")}
+    _report(repo, "lighthouse.json", scores)
+    assert not low, low
+
+
+def test_site_folder_works_from_file_urls(browser, site, tmp_path_factory):
+    """`make site`'s folder opened from disk, no server: every page's
+    stylesheets and images load and its math is typeset."""
+    import importlib.util
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "publish.py"
+    spec = importlib.util.spec_from_file_location("mobitrace_publish", script)
+    publish = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(publish)
+    _, html_dir = site
+    out = tmp_path_factory.mktemp("dist")
+    assert publish.make_site(html_dir, out / "site", out / "site.tar.gz") == []
+    problems = {}
+    for page in _pages(out / "site"):
+        errors = _load(browser, (out / "site" / page).as_uri())
+        found = browser.execute_script("""return {
+              sheets: Array.from(document.querySelectorAll("link[rel=stylesheet]")).filter(l => !l.sheet).map(l => l.href),
+              untypeset: document.querySelectorAll(".math").length - document.querySelectorAll(".math mjx-container").length};""")
+        found["images"] = [i["src"] for i in _load_every_image(browser) if not i["width"] > 0]
+        if errors or found["sheets"] or found["images"] or found["untypeset"]:
+            problems[page] = found | {"console": [e["message"] for e in errors]}
+    assert not problems, problems

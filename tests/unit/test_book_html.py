@@ -37,3 +37,19 @@ def test_reproducibility_page_lists_packages_and_stages(repo, tmp_path):
 
 def test_md_cell_escapes_html_and_pipes():
     assert reproducibility._md_cell("<a>|b") == "&lt;a&gt;\\|b"
+
+
+def test_script_dedupe_keeps_the_builders_list_so_mathjax_still_lands():
+    """The duplicate-script filter edits the builder's list in place: MathJax's
+    handler runs after it and appends to that list on pages with math."""
+    from types import SimpleNamespace
+
+    from mobitrace.sphinxext import _dedupe_scripts
+
+    scripts = [SimpleNamespace(filename="a.js", attributes={}), SimpleNamespace(filename="a.js", attributes={}),
+               SimpleNamespace(filename="b.js", attributes={"defer": "defer"})]
+    context = {"script_files": scripts}
+    _dedupe_scripts(None, "page", "page.html", context, None)
+    assert context["script_files"] is scripts and [s.filename for s in scripts] == ["a.js", "b.js"]
+    scripts.append(SimpleNamespace(filename="mathjax/tex-chtml.js", attributes={}))
+    assert context["script_files"][-1].filename == "mathjax/tex-chtml.js"

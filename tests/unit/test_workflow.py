@@ -1,0 +1,60 @@
+"""The Pages workflow (.github/workflows/book.yml) lints clean with actionlint
+and zizmor (pedantic), and keeps its shape: least privilege, actions pinned by
+commit, the pipeline run from the lock, the site deployed."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+WORKFLOW = Path(".github/workflows/book.yml")
+
+
+def _tool(repo: Path, name: str, installed_by: str) -> str:
+    found = shutil.which(name, path=f"{Path(sys.executable).parent}{os.pathsep}{repo / '.tools' / 'bin'}") \
+        or shutil.which(name)
+    if not found:
+        reason = f"needs {name} ({installed_by})"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return found
+
+
+def test_actionlint_finds_nothing(repo):
+    actionlint = _tool(repo, "actionlint", "make lint-tools")
+    done = subprocess.run([actionlint, "-no-color", str(WORKFLOW)], cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_zizmor_finds_nothing_even_pedantic(repo):
+    zizmor = _tool(repo, "zizmor", "requirements.txt")
+    done = subprocess.run([zizmor, "--offline", "--persona=pedantic", "--no-progress", str(WORKFLOW)],
+                          cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_workflow_builds_from_the_lock_and_deploys_with_least_privilege(repo):
+    flow = yaml.safe_load((repo / WORKFLOW).read_text())
+    assert flow[True]["push"]["branches"] == ["main"]  # YAML 1.1 reads the key `on` as True
+    assert flow["permissions"] == {} and flow["concurrency"]["group"]
+    build, deploy = flow["jobs"]["build"], flow["jobs"]["deploy"]
+    assert build["permissions"] == {"contents": "read"}
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    steps = build["steps"]
+    python = next(s for s in steps if s.get("uses", "").startswith("actions/setup-python@"))
+    assert python["with"] == {"python-version": "3.11", "cache": "pip", "cache-dependency-path": "requirements.txt"}
+    assert [s["run"] for s in steps if "run" in s] == ["make", "make site"]
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert upload["with"]["path"] == "dist/site"
+    assert deploy["steps"][0]["uses"].startswith("actions/deploy-pages@")
+    for step in steps + deploy["steps"]:
+        if "uses" in step:
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
