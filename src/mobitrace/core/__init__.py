@@ -1,0 +1,1 @@
+"""Code shared by every study (capture reading first)."""
