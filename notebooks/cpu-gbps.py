@@ -53,23 +53,20 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import SVG, display
-from myst_nb import glue
+import seaborn as sns
 
 from mobitrace import claims as cl
-from mobitrace.book import table_html
-from mobitrace.chapter import ChapterOutputs
-from mobitrace.figures import save_svg
+from mobitrace.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.figures import legend_outside
 from mobitrace.linear import Line
 from mobitrace.published import value_of
 
 results = Path(results_dir)
 out = ChapterOutputs(results, "analyze@cpu-gbps")
 tables_dir, figures_dir = out.tables_dir, out.figures_dir
-put, save_table = out.put, out.save_table
+put, save_table, table = out.put, out.save_table, out.table
 values = pd.read_parquet(Path(published_dir) / "values.parquet")
 text_tables = pd.read_parquet(Path(published_dir) / "text_tables.parquet")
-pd.set_option("display.precision", 3)
 
 
 def v(value_id):
@@ -93,8 +90,7 @@ def row_of(value_id):
 t1 = text_tables[text_tables["table"] == "table1"]
 table1 = t1.pivot(index="row", columns="column", values="text").loc[t1["row"].unique(), t1["column"].unique()]
 table1.columns.name, table1.index.name = None, None
-save_table(table1.reset_index(names=""), "table1_phones")
-display(table_html(table1, caption="Table 1: Phone Specifications", index=True))
+table(table1.reset_index(names=""), "table1_phones", "Table 1: Phone Specifications")
 
 # %% [markdown]
 # ## What the paper states about CPU versus throughput
@@ -113,8 +109,8 @@ display(table_html(table1, caption="Table 1: Phone Specifications", index=True))
 stated = values[values["location"].isin(["§3.1", "§3.2", "§1 and Abstract"])
                 & values["unit"].isin(["%", "Mbps", "Gbps"])]
 stated = stated[["device", "quantity", "throughput_gbps", "relation", "value", "unit", "location"]]
-save_table(stated, "stated_cpu_throughput")
-display(table_html(stated))
+table(stated, "stated_cpu_throughput", "CPU and throughput as the paper states them",
+      shown=stated.rename(columns={"throughput_gbps": "throughput (Gbps)"}))
 
 # %% [markdown]
 # (cpu-gbps-lines)=
@@ -151,7 +147,8 @@ for device, (id1, id2) in line_points.items():
     put(f"{key}_intercept", line.intercept)
 implied = save_table(pd.DataFrame(line_rows), "implied_lines")
 put("slope_ratio", lines["Pixel 2"].slope / lines["ROG Phone"].slope)
-display(table_html(implied.set_index("device").T, index=True))
+out.show(implied.set_index("device").T.rename_axis("quantity"), "The lines implied by two stated points per phone",
+         index=True, csv_href=out.href("implied_lines"))
 
 # %% [markdown]
 # The Pixel 2's line rises {glue:text}`pixel_2_slope:.1f` percentage points of
@@ -172,32 +169,28 @@ display(table_html(implied.set_index("device").T, index=True))
 # ```
 
 # %% tags=["hide-input"]
-colors = {"Pixel 2": "#1b9e77", "ROG Phone": "#7570b3"}
-fig, ax = plt.subplots(figsize=(7, 4.2))
 x = np.linspace(0, max(target_rates_gbps) * 1.05, 200)
-for device, line in lines.items():
-    ax.plot(x, line.predict(x), color=colors[device], label=f"{device}: implied line (modeled)")
-    points = values[(values["device"] == device) & values["throughput_gbps"].notna()
-                    & (values["quantity"] == "total CPU at throughput")]
-    for _, p in points.iterrows():
-        defining = p["id"] in line_points[device]
-        ax.plot(p["throughput_gbps"], p["value"], "o", ms=7, color=colors[device],
-                mfc=colors[device] if defining else "white")
-        if p["relation"] in ("<", "<="):
-            ax.annotate("", xy=(p["throughput_gbps"], p["value"] - 6), xytext=(p["throughput_gbps"], p["value"]),
-                        arrowprops={"arrowstyle": "->", "color": colors[device]})
+line_frame = pd.concat([pd.DataFrame({"device": d, "throughput_gbps": x, "cpu_pct": ln.predict(x)})
+                        for d, ln in lines.items()])
+points = values[values["device"].isin(list(lines)) & values["throughput_gbps"].notna()
+                & (values["quantity"] == "total CPU at throughput")].copy()
+points["role"] = ["defines the line" if i in line_points[d] else "checked against it"
+                  for i, d in zip(points["id"], points["device"])]
+fig, ax = plt.subplots()
+sns.lineplot(data=line_frame, x="throughput_gbps", y="cpu_pct", hue="device", ax=ax)
+sns.scatterplot(data=points, x="throughput_gbps", y="value", hue="device", style="role", s=70, ax=ax,
+                markers={"defines the line": "o", "checked against it": "X"}, legend="brief")
 ax.axhline(cpu_threshold_pct, color="grey", lw=0.8, ls="--")
 for rate in target_rates_gbps:
     ax.axvline(rate, color="grey", lw=0.5, ls=":")
-ax.set_xlabel("TCP downlink throughput (Gbps)")
-ax.set_ylabel("Total CPU utilization (%)")
-ax.set_xlim(0, x.max())
-ax.set_ylim(0, 100)
-ax.legend(loc="upper left", frameon=False)
-ax.set_title("cpu-gbps: lines implied by the paper's stated extrapolations")
-fig_path = save_svg(fig, figures_dir / "implied_lines.svg")
-plt.close(fig)
-display(SVG(filename=str(fig_path)))
+ax.set(xlabel="TCP downlink throughput (Gbps)", ylabel="Total CPU utilization (%)", xlim=(0, x.max()), ylim=(0, 100))
+legend_outside(ax)
+out.figure(fig, "implied_lines",
+           alt="Two straight lines of total CPU utilization (%) against throughput (Gbps), one per phone, "
+               "with the paper's stated points; the Pixel 2's line is the steeper.",
+           caption="The lines the paper's extrapolations imply (modeled, through the round points) with the "
+                   "points it states (published). Look at how far each line is from 100% CPU at the dotted "
+                   "target rates, and whether the crosses lie on the lines.")
 
 # %% [markdown]
 # (cpu-gbps-gro-eas)=
@@ -220,8 +213,7 @@ table2_ids = {("Discharging", "big Core"): "t2_big_discharging",
               ("Charging", "LITTLE Core"): "t2_little_charging"}
 table2 = pd.Series({k: v(i) for k, i in table2_ids.items()}).unstack()
 table2 = table2.loc[["Discharging", "Charging"], ["big Core", "LITTLE Core"]]
-save_table(table2.reset_index(names="state"), "table2_gro_off_mbps")
-display(table_html(table2, caption="Table 2: Throughput (Mbps) with GRO off", index=True, digits=6))
+table(table2.reset_index(names="state"), "table2_gro_off_mbps", "Table 2: Throughput (Mbps) with GRO off")
 
 # %% [markdown]
 # Ratios the prose states, re-derived from Table 2 and §3.3.
@@ -237,18 +229,17 @@ affinity_gain = v("rog_sirq_big_tput") * 1000 / v("rog_gro_off_tput")
 little_ratio = v("t2_little_discharging") / v("t2_little_charging")
 big_drop = v("t2_big_charging") - v("t2_big_discharging")
 gro_penalty = v("rog_gro_off_tput") / (v("rog_gro_on_tput") * 1000)
-derived = save_table(pd.DataFrame([
+derived = table(pd.DataFrame([
     {"quantity": "SIRQ LITTLE->big gain (1.23 Gbps / 366 Mbps)", "value": affinity_gain, "unit": "x"},
     {"quantity": "GRO-off / GRO-on throughput (366 Mbps / 1.6 Gbps)", "value": gro_penalty, "unit": "ratio"},
     {"quantity": "LITTLE core: discharging / charging (Table 2)", "value": little_ratio, "unit": "ratio"},
     {"quantity": "big core: charging - discharging (Table 2)", "value": big_drop, "unit": "Mbps"},
-]), "derived_ratios")
+]), "derived_ratios", "Ratios the prose states, re-derived")
 for name, val in [("affinity_gain", affinity_gain), ("little_ratio", little_ratio),
                   ("big_drop", big_drop), ("gro_penalty", gro_penalty),
                   ("battery_minutes", v("battery_test_duration")),
                   ("battery_drop_low", v("battery_drop_low")), ("battery_drop_high", v("battery_drop_high"))]:
     put(name, val)
-display(table_html(derived))
 
 # %% [markdown]
 # The §3.3.2 "4x gain" is {glue:text}`affinity_gain:.2f`x by the paper's own
@@ -274,15 +265,14 @@ display(table_html(derived))
 # %% tags=["hide-input"]
 hours = v("battery_test_duration") / 60
 capacity = v("rog_battery")
-battery = save_table(pd.DataFrame([
+battery = table(pd.DataFrame([
     {"quantity": "charge drawn, low end", "value": capacity * v("battery_drop_low") / 100, "unit": "mAh"},
     {"quantity": "charge drawn, high end", "value": capacity * v("battery_drop_high") / 100, "unit": "mAh"},
     {"quantity": "average current, low end", "value": capacity * v("battery_drop_low") / 100 / hours, "unit": "mA"},
     {"quantity": "average current, high end", "value": capacity * v("battery_drop_high") / 100 / hours, "unit": "mA"},
     {"quantity": "data moved downlink at 1.7 Gbps", "value": v("battery_dl_tput") * 60 * v("battery_test_duration") / 8, "unit": "GB"},
     {"quantity": "data moved uplink at 1.4 Gbps", "value": v("battery_ul_tput") * 60 * v("battery_test_duration") / 8, "unit": "GB"},
-]), "battery_drain")
-display(table_html(battery))
+]), "battery_drain", "What the battery drop bounds")
 put("rel_tol_equal", rel_tol_equal)
 put("rel_tol_approx", rel_tol_approx)
 
@@ -365,10 +355,13 @@ for claim_id, text, section in [
 
 claims_table = cl.claims_frame(rows)
 cl.write_claims(claims_table, results / "claims.csv")
-shown = claims_table.assign(paper=[f"{r} {p:g}" if r else "–" for r, p in
-                                   zip(claims_table["paper_relation"].fillna(""), claims_table["paper_value"])])
-display(table_html(shown[["claim", "location", "paper", "artifact_value", "unit", "tolerance", "verdict"]]
-                   .rename(columns={"artifact_value": "artifact"})))
+shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
+                                   zip(claims_table["paper_relation"], claims_table["paper_value"])])
+out.show(shown[["claim", "location", "paper", "artifact_value", "unit", "tolerance", "verdict"]]
+         .rename(columns={"artifact_value": "artifact"}), "Claims of the paper and their verdicts",
+         csv_href=site_href(results / "claims.csv"))
+out.findings(claims_table, headline=["pixel2_1p6gbps_under_50pct", "rog_1p7gbps_under_15pct",
+                                     "affinity_4x", "eas_big_drop_400"])
 
 # %% tags=["hide-input"]
 counts = claims_table["verdict"].value_counts()

@@ -5,15 +5,18 @@ addresses)."""
 from __future__ import annotations
 
 import html
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from IPython.display import HTML
 
 from . import timings
+from .core import numbers
 
 
 def build(book_dir: str | Path = "book") -> Path:
@@ -38,29 +41,110 @@ def build(book_dir: str | Path = "book") -> Path:
                         "--warningiserror", "--quiet"], check=True)
         html_dir = build_dir / "html"
         (html_dir / ".buildinfo").unlink(missing_ok=True)
+        copy_results(root / "data" / "results", html_dir / "results")
     reproducibility.write_build_info(root, html_dir / "_static" / "build-info.json",
                                      book_seconds=watch.seconds)
     return html_dir
 
 
+P_VALUE_COLUMN = re.compile(r"^(p|p[-_ ]?values?|p_.*|.*_p|p \(.*)$", re.IGNORECASE)
+LONG_TABLE_ROWS = 25
+
+
+def format_column(values: pd.Series, name: str, sig: int = 3) -> list[str]:
+    """A column's cells as text for people (mobitrace.core.numbers): p-values
+    as 0.0125 or < 0.0001, integers with thousands separators, other numbers
+    with one number of decimals for the whole column; text unchanged."""
+    if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+        return [numbers.MISSING if _is_missing(x) else str(x) for x in values]
+    if P_VALUE_COLUMN.match(str(name)):
+        return [numbers.p_value(x) for x in values]
+    if not pd.api.types.is_integer_dtype(values):
+        values = values.astype("float64")  # nullable floats: pd.NA becomes NaN
+    finite = values[np.isfinite(values.astype(float))]
+    if pd.api.types.is_integer_dtype(values) or (len(finite) and (finite == finite.round()).all()
+                                                 and finite.abs().max() >= 1):
+        return [numbers.number(None if _is_missing(x) else int(x)) for x in values]
+    places = numbers.column_decimals(values, sig)
+    return [numbers.number(x, sig=sig, decimals=places) for x in values]
+
+
+def _is_missing(x) -> bool:
+    try:
+        return bool(pd.isna(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def with_interval(frame: pd.DataFrame, column: str, low: str, high: str, sig: int = 3,
+                  label: str | None = None) -> pd.DataFrame:
+    """`frame` with `column` shown as ``3.12 [2.41, 3.92]`` from the `low` and
+    `high` columns (which are dropped), under `label` if given."""
+    shown = frame.drop(columns=[low, high])
+    shown[column] = [numbers.interval(e, lo, hi, sig=sig)
+                     for e, lo, hi in zip(frame[column], frame[low], frame[high])]
+    return shown.rename(columns={column: label}) if label else shown
+
+
+RESULT_FILES = ("*.csv", "*.svg")
+
+
+def copy_results(results: Path, target: Path) -> None:
+    """Copy the tables (CSV) and figures (SVG) under data/results into the
+    site, so chapters show figures and link full tables as ../results/..."""
+    for pattern in RESULT_FILES:
+        for path in sorted(results.rglob(pattern)):
+            dst = target / path.relative_to(results)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, dst)
+
+
 def table_html(frame: pd.DataFrame, caption: str | None = None, index: bool = False,
-               digits: int = 4, html_columns: tuple[str, ...] = ()) -> HTML:
-    """A DataFrame as an HTML table: floats to `digits` significant digits,
+               digits: int = 3, html_columns: tuple[str, ...] = (), csv_href: str | None = None) -> HTML:
+    """A DataFrame as an HTML table for people: each numeric column formatted
+    by format_column (`digits` significant figures for its typical value),
     missing values as an en dash, the index only when it carries labels.
     Every cell is escaped except those of `html_columns`, which the caller
-    built as HTML (links) from escaped parts."""
-    shown = frame.copy()
-    for col in shown.columns:
-        if col not in html_columns and not pd.api.types.is_numeric_dtype(shown[col]):
-            shown[col] = shown[col].map(lambda x: html.escape(str(x), quote=False) if isinstance(x, str) else x)
-    shown.columns = [html.escape(str(c), quote=False) for c in shown.columns]
+    built as HTML (links) from escaped parts. The table scrolls sideways
+    inside its box; over LONG_TABLE_ROWS rows it is collapsed, with the full
+    CSV (`csv_href`) one click away."""
+    sig = min(digits, 4)
+    esc = lambda x: html.escape(str(x), quote=False)  # noqa: E731
+    columns = []  # (header, cells, is_numeric)
     if index:
-        shown.index = [html.escape(str(i), quote=False) for i in shown.index]
-    body = shown.to_html(index=index, na_rep="–", float_format=lambda x: f"{x:.{digits}g}",
-                         border=0, classes="dataframe mobitrace-table", escape=False)
+        columns.append((esc(frame.index.name or ""), [esc(i) for i in frame.index], False))
+    for position, col in enumerate(frame.columns):
+        cells = frame.iloc[:, position]
+        if col in html_columns:
+            text = [str(x) for x in cells]
+        else:
+            text = [esc(t) for t in format_column(cells, col, sig)]
+        is_num = pd.api.types.is_numeric_dtype(cells) and not pd.api.types.is_bool_dtype(cells)
+        columns.append((esc(col), text, is_num))
+    lines = ['<table class="dataframe mobitrace-table">']
     if caption:
-        body = body.replace(">\n", f">\n  <caption>{html.escape(caption, quote=False)}</caption>\n", 1)
-    return HTML(body)
+        lines.append(f"  <caption>{esc(caption)}</caption>")
+    num_class = {True: ' class="num"', False: ""}
+    lines.append("  <thead><tr>" + "".join(
+        f'<th scope="col"{num_class[num]}>{head}</th>' for head, _, num in columns) + "</tr></thead>")
+    lines.append("  <tbody>")
+    for r in range(len(frame)):
+        cells = []
+        for c, (_, text, num) in enumerate(columns):
+            tag = "th" if index and c == 0 else "td"
+            scope = ' scope="row"' if tag == "th" else ""
+            cells.append(f"<{tag}{scope}{num_class[num]}>{text[r]}</{tag}>")
+        lines.append("    <tr>" + "".join(cells) + "</tr>")
+    lines.append("  </tbody>\n</table>")
+    body = "\n".join(lines)
+    label = html.escape(caption or "table", quote=True)
+    body = f'<div class="mobitrace-table-scroll" role="region" tabindex="0" aria-label="{label}">\n{body}\n</div>'
+    download = (f'<p class="mobitrace-csv"><a href="{html.escape(csv_href)}" download>'
+                f"Download the full table (CSV)</a></p>") if csv_href else ""
+    if len(frame) > LONG_TABLE_ROWS:
+        summary = f"{html.escape(caption or 'Table', quote=False)}: {len(frame):,} rows (show)"
+        body = f'<details class="mobitrace-long-table">\n<summary>{summary}</summary>\n{body}\n</details>'
+    return HTML(body + ("\n" + download if download else ""))
 
 
 def link(text: str, href: str) -> str:

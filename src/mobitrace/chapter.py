@@ -1,35 +1,107 @@
 """What every chapter notebook does with its results, in one place: glue
-numbers for the prose, save tables as CSV, show tables and SVG figures, and
-write provenance boxes (the `{provenance}` directive of mobitrace.sphinxext).
+numbers for the prose, save and show tables and figures for people, open the
+chapter with its key findings, and write provenance lines (the
+`{provenance}` directive of mobitrace.sphinxext).
 
 A notebook makes one `ChapterOutputs(results_dir, stage)` and uses its
 methods; every file it writes is deterministic (CSV with 6 significant
 digits and \\n line ends, SVG through mobitrace.figures.save_svg).
+
+The book copies data/results/ into the site as results/ (mobitrace.book.build),
+so a chapter page links its full tables and figures as ../results/...
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import html
+from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
+from . import claims as cl
 from .book import table_html
+from .core import numbers
 from .figures import save_svg
 
 PROVENANCE_KINDS = ("measured", "published", "modeled")
+# Output metadata that marks a display for mobitrace.notebooks (moved to the
+# top of the chapter: the key findings block).
+KEY_FINDINGS = {"mobitrace": {"role": "key-findings"}}
+# TODO(lead): set True once every chapter passes alt text and captions.
+REQUIRE_FIGURE_TEXT = False
+VERDICT_BADGES = {cl.REPRODUCED: "reproduced", cl.NOT_REPRODUCED: "not-reproduced",
+                  cl.NOT_CHECKABLE: "not-checkable"}
 
 
 def provenance_block(text: str, stage: str) -> str:
-    """The MyST source of a provenance box; its kinds are the ones `text` names."""
+    """The MyST source of a provenance line; its kinds are the ones `text` names."""
     kinds = [k for k in PROVENANCE_KINDS if k in text.lower()]
     if not kinds:
         raise ValueError(f"provenance text names no kind of {PROVENANCE_KINDS}: {text!r}")
     return f"```{{provenance}} {', '.join(kinds)}\n:stage: {stage}\n\n{text}\n```"
 
 
+def site_href(path: str | Path) -> str:
+    """The link from a chapter page (chapters/<name>.html) to a file under
+    data/results/, which the book copies to results/."""
+    parts = PurePosixPath(Path(path).as_posix()).parts
+    if "results" not in parts:
+        raise ValueError(f"not under data/results/: {path}")
+    return "../" + "/".join(parts[parts.index("results"):])
+
+
+def paper_text(relation, value, unit: str = "") -> str:
+    """A paper's stated value for people: ``< 50 %``, ``~ 1.7 Gbps``."""
+    if value is None or pd.isna(value):
+        return numbers.MISSING
+    rel = "" if relation in (None, "=") or pd.isna(relation) else f"{relation} "
+    return rel + numbers.with_unit(numbers.as_printed(value), unit)
+
+
+def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | None = None,
+                  title: str = "Key findings") -> str:
+    """The key-findings block: for each headline claim (ids in `headline`, in
+    that order) the claim, the paper's value, ours with its interval
+    (`intervals[claim_id] = (low, high)`) and the verdict as a badge; then the
+    chapter's verdict counts. Every string is escaped."""
+    intervals = intervals or {}
+    by_id = claims.set_index("claim_id")
+    missing = [c for c in headline if c not in by_id.index]
+    if missing:
+        raise KeyError(f"headline claims not in the claims table: {missing}")
+    esc = lambda x: html.escape(str(x), quote=False)  # noqa: E731
+    rows = []
+    for claim_id in headline:
+        c = by_id.loc[claim_id]
+        low, high = intervals.get(claim_id, (None, None))
+        ours = numbers.interval(c["artifact_value"], low, high)
+        ours = numbers.with_unit(ours, c["unit"])
+        badge = VERDICT_BADGES[c["verdict"]]
+        rows.append(
+            f'<tr><th scope="row">{esc(c["claim"])}</th>'
+            f'<td class="num" data-label="Paper">{esc(paper_text(c["paper_relation"], c["paper_value"], c["unit"]))}</td>'
+            f'<td class="num" data-label="Ours">{esc(ours)}</td>'
+            f'<td data-label="Verdict"><span class="verdict verdict-{badge}">{esc(c["verdict"])}</span></td></tr>')
+    counts = claims["verdict"].value_counts()
+    tally = ", ".join(f'<span class="verdict verdict-{VERDICT_BADGES[v]}">{int(counts.get(v, 0))} {esc(v)}</span>'
+                      for v in cl.VERDICTS)
+    return "\n".join([
+        '<div class="key-findings">',
+        f'<p class="key-findings-title"><strong>{esc(title)}</strong> · all {len(claims)} claims: {tally}</p>',
+        '<div class="mobitrace-table-scroll" role="region" tabindex="0" aria-label="Key findings">',
+        '<table class="mobitrace-table key-findings-table">',
+        '<thead><tr><th scope="col">Claim</th><th scope="col" class="num">Paper</th>'
+        '<th scope="col" class="num">This artifact [95% CI]</th><th scope="col">Verdict</th></tr></thead>',
+        "<tbody>", *rows, "</tbody></table></div>",
+        '<p class="key-findings-more">Every claim, with its tolerance and basis, is in the claims table at the'
+        ' end of this chapter and in the <a href="claims-ledger.html">claims ledger</a>.</p>',
+        "</div>",
+    ])
+
+
 class ChapterOutputs:
     """Tables go to <results_dir>/tables, figures to <results_dir>/figures;
-    provenance boxes name `stage` (the dvc.yaml stage that runs the notebook)."""
+    provenance lines name `stage` (the dvc.yaml stage that runs the notebook)."""
 
     def __init__(self, results_dir: str | Path, stage: str):
         self.results_dir = Path(results_dir)
@@ -41,31 +113,70 @@ class ChapterOutputs:
 
     @staticmethod
     def put(name: str, value) -> None:
-        """Glue a number for the prose (plain Python types format cleanly)."""
+        """Glue a value for the prose (plain Python types format cleanly)."""
         from myst_nb import glue
         glue(name, value.item() if hasattr(value, "item") else value, display=False)
+
+    @staticmethod
+    def put_text(name: str, text: str) -> None:
+        """Glue a word or phrase for the prose (a direction word computed from
+        data, a formatted number): shown as plain text, escaped."""
+        from myst_nb import glue
+        glue(name, str(text), display=False)
 
     def save_table(self, frame: pd.DataFrame, name: str) -> pd.DataFrame:
         """Write `frame` to tables/<name>.csv and return it."""
         frame.to_csv(self.tables_dir / f"{name}.csv", index=False, float_format="%.6g", lineterminator="\n")
         return frame
 
+    def href(self, name: str) -> str:
+        """The chapter page's link to tables/<name>.csv in the site."""
+        return site_href(self.tables_dir / f"{name}.csv")
+
+    def table(self, frame: pd.DataFrame, name: str, caption: str, shown: pd.DataFrame | None = None,
+              index: bool = False, digits: int = 3) -> pd.DataFrame:
+        """Save `frame` as tables/<name>.csv and show it for people (`shown`,
+        if given, is the display version: renamed columns with units, intervals
+        joined by mobitrace.book.with_interval); long tables collapse with the
+        CSV one click away. Returns `frame`."""
+        self.save_table(frame, name)
+        self.show(frame if shown is None else shown, caption, digits=digits, index=index,
+                  csv_href=self.href(name))
+        return frame
+
     @staticmethod
-    def show(frame: pd.DataFrame, caption: str, digits: int = 4) -> None:
-        """Display `frame` as deterministic plain HTML (mobitrace.book.table_html)."""
+    def show(frame: pd.DataFrame, caption: str, digits: int = 3, index: bool = False,
+             csv_href: str | None = None, html_columns: tuple[str, ...] = ()) -> None:
+        """Display `frame` as a table for people (mobitrace.book.table_html)."""
         from IPython.display import display
-        display(table_html(frame, caption=caption, digits=digits))
+        display(table_html(frame, caption=caption, digits=digits, index=index, csv_href=csv_href,
+                           html_columns=html_columns))
 
     def provenance(self, text: str, stage: str | None = None) -> None:
-        """Display a provenance box for `text` (it must name its kind)."""
+        """Display a provenance line for `text` (it must name its kind)."""
         from IPython.display import Markdown, display
         display(Markdown(provenance_block(text, stage or self.stage)))
 
-    def figure(self, fig, name: str) -> None:
-        """Save `fig` as figures/<name>.svg, close it and display the file
-        (returns nothing, so a cell that ends with it shows only the figure)."""
+    def figure(self, fig, name: str, alt: str = "", caption: str = "") -> None:
+        """Save `fig` as figures/<name>.svg, close it and show it with its alt
+        text (what the figure shows, for screen readers) and its caption (what
+        to look at). Returns nothing, so a cell that ends with it shows only
+        the figure."""
         import matplotlib.pyplot as plt
-        from IPython.display import SVG, display
+        from IPython.display import HTML, display
+        if REQUIRE_FIGURE_TEXT and (not alt or not caption):
+            raise ValueError(f"figure {name!r}: alt text and caption are required")
+        alt = alt or f"Figure {name}"
         path = save_svg(fig, self.figures_dir / f"{name}.svg")
         plt.close(fig)
-        display(SVG(filename=str(path)))
+        display(HTML(
+            f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
+            f'<img src="{html.escape(site_href(path))}" alt="{html.escape(alt)}" loading="lazy">\n'
+            f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>"))
+
+    @staticmethod
+    def findings(claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:
+        """Show the key-findings block; mobitrace.notebooks moves it to the top
+        of the chapter, right under the title."""
+        from IPython.display import HTML, display
+        display(HTML(findings_html(claims, headline, intervals)), metadata=KEY_FINDINGS)

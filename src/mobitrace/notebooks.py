@@ -48,15 +48,71 @@ def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
-def tag_parameter_cells(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """For the book: drop the notebook's default parameters and fold the
-    parameters papermill injected (the ones the run used) behind a toggle."""
+def _is_key_findings(output) -> bool:
+    return output.get("metadata", {}).get("mobitrace", {}).get("role") == "key-findings"
+
+
+def _visible(output) -> bool:
+    """An output a reader should see: displays and results other than glue
+    and bare object reprs (text/plain only); never streams or warnings."""
+    if output.get("output_type") in ("display_data", "execute_result"):
+        data = output.get("data", {})
+        if "scrapbook" in output.get("metadata", {}) or "application/papermill.record+json" in data:
+            return False
+        return bool(set(data) - {"text/plain"})
+    return output.get("output_type") == "error"
+
+
+def _add_tag(cell, tag: str) -> None:
+    tags = cell.metadata.setdefault("tags", [])
+    if tag not in tags:
+        tags.append(tag)
+
+
+def for_readers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Make the executed notebook a page for readers:
+
+    - the title line of the first markdown cell stands alone, and the key
+      findings (the display mobitrace.chapter.ChapterOutputs.findings makes)
+      come right under it;
+    - parameter cells, and code cells that show nothing, are removed from the
+      page; every other code input is folded (a click shows it);
+    - streams (stdout, stderr, warnings) and bare object reprs are dropped.
+    Glue outputs stay in the notebook, so the prose can still use them."""
+    findings = []
     for cell in nb.cells:
-        tags = cell.metadata.setdefault("tags", [])
-        if "parameters" in tags and "remove-cell" not in tags:
-            tags.append("remove-cell")
-        if "injected-parameters" in tags and "hide-cell" not in tags:
-            tags.append("hide-cell")
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.get("tags", [])
+        kept = []
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                continue
+            if output.get("output_type") == "execute_result" and set(output.get("data", {})) <= {"text/plain"}:
+                continue
+            if _is_key_findings(output):
+                findings.append(output)
+                continue
+            kept.append(output)
+        cell.outputs = kept
+        if "parameters" in tags or "injected-parameters" in tags or not any(_visible(o) for o in kept):
+            _add_tag(cell, "remove-cell")
+        else:
+            _add_tag(cell, "hide-input")
+    first_md = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"), None)
+    if first_md is None:
+        return nb
+    title_cell = nb.cells[first_md]
+    title, _, rest = title_cell.source.partition("\n")
+    insert_at = first_md + 1
+    if title.startswith("# ") and rest.strip():
+        title_cell.source = title
+        nb.cells.insert(insert_at, nbformat.v4.new_markdown_cell(rest.strip("\n")))
+    for output in reversed(findings):
+        cell = nbformat.v4.new_code_cell(source="# Key findings (made at the end of the chapter)",
+                                         metadata={"tags": ["remove-input"]})
+        cell.outputs = [output]
+        nb.cells.insert(insert_at, cell)
     return nb
 
 
@@ -90,7 +146,7 @@ def run(study: str, root: Path | None = None) -> Path:
         except BaseException:
             shutil.rmtree(results, ignore_errors=True)
             raise
-        nb = tag_parameter_cells(strip_volatile(nbformat.read(executed, as_version=4)))
+        nb = strip_volatile(for_readers(nbformat.read(executed, as_version=4)))
     out_nb.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, out_nb)
     return out_nb

@@ -8,8 +8,9 @@ In a chapter (MyST Markdown, also inside notebooks):
     Published points; lines through two of them (modeled).
     ```
 
-renders the provenance kinds, the text, every data source behind the stage
-with the hash DVC pinned for it in dvc.lock, and the command that rebuilds it.
+renders one line (the provenance kinds, the data sources behind the stage
+with the md5 DVC pinned for each in dvc.lock, the command that rebuilds it)
+and, folded under it, the text and the full list of sources and hashes.
 All text goes through docutils nodes, so it is escaped in the HTML.
 """
 
@@ -47,34 +48,58 @@ class ProvenanceDirective(SphinxDirective):
         except (FileNotFoundError, KeyError) as exc:
             raise self.error(f"provenance: {exc}")
 
-        box = nodes.container(classes=["provenance"])
-        head = nodes.paragraph()
-        head += nodes.strong(text="Provenance: ")
-        for i, kind in enumerate(kinds):
+        return [provenance_line(kinds, " ".join(line.strip() for line in self.content),
+                                stage_sources, provenance.rebuild_command(stage))]
+
+
+def _short_md5(md5: str) -> str:
+    return md5.split(".")[0][:8]
+
+
+def provenance_line(kinds: list[str], text: str, stage_sources, command: str) -> nodes.Element:
+    """One line (kind, data files with their short md5, the rebuild command)
+    and, folded under it, the description and every source with its full
+    hash. Built from docutils nodes, so every string is escaped."""
+    box = nodes.container(classes=["provenance"])
+    head = nodes.paragraph(classes=["provenance-line"])
+    for i, kind in enumerate(kinds):
+        if i:
+            head += nodes.Text(" + ")
+        head += nodes.inline(text=kind, classes=["provenance-kind", f"provenance-{kind}"])
+    if stage_sources:
+        head += nodes.Text(" · ")
+        for i, src in enumerate(stage_sources[:2]):
             if i:
                 head += nodes.Text(", ")
-            head += nodes.inline(text=kind, classes=["provenance-kind", f"provenance-{kind}"])
-        box += head
-        if self.content:
-            text = nodes.paragraph()
-            text += nodes.Text(" ".join(line.strip() for line in self.content))
-            box += text
-        if stage_sources:
-            listing = nodes.bullet_list(classes=["provenance-sources"])
-            for src in stage_sources:
-                item = nodes.paragraph()
-                item += nodes.literal(text=src.path)
-                detail = f" md5 {src.md5}"
-                if src.nfiles:
-                    detail += f" ({src.nfiles} files)"
-                item += nodes.Text(detail)
-                listing += nodes.list_item("", item)
-            box += listing
-        rebuild = nodes.paragraph()
-        rebuild += nodes.Text("Rebuild: ")
-        rebuild += nodes.literal(text=provenance.rebuild_command(stage))
-        box += rebuild
-        return [box]
+            head += nodes.literal(text=src.path)
+            head += nodes.inline(text=f" md5 {_short_md5(src.md5)}", classes=["provenance-md5"])
+        if len(stage_sources) > 2:
+            head += nodes.Text(f" and {len(stage_sources) - 2} more")
+    head += nodes.Text(" · ")
+    head += nodes.literal(text=command)
+    box += head
+    details = nodes.container(classes=["provenance-details"])
+    details += nodes.raw("", "<details><summary>How this was made</summary>", format="html")
+    if text:
+        details += nodes.paragraph(text=text)
+    if stage_sources:
+        listing = nodes.bullet_list(classes=["provenance-sources"])
+        for src in stage_sources:
+            item = nodes.paragraph()
+            item += nodes.literal(text=src.path)
+            detail = f" md5 {src.md5}"
+            if src.nfiles:
+                detail += f" ({src.nfiles:,} files)"
+            item += nodes.Text(detail)
+            listing += nodes.list_item("", item)
+        details += listing
+    rebuild = nodes.paragraph()
+    rebuild += nodes.Text("Rebuild it and everything it needs: ")
+    rebuild += nodes.literal(text=command)
+    details += rebuild
+    details += nodes.raw("", "</details>", format="html")
+    box += details
+    return box
 
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree):

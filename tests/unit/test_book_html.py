@@ -13,7 +13,7 @@ def test_table_html_escapes_cells_headers_index_and_caption_synthetic():
     out = table_html(frame, caption=EVIL, index=True).data
     assert "<script>" not in out and "<b>" not in out
     assert "&lt;script&gt;" in out
-    assert out.count("&lt;script&gt;") == 4  # cell, header, index, caption
+    assert out.count("&lt;script&gt;") == 5  # cell, header, index, caption, the region's label
 
 
 def test_table_html_leaves_built_links_and_escapes_their_parts_synthetic():
@@ -24,7 +24,7 @@ def test_table_html_leaves_built_links_and_escapes_their_parts_synthetic():
 
 def test_table_html_formats_numbers_and_missing_values_synthetic():
     out = table_html(pd.DataFrame({"x": [1.23456789, None]})).data
-    assert ">1.235<" in out and ">–<" in out
+    assert ">1.23<" in out and ">–<" in out
 
 
 def test_reproducibility_page_lists_packages_and_stages(repo, tmp_path):

@@ -24,9 +24,22 @@ def test_save_table_writes_six_significant_digits_and_unix_line_ends(tmp_path):
 
 
 def test_figure_writes_the_same_svg_bytes_twice(tmp_path):
-    out = ChapterOutputs(tmp_path, "analyze_x")
+    results = tmp_path / "data" / "results" / "s"
+    out = ChapterOutputs(results, "analyze_x")
     for name in ("one", "two"):
         fig, ax = plt.subplots()
         ax.plot([0, 1], [1, 0])
-        out.figure(fig, name)
-    assert (tmp_path / "figures" / "one.svg").read_bytes() == (tmp_path / "figures" / "two.svg").read_bytes()
+        out.figure(fig, name, alt="A falling line.", caption="Look at the slope.")
+    assert (results / "figures" / "one.svg").read_bytes() == (results / "figures" / "two.svg").read_bytes()
+
+
+def test_figure_is_shown_with_escaped_alt_text_and_caption(tmp_path, capsys):
+    from unittest import mock
+    out = ChapterOutputs(tmp_path / "data" / "results" / "s", "analyze_x")
+    fig, ax = plt.subplots()
+    with mock.patch("IPython.display.display") as display:
+        out.figure(fig, "f", alt='a "quoted" <alt>', caption="<script>look</script>")
+    html_text = display.call_args.args[0].data
+    assert 'src="../results/s/figures/f.svg"' in html_text
+    assert 'alt="a &quot;quoted&quot; &lt;alt&gt;"' in html_text
+    assert "<figcaption>&lt;script&gt;look&lt;/script&gt;</figcaption>" in html_text

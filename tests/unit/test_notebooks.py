@@ -2,6 +2,7 @@ import nbformat
 import pytest
 
 from mobitrace import notebooks
+from mobitrace.chapter import KEY_FINDINGS
 
 
 def test_strip_volatile_removes_times_paths_and_random_ids_synthetic():
@@ -29,12 +30,52 @@ def test_repo_root_outside_a_repo_is_an_error(tmp_path):
         notebooks.repo_root(tmp_path)
 
 
-def test_parameter_cells_are_removed_or_folded_synthetic():
+def _display(mime: dict, metadata: dict | None = None):
+    return nbformat.v4.new_output("display_data", data=mime, metadata=metadata or {})
+
+
+def test_for_readers_removes_setup_folds_code_and_drops_streams_synthetic():
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("a = 1"), nbformat.v4.new_code_cell("a = 2"),
-                nbformat.v4.new_code_cell("print(a)")]
-    nb.cells[0].metadata["tags"] = ["parameters"]
-    nb.cells[1].metadata["tags"] = ["injected-parameters"]
-    out = notebooks.tag_parameter_cells(nb)
-    assert [c.metadata.get("tags") for c in out.cells] == [
-        ["parameters", "remove-cell"], ["injected-parameters", "hide-cell"], []]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title\n\nIntro paragraph."),
+                nbformat.v4.new_code_cell("a = 1"), nbformat.v4.new_code_cell("a = 2"),
+                nbformat.v4.new_code_cell("import x"), nbformat.v4.new_code_cell("show()"),
+                nbformat.v4.new_code_cell("frame")]
+    nb.cells[1].metadata["tags"] = ["parameters"]
+    nb.cells[2].metadata["tags"] = ["injected-parameters"]
+    nb.cells[3].outputs = [nbformat.v4.new_output("stream", name="stderr", text="a warning")]
+    nb.cells[4].outputs = [nbformat.v4.new_output("stream", name="stdout", text="noise"),
+                           _display({"text/html": "<p>table</p>", "text/plain": "<HTML>"})]
+    nb.cells[5].outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "<Figure>"},
+                                                  execution_count=1)]
+    out = notebooks.for_readers(nb)
+    assert out.cells[0].source == "# Title"
+    assert out.cells[1].source == "Intro paragraph."
+    tags = [c.metadata.get("tags") for c in out.cells[2:]]
+    assert tags == [["parameters", "remove-cell"], ["injected-parameters", "remove-cell"],
+                    ["remove-cell"], ["hide-input"], ["remove-cell"]]
+    assert [o["output_type"] for o in out.cells[5].outputs] == ["display_data"]
+    assert out.cells[3].outputs == [] and out.cells[6].outputs == []
+
+
+def test_for_readers_moves_key_findings_under_the_title_synthetic():
+    nb = nbformat.v4.new_notebook()
+    findings = _display({"text/html": "<div class='key-findings'></div>"}, KEY_FINDINGS)
+    claims_table = _display({"text/html": "<table></table>"})
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title\n\nIntro."), nbformat.v4.new_markdown_cell("## Claims"),
+                nbformat.v4.new_code_cell("out.show(claims); out.findings(claims)")]
+    nb.cells[2].outputs = [claims_table, findings]
+    out = notebooks.for_readers(nb)
+    assert [c.cell_type for c in out.cells] == ["markdown", "code", "markdown", "markdown", "code"]
+    assert out.cells[1].outputs == [findings] and out.cells[1].metadata["tags"] == ["remove-input"]
+    assert out.cells[1].source  # myst-nb skips empty cells
+    assert out.cells[4].outputs == [claims_table]
+
+
+def test_glue_outputs_do_not_keep_a_cell_on_the_page_synthetic():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("glue('x', 1, display=False)")]
+    nb.cells[0].outputs = [_display({"text/plain": "1"}, {"scrapbook": {"name": "x"}})]
+    out = notebooks.for_readers(nb)
+    assert out.cells[0].metadata["tags"] == ["remove-cell"]
+    assert len(out.cells[0].outputs) == 1  # the glue value stays for the prose
+

@@ -67,3 +67,19 @@ def test_sources_of_the_real_pipeline(repo):
     stages = provenance.load_lock(repo / "dvc.lock")
     paths = [s.path for s in provenance.sources(stages, "analyze@cpu-gbps")]
     assert "data/published/cpu-gbps.yaml" in paths
+
+
+def test_provenance_line_has_kind_sources_short_md5_and_command_with_detail_folded():
+    from mobitrace.sphinxext import provenance_line
+    srcs = [provenance.Source("data/raw/a", "0123456789abcdef.dir", None, 12),
+            provenance.Source("data/published/b.yaml", "fedcba9876543210", 10, None),
+            provenance.Source("data/raw/c", "aaaaaaaabbbb", None, 3)]
+    box = provenance_line(["measured", "modeled"], "How <it> was made.", srcs, "dvc repro analyze_x")
+    line, details = box.children
+    text = line.astext()
+    assert text.startswith("measured + modeled · data/raw/a md5 01234567, data/published/b.yaml md5 fedcba98")
+    assert text.endswith("and 1 more · dvc repro analyze_x")
+    folded = details.astext()
+    assert "How <it> was made." in folded and "0123456789abcdef.dir (12 files)" in folded
+    raw = [n.astext() for n in details.children if n.tagname == "raw"]
+    assert raw == ["<details><summary>How this was made</summary>", "</details>"]

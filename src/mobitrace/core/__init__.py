@@ -1,1 +1,1 @@
-"""Code shared by every study (capture reading first)."""
+"""The shared core: one of each thing every study needs (the safe capture reader first)."""

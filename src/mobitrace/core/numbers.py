@@ -1,0 +1,130 @@
+"""Numbers for people: the one formatter of every number the book shows.
+
+Rules (the book's style): significant figures chosen per column; thousands
+separators; no scientific notation between 0.001 and 10**15 (large
+magnitudes keep their digits: ``1,234,567``); p-values as
+``0.0125`` or ``< 0.0001``; intervals as ``3.12 [2.41, 3.92]``; a missing
+value as an en dash. Every function returns plain text (no HTML).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+MISSING = "–"
+MINUS = "−"  # U+2212: typographic minus, as in printed tables
+SCI_LOW, SCI_HIGH = 1e-3, 1e15
+P_FLOOR = 1e-4
+
+
+def _missing(x) -> bool:
+    if x is None:
+        return True
+    try:
+        return math.isnan(float(x))
+    except (TypeError, ValueError):
+        return str(x) in ("<NA>", "NaT")  # pandas' missing markers
+
+
+def _sign(text: str) -> str:
+    return MINUS + text[1:] if text.startswith("-") else text
+
+
+def decimals_for(x: float, sig: int = 3) -> int:
+    """Decimal places that show `x` to `sig` significant figures (0 for
+    magnitudes of 10**sig and above)."""
+    if x == 0 or not math.isfinite(x):
+        return 0
+    return max(0, sig - 1 - math.floor(math.log10(abs(x))))
+
+
+def scientific(x: float, sig: int = 3) -> str:
+    """`x` as 1.23 × 10⁻⁵ (for magnitudes outside [0.001, 10**15))."""
+    mantissa, exponent = f"{x:.{sig - 1}e}".split("e")
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return _sign(f"{mantissa} × 10{str(int(exponent)).translate(sup)}")
+
+
+def number(x, sig: int = 3, decimals: int | None = None) -> str:
+    """One number for a reader: `decimals` places when given (a column's
+    choice), else `sig` significant figures; thousands separators; integers
+    stay integers; scientific only outside [0.001, 10**15)."""
+    if _missing(x):
+        return MISSING
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int) or (hasattr(x, "dtype") and getattr(x.dtype, "kind", "") in "iu"):
+        return _sign(f"{int(x):,}")
+    x = float(x)
+    if math.isinf(x):
+        return "∞" if x > 0 else MINUS + "∞"
+    if x != 0 and not (SCI_LOW <= abs(x) < SCI_HIGH):
+        return scientific(x, sig)
+    places = decimals_for(x, sig) if decimals is None else decimals
+    text = f"{x:,.{places}f}"
+    if float(text.replace(",", "")) == 0:
+        text = text.lstrip("-")
+    return _sign(text)
+
+
+def column_decimals(values: Iterable, sig: int = 3) -> int:
+    """One number of decimal places for a whole column: enough to show its
+    typical (median) magnitude to `sig` significant figures."""
+    finite = sorted(abs(float(v)) for v in values
+                    if not _missing(v) and math.isfinite(float(v)) and float(v) != 0)
+    if not finite:
+        return 0
+    return decimals_for(finite[len(finite) // 2], sig)
+
+
+def p_value(p) -> str:
+    """A p-value: ``< 0.0001`` below 1e-4, else four decimals (``0.0125``)."""
+    if _missing(p):
+        return MISSING
+    p = float(p)
+    if p < P_FLOOR:
+        return f"< {P_FLOOR:.4f}"
+    return f"{p:.4f}"
+
+
+def interval(estimate, low, high, sig: int = 3) -> str:
+    """``3.12 [2.41, 3.92]``: estimate and interval to the same decimals."""
+    if _missing(estimate):
+        return MISSING
+    finite = [abs(float(v)) for v in (estimate, low, high) if not _missing(v) and float(v) != 0]
+    places = decimals_for(min(finite), sig) if finite else 0
+    if all(SCI_LOW <= f < SCI_HIGH for f in finite):
+        fmt = lambda v: number(v, decimals=places)  # noqa: E731
+    else:
+        fmt = lambda v: number(v, sig=sig)  # noqa: E731
+    if _missing(low) or _missing(high):
+        return fmt(estimate)
+    return f"{fmt(estimate)} [{fmt(low)}, {fmt(high)}]"
+
+
+def percent(x, sig: int = 3) -> str:
+    """A fraction as a percentage: 0.1234 -> ``12.3%``."""
+    return MISSING if _missing(x) else f"{number(float(x) * 100, sig=sig)}%"
+
+
+def as_printed(x) -> str:
+    """A number as a paper prints it: no padding zeros (``50``, ``1.7``,
+    ``0.0125``), thousands separators; up to 6 significant figures."""
+    if _missing(x):
+        return MISSING
+    x = float(x)
+    if x != 0 and not (SCI_LOW <= abs(x) < SCI_HIGH):
+        return scientific(x, 3)
+    text = f"{x:,.{decimals_for(x, 6)}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return _sign(text)
+
+
+def with_unit(text: str, unit: str) -> str:
+    """``36.0%``, ``3.36×``, ``374 Mbps``: no space before % and ×."""
+    if not unit or text == MISSING:
+        return text
+    unit = "×" if unit == "x" else unit
+    return f"{text}{unit}" if unit in ("%", "×") else f"{text} {unit}"

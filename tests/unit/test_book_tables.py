@@ -1,0 +1,74 @@
+"""Tables for people (mobitrace.book.table_html) and the key-findings block
+(mobitrace.chapter.findings_html), on synthetic frames."""
+
+import re
+
+import pandas as pd
+
+from mobitrace import claims as cl
+from mobitrace.book import LONG_TABLE_ROWS, table_html, with_interval
+from mobitrace.chapter import findings_html, site_href
+
+
+def _cells(html_text: str) -> list[str]:
+    return re.findall(r"<td[^>]*>(.*?)</td>", html_text)
+
+
+def test_columns_are_formatted_for_people_synthetic():
+    frame = pd.DataFrame({"device": ["a"], "rate (Mbps)": [2000.0], "p_holm": [1e-7], "n": [10],
+                          "cpu (%)": [8e1]})
+    text = table_html(frame, caption="T").data
+    assert _cells(text) == ["a", "2,000", "&lt; 0.0001", "10", "80"]
+    assert "e+0" not in text and "<caption>T</caption>" in text
+
+
+def test_every_string_is_escaped_and_the_table_scrolls_in_its_box_synthetic():
+    frame = pd.DataFrame({"<script>x</script>": ['"><img src=x onerror=alert(1)>']})
+    text = table_html(frame, caption="<b>cap</b>").data
+    assert "<script>" not in text and "<img" not in text and "<b>" not in text
+    assert text.startswith('<div class="mobitrace-table-scroll" role="region" tabindex="0"')
+
+
+def test_long_tables_collapse_with_the_csv_one_click_away_synthetic():
+    frame = pd.DataFrame({"x": range(LONG_TABLE_ROWS + 1)})
+    text = table_html(frame, caption="Long", csv_href="../results/s/tables/long.csv").data
+    assert "<details" in text and f"{LONG_TABLE_ROWS + 1} rows" in text
+    assert 'href="../results/s/tables/long.csv"' in text
+    assert "<details" not in table_html(frame.head(LONG_TABLE_ROWS)).data
+
+
+def test_intervals_join_into_one_column_synthetic():
+    frame = pd.DataFrame({"slope": [3.1234], "lo": [2.41], "hi": [3.9234]})
+    shown = with_interval(frame, "slope", "lo", "hi", label="slope [95% CI]")
+    assert list(shown.columns) == ["slope [95% CI]"] and shown.iloc[0, 0] == "3.12 [2.41, 3.92]"
+
+
+def _claims():
+    row = dict(study="s", location="§1", unit="%", tolerance="t", basis="b", provenance="measured", section="s-x")
+    return cl.claims_frame([
+        {**row, "claim_id": "a", "claim": "CPU < 50% <script>", "paper_relation": "<", "paper_value": 50.0,
+         "artifact_value": 36.04, "verdict": cl.REPRODUCED},
+        {**row, "claim_id": "b", "claim": "gain 4x", "paper_relation": "~", "paper_value": 4.0,
+         "artifact_value": 3.36, "unit": "x", "verdict": cl.NOT_REPRODUCED},
+        {**row, "claim_id": "c", "claim": "from figures", "paper_relation": None, "paper_value": None,
+         "artifact_value": None, "verdict": cl.NOT_CHECKABLE},
+    ])
+
+
+def test_findings_show_paper_ours_with_interval_and_a_badge_synthetic():
+    text = findings_html(_claims(), ["b", "a"], intervals={"a": (30.0, 42.5)})
+    assert text.index("gain 4x") < text.index("CPU &lt; 50%")  # the headline order
+    assert "&lt;script&gt;" in text and "<script>" not in text
+    assert "36.0 [30.0, 42.5]%" in text and "~ 4×" in text and "3.36×" in text
+    assert 'class="verdict verdict-not-reproduced">not reproduced' in text
+    assert "1 reproduced" in text and "1 not checkable" in text
+
+
+def test_findings_refuse_an_unknown_headline_claim_synthetic():
+    import pytest
+    with pytest.raises(KeyError, match="zzz"):
+        findings_html(_claims(), ["zzz"])
+
+
+def test_site_links_point_from_a_chapter_page_into_the_copied_results():
+    assert site_href("data/results/stack-trim/tables/x.csv") == "../results/stack-trim/tables/x.csv"

@@ -1,0 +1,44 @@
+"""The book's number formatter against hand-worked cases (the style rules of
+issue 15: separators, no scientific notation in [0.001, 10**15), p-values,
+intervals)."""
+
+import math
+
+import pytest
+
+from mobitrace.core import numbers as n
+
+
+@pytest.mark.parametrize("x, text", [
+    (2000.0, "2,000"), (80.0, "80.0"), (0.0125, "0.0125"), (1234567.0, "1,234,567"),
+    (-3.14159, "−3.14"), (12, "12"), (0.0, "0"), (0.001, "0.00100"), (999.96, "1,000"),
+    (1.5e-4, "1.50 × 10⁻⁴"), (-2.5e-7, "−2.50 × 10⁻⁷"), (float("nan"), "–"), (None, "–"),
+    (math.inf, "∞"), (-0.0001 * 0, "0"),
+])
+def test_number_for_people(x, text):
+    assert n.number(x) == text
+
+
+def test_a_column_shares_one_number_of_decimals():
+    places = n.column_decimals([1234.5, 20.1, 0.5])  # median magnitude 20.1: 3 s.f. -> 1 place
+    assert places == 1
+    assert [n.number(x, decimals=places) for x in (1234.5, 20.1, 0.5)] == ["1,234.5", "20.1", "0.5"]
+
+
+@pytest.mark.parametrize("p, text", [(0.0125, "0.0125"), (0.5, "0.5000"), (1e-4, "0.0001"),
+                                     (9.9e-5, "< 0.0001"), (3e-12, "< 0.0001"), (None, "–")])
+def test_p_values(p, text):
+    assert n.p_value(p) == text
+
+
+def test_intervals_share_the_estimate_and_bounds_decimals():
+    assert n.interval(3.1234, 2.41, 3.9234) == "3.12 [2.41, 3.92]"
+    assert n.interval(1500.0, 1234.0, 1766.0) == "1,500 [1,234, 1,766]"
+    assert n.interval(0.5, None, None) == "0.500"
+    assert n.interval(-0.25, -0.5, 0.1) == "−0.250 [−0.500, 0.100]"
+
+
+def test_numbers_as_papers_print_them_and_units():
+    assert [n.as_printed(x) for x in (50.0, 1.7, 0.0125, 1560.0)] == ["50", "1.7", "0.0125", "1,560"]
+    assert n.with_unit("36.0", "%") == "36.0%" and n.with_unit("3.36", "x") == "3.36×"
+    assert n.with_unit("374", "Mbps") == "374 Mbps" and n.with_unit("–", "Mbps") == "–"
