@@ -1,6 +1,7 @@
 # `make`       set up .venv from the pinned lock if missing or stale, then
 #              `dvc repro` (ingest -> analyze -> book).
 # `make test`  the same set-up, then pytest.
+# `make fuzz`  hostile-input fuzzing, 10,000 examples (tests/hostile/test_fuzz.py).
 PYTHON ?= python3
 VENV   := .venv
 STAMP  := $(VENV)/.installed
@@ -26,6 +27,13 @@ repro: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+# `make fuzz`: property-based fuzzing of the capture reader, validate and
+# add-device with hypothesis (10,000 examples, random; `make test` runs 500,
+# derandomized). Prints the counts, the slowest example and the peak memory.
+.PHONY: fuzz
+fuzz: $(STAMP)
+	MOBITRACE_FUZZ=fuzz $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/hostile/test_fuzz.py $(PYTEST_ARGS)
 
 # Regenerate the lock from requirements.in in a throw-away venv.
 lock:
