@@ -80,6 +80,8 @@ from myst_nb import glue
 
 from mobitrace import claims as cl
 from mobitrace import cpufit
+from mobitrace.chapter import provenance_block
+from mobitrace.core.escape import md_text
 from mobitrace.chapter import ChapterOutputs
 from mobitrace.figures import save_svg
 
@@ -104,9 +106,12 @@ thr = f"{cpu_threshold_pct:g}"
 
 
 def styled(frame, uid, caption, fmt="{:.3g}"):
-    """A table as HTML (Styler only via to_html with a fixed uuid)."""
+    """A table as HTML (Styler only via to_html with a fixed uuid). Text
+    cells come from capture manifests: every one is HTML-escaped."""
     numeric = frame.select_dtypes("number").columns
+    text = [c for c in frame.columns if c not in numeric]
     return HTML(frame.style.set_uuid(uid).hide(axis="index").format(fmt, subset=list(numeric), na_rep="n/a")
+                .format(None, subset=text, escape="html").format_index(escape="html", axis=1)
                 .set_caption(caption).to_html())
 
 
@@ -164,11 +169,11 @@ display(styled(cap, "captures", "Capture sessions and their hosts (from manifest
 
 # %%
 for device in devices:
-    display(Markdown(f"**{device}**"))
+    display(Markdown(f"**{md_text(device)}**"))
     display(SVG(filename=str(Path(devices_dir) / device / "figure1.svg")))
     s = sessions[sessions["device"] == device].iloc[0]
-    display(Markdown(f"```{{provenance}} measured, modeled\n:stage: analyze_cpu_gbps_device@{device}\n\n"
-                     f"Measured runs (session {s['session']}); lines modeled (OLS).\n```"))
+    display(Markdown(provenance_block(f"Measured runs (session {s['session']}); lines modeled (OLS).",
+                                      f"analyze_cpu_gbps_device@{device}")))
 
 # %% [markdown]
 # ## The fitted lines
@@ -451,7 +456,7 @@ def downlink(frame):
 
 def not_captured(what, names):
     """Prose for a comparison whose devices are not in this build."""
-    display(Markdown(f"*No {what} in this build: {', '.join(names)} not all listed in "
+    display(Markdown(f"*No {what} in this build: {md_text(', '.join(names))} not all listed in "
                      "`params.yaml` (`cpu-gbps-measured.devices`).*"))
 
 

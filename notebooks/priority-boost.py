@@ -70,6 +70,7 @@ from mobitrace import claims as cl
 from mobitrace import pb_analysis as pba
 from mobitrace.book import table_html
 from mobitrace.chapter import ChapterOutputs
+from mobitrace.core.escape import md_text
 from mobitrace.figures import save_svg
 from mobitrace.published import mean_sd_table, value_of
 
@@ -486,7 +487,7 @@ for device, (runs, sessions) in measured.items():
     for table in ("cpu", "net", "audio"):
         grid = measured_grid(runs, table)
         if grid.empty:
-            display(Markdown(f"*{device}: no {table} runs captured.*"))
+            display(Markdown(f"*{md_text(device)}: no {table} runs captured.*"))
             continue
         save_table(grid, f"measured_{device}_{table}")
         show(grid, f"measured_{device}_{table}", f"{TABLE_TITLES[table]}, {device}: mean/SD (n runs)")

@@ -71,6 +71,7 @@ from mobitrace import claims as cl
 from mobitrace import st_analysis as sta
 from mobitrace.book import table_html
 from mobitrace.chapter import ChapterOutputs
+from mobitrace.core.escape import md_text
 from mobitrace.figures import save_svg
 from mobitrace.power import cpu_models
 from mobitrace.published import value_of
@@ -225,7 +226,7 @@ def errbar(ax, x, y, lo, hi, sustained, **kw):
 
 COLORS = {("lo", "up"): "#1b9e77", ("lo", "down"): "#d95f02", ("veth", "up"): "#7570b3", ("veth", "down"): "#e7298a"}
 for device, table in onecopy.items():
-    display(Markdown(f"**{device}: one-copy saving against rate**"))
+    display(Markdown(f"**{md_text(device)}: one-copy saving against rate**"))
     t = table[table["basis"] == cpu_basis]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for (link, direction), g in t.groupby(["link", "direction"]):
@@ -316,7 +317,7 @@ crossover = save_table(pd.DataFrame(cross_rows), "crossover")
 
 SIZE_STYLE = {1472: ("#d95f02", "UDP 1472 B (MTU 1500)"), 20000: ("#1b9e77", "UDP 20000 B (MTU 21000)")}
 for device, table in transport.items():
-    display(Markdown(f"**{device}: UDP against TCP**"))
+    display(Markdown(f"**{md_text(device)}: UDP against TCP**"))
     links = sorted(table["link"].unique())
     fig, axes = plt.subplots(2, len(links), figsize=(5 * len(links), 7), squeeze=False)
     for j, link in enumerate(links):
