@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-hypothesis = pytest.importorskip("hypothesis")
+import hypothesis  # noqa: E402,F401  (pinned in requirements.txt; never skipped)
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
