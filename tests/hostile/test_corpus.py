@@ -56,7 +56,15 @@ def digest(folder: Path) -> str:
 
 
 def temp_leftovers() -> set[str]:
+    """mobitrace's temporary folders in the temporary directory (a private one
+    per test: see private_tmp; /tmp is shared with other processes)."""
     return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("mobitrace-")}
+
+
+@pytest.fixture(autouse=True)
+def private_tmp(tmp_path_factory, monkeypatch):
+    """tempfile's directory, private to this test, so that a leftover is ours."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmpdir")))
 
 
 @contextmanager

@@ -50,11 +50,11 @@ from mobitrace.core import capture_reader  # noqa: E402
 from mobitrace.errors import InputError  # noqa: E402
 
 from .bases import ROOT, STUDIES, make_base  # noqa: E402
-from .test_corpus import digest, temp_leftovers  # noqa: E402
+from .test_corpus import digest, private_tmp, temp_leftovers  # noqa: E402,F401  (private_tmp: autouse)
 
 PROFILE = os.environ.get("MOBITRACE_FUZZ", "test")
 # examples per test: (reader level per study, session level per study)
-EXAMPLES = {"test": (90, 10), "fuzz": (1900, 100)}[PROFILE]
+EXAMPLES = {"test": (90, 10), "fuzz": (1940, 60)}[PROFILE]
 # No shrinking: a failing example is reported by its label (file + mutation)
 # and the blob; shrinking a capture-sized input takes many minutes.
 _common = dict(deadline=None, database=None, print_blob=True, suppress_health_check=list(HealthCheck),
