@@ -2,6 +2,7 @@
 #              `dvc repro` (ingest -> analyze -> book).
 # `make test`  the same set-up, then pytest.
 # `make site`, `make publish`, `make archive`: see "Read the book" in README.md.
+# `make fuzz`  hostile-input fuzzing, 10,000 examples (tests/hostile/test_fuzz.py).
 PYTHON ?= python3
 VENV   := .venv
 STAMP  := $(VENV)/.installed
@@ -62,6 +63,13 @@ publish: site
 # the site and SHA256SUMS; for Zenodo. Needs a clean working tree.
 archive: site
 	$(VENV)/bin/python scripts/publish.py archive
+
+# `make fuzz`: property-based fuzzing of the capture reader, validate and
+# add-device with hypothesis (10,000 examples, random; `make test` runs 500,
+# derandomized). Prints the counts, the slowest example and the peak memory.
+.PHONY: fuzz
+fuzz: $(STAMP)
+	MOBITRACE_FUZZ=fuzz $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/hostile/test_fuzz.py $(PYTEST_ARGS)
 
 # Regenerate the lock from requirements.in in a throw-away venv.
 lock:

@@ -70,6 +70,7 @@ from IPython.display import Markdown, display
 from mobitrace import claims as cl
 from mobitrace import pb_analysis as pba
 from mobitrace.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.core.escape import md_text
 from mobitrace.figures import PALETTE, SEED, legend_outside
 from mobitrace.pb_analysis import POLICY_NAMES
 from mobitrace.published import mean_sd_table, table_location, value_of
@@ -433,7 +434,7 @@ for device, (runs, sessions) in measured.items():
     for table in ("cpu", "net", "audio"):
         grid = pba.measured_grid(runs, table)
         if grid.empty:
-            display(Markdown(f"*{device}: no {table} runs captured.*"))
+            display(Markdown(f"*{md_text(device)}: no {table} runs captured.*"))
             continue
         out.table(grid, f"measured_{device}_{table}", f"{TABLE_TITLES[table]}, {device}: mean/SD (n runs)")
         provenance(f"measured ({device}, capture {hashes}); mean and SD over runs.")

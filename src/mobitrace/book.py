@@ -17,6 +17,7 @@ from IPython.display import HTML
 
 from . import timings
 from .core import numbers
+from .core.escape import safe_href
 
 
 def build(book_dir: str | Path = "book") -> Path:
@@ -139,7 +140,7 @@ def table_html(frame: pd.DataFrame, caption: str | None = None, index: bool = Fa
     body = "\n".join(lines)
     label = html.escape(caption or "table", quote=True)
     body = f'<div class="mobitrace-table-scroll" role="region" tabindex="0" aria-label="{label}">\n{body}\n</div>'
-    download = (f'<p class="mobitrace-csv"><a href="{html.escape(csv_href)}" download>'
+    download = (f'<p class="mobitrace-csv"><a href="{html.escape(safe_href(csv_href))}" download>'
                 f"Download the full table (CSV)</a></p>") if csv_href else ""
     if len(frame) > LONG_TABLE_ROWS:
         summary = f"{html.escape(caption or 'Table', quote=False)}: {len(frame):,} rows (show)"
@@ -148,5 +149,6 @@ def table_html(frame: pd.DataFrame, caption: str | None = None, index: bool = Fa
 
 
 def link(text: str, href: str) -> str:
-    """An escaped HTML link, for a cell of one of table_html's html_columns."""
-    return f'<a href="{html.escape(href)}">{html.escape(text, quote=False)}</a>'
+    """An escaped HTML link, for a cell of one of table_html's html_columns
+    (a target that is not a relative path or http(s) URL becomes "#")."""
+    return f'<a href="{html.escape(safe_href(href))}">{html.escape(text, quote=False)}</a>'

@@ -40,7 +40,6 @@ so the precise total covers the network stack's work on this test bed.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import json
@@ -54,6 +53,7 @@ import pandas as pd
 import pandera.pandas as pa
 import yaml
 
+from .core import capture_reader
 from .errors import InputError
 
 PROC_STAT_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal",
@@ -76,27 +76,13 @@ def _records(text: str):
 
 def resolve(path: str | Path) -> Path:
     """`path`, or `path`.gz when only the compressed file exists."""
-    path = Path(path)
-    if path.exists():
-        return path
-    gz = path.with_name(path.name + ".gz")
-    if gz.exists():
-        return gz
-    raise InputError(path, None, None, "a file (or its .gz)", "no such file")
+    return capture_reader.resolve(path)
 
 
 def read_text(path: str | Path) -> tuple[Path, str]:
     """The text of `path` (gzip read transparently) and the resolved path."""
     path = resolve(path)
-    try:
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        return path, raw.decode("utf-8")
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(path, None, None, "a readable (gzip) file", str(exc)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"byte {exc.start}", None, "UTF-8 text", "undecodable bytes") from None
+    return path, capture_reader.read_text(path)
 
 
 def _schema_error(path: Path, exc: pa.errors.SchemaErrors, frame: pd.DataFrame, unit: str) -> InputError:
@@ -198,7 +184,7 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
     """
     path, text = read_text(path)
     try:
-        doc = json.loads(text)
+        doc = capture_reader.loads_json(text, path)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"line {exc.lineno}, column {exc.colno}", None, "valid JSON", exc.msg) from None
     if not isinstance(doc, dict):
@@ -296,7 +282,7 @@ def parse_proc_stat(path: str | Path) -> pd.DataFrame:
             raise InputError(path, f"line {n}", "cpu", "cpu or cpuN", parts[1])
         row = {"cpu": parts[1], "line": n}
         for name, val in zip(["t_ns", *PROC_STAT_FIELDS], [parts[0], *parts[2:]]):
-            if not val.isdigit():
+            if not capture_reader.is_count(val):
                 raise InputError(path, f"line {n}", name, "a non-negative integer", val)
             row[name] = int(val)
         rows.append(row)
@@ -350,7 +336,7 @@ def parse_proc_pid(path: str | Path) -> pd.DataFrame:
         for name, val in zip(PROC_PID_COLUMNS, parts):
             if name == "role":
                 continue
-            if not val.isdigit():
+            if not capture_reader.is_count(val):
                 raise InputError(path, f"line {n}", name, "a non-negative integer", val)
             row[name] = int(val)
         rows.append(row)
@@ -394,7 +380,7 @@ def parse_cpuacct(path: str | Path) -> pd.DataFrame:
         if parts[1] not in CPUACCT_SOURCES:
             raise InputError(path, f"line {n}", "source", " or ".join(CPUACCT_SOURCES), parts[1])
         for name, val in [("t_ns", parts[0])] + [(f"cpu{i}", v) for i, v in enumerate(parts[2:])]:
-            if not val.isdigit():
+            if not capture_reader.is_count(val):
                 raise InputError(path, f"line {n}", name, "a non-negative integer", val)
         for i, val in enumerate(parts[2:]):
             rows.append({"t_ns": int(parts[0]), "source": parts[1], "cpu": i, "usage_ns": int(val), "line": n})
@@ -475,13 +461,7 @@ RUN_SCHEMA = pa.DataFrameSchema(
 
 def _load_yaml(path: Path) -> tuple[dict, yaml.Node]:
     path, text = read_text(path)
-    try:
-        doc = yaml.safe_load(text)
-        node = yaml.compose(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(path, f"line {mark.line + 1}" if mark else None, None, "valid YAML",
-                         getattr(exc, "problem", str(exc))) from None
+    doc, node = capture_reader.loads_yaml(text, path)
     if not isinstance(doc, dict):
         raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
     return doc, node
@@ -707,7 +687,7 @@ def run_row(run_dir: Path, n_cpus: int) -> dict:
     row["precise_peer_pct"] = m["server_cpu_s"] / denom
     row["precise_ksoftirqd_pct"] = ksoft / denom
     # Host-wide precise Total (all tasks), where the capture recorded it.
-    acct_file = next((p for p in (run_dir / "cpuacct.txt", run_dir / "cpuacct.txt.gz") if p.exists()), None)
+    acct_file = resolve(run_dir / "cpuacct.txt") if capture_reader.exists(run_dir / "cpuacct.txt") else None
     row["host_precise_total_pct"] = (cpuacct_utilization(parse_cpuacct(acct_file), t0, t1, n_cpus, acct_file)
                                      if acct_file is not None else float("nan"))
     # iperf3's own getrusage-based figure, % of one CPU -> % of all CPUs.
@@ -716,13 +696,13 @@ def run_row(run_dir: Path, n_cpus: int) -> dict:
 
 
 def file_md5(path: Path) -> str:
-    return hashlib.md5(path.read_bytes()).hexdigest()
+    return hashlib.md5(capture_reader.read_raw(path)).hexdigest()
 
 
 def session_hash(folder: Path) -> tuple[str, int, int]:
     """md5 over the sorted (relative path, md5) of every file in a capture
     folder, with the number of files and their total bytes."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    files = capture_reader.walk(folder)
     h = hashlib.md5()
     for p in files:
         h.update(f"{p.relative_to(folder).as_posix()}\t{file_md5(p)}\n".encode())
@@ -743,6 +723,7 @@ def sessions_of(device_dir: Path) -> list[Path]:
 def load_device(device_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """All sessions of a device -> (sessions, runs) frames."""
     device_dir = Path(device_dir)
+    capture_reader.check_capture(device_dir)
     sessions, runs = [], []
     for folder in sessions_of(device_dir):
         rec = parse_session_manifest(folder / "manifest.yaml")

@@ -21,6 +21,7 @@ import pandas as pd
 from . import claims as cl
 from .book import table_html
 from .core import numbers
+from .core.escape import fence, safe_href
 from .figures import save_svg
 
 PROVENANCE_KINDS = ("measured", "published", "modeled")
@@ -33,11 +34,16 @@ VERDICT_BADGES = {cl.REPRODUCED: "reproduced", cl.NOT_REPRODUCED: "not-reproduce
 
 
 def provenance_block(text: str, stage: str) -> str:
-    """The MyST source of a provenance line; its kinds are the ones `text` names."""
+    """The MyST source of a provenance line; its kinds are the ones `text`
+    names. `text` may hold capture strings: it is the directive's plain-text
+    body (mobitrace.sphinxext escapes it), and the fence is longer than any
+    backtick run in it, so it can't end the block."""
     kinds = [k for k in PROVENANCE_KINDS if k in text.lower()]
     if not kinds:
         raise ValueError(f"provenance text names no kind of {PROVENANCE_KINDS}: {text!r}")
-    return f"```{{provenance}} {', '.join(kinds)}\n:stage: {stage}\n\n{text}\n```"
+    text = " ".join(str(text).splitlines())  # one paragraph: no line can open or close a block
+    mark = fence(text)  # longer than any backtick run in the text, which stays the directive's plain body
+    return f"{mark}{{provenance}} {', '.join(kinds)}\n:stage: {stage}\n\n{text}\n{mark}"
 
 
 def site_href(path: str | Path) -> str:
@@ -185,7 +191,7 @@ class ChapterOutputs:
         plt.close(fig)
         display(HTML(
             f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
-            f'<img src="{html.escape(site_href(path))}" alt="{html.escape(alt)}" loading="lazy">\n'
+            f'<img src="{html.escape(safe_href(site_href(path)))}" alt="{html.escape(alt)}" loading="lazy">\n'
             f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>"))
 
     def findings(self, claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:

@@ -18,6 +18,7 @@ from matplotlib.patches import Patch
 
 from . import cpufit
 from .core import numbers
+from .core.escape import md_text
 from .cpugbps_device import CI_ALPHA, draw_fit
 from .figures import PALETTE, legend_outside
 
@@ -114,7 +115,7 @@ def comparison_shown(frame: pd.DataFrame, a_name: str, b_name: str) -> pd.DataFr
 
 def not_captured_text(what: str, names: list[str]) -> str:
     """The sentence a comparison shows when its devices are not in the build."""
-    return (f"*No {what} in this build: {', '.join(names)} not all listed in "
+    return (f"*No {what} in this build: {', '.join(md_text(n) for n in names)} not all listed in "
             "`params.yaml` (`cpu-gbps-measured.devices`).*")
 
 

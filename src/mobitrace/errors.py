@@ -21,3 +21,10 @@ class InputError(ValueError):
         if field:
             parts.append(f"field '{field}'")
         super().__init__(f"{': '.join(parts)}: expected {expected}, found {found!r}")
+
+
+class Plain(str):
+    """A `found` shown as is, without quotes (e.g. "byte 0xff at offset 3")."""
+
+    def __repr__(self) -> str:
+        return str(self)

@@ -27,7 +27,6 @@ CPU time through a CPU power model.
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import shutil
@@ -37,8 +36,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
-import yaml
 
+from .core import capture_reader
 from .errors import InputError
 from .power import CpuPowerModel, RadioPowerModel, nj_per_bit
 
@@ -88,12 +87,9 @@ RUNS_SCHEMA = pa.DataFrameSchema(
 
 def _read_manifest(folder: Path) -> dict:
     path = folder / "manifest.yaml"
-    if not path.is_file():
+    if not capture_reader.exists(path):
         raise InputError(path, None, None, "a capture manifest.yaml", "no such file")
-    try:
-        doc = yaml.safe_load(path.read_text())
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InputError(path, None, None, "valid YAML", str(exc).splitlines()[0]) from None
+    doc, _ = capture_reader.load_yaml(capture_reader.resolve(path))
     if not isinstance(doc, dict):
         raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
     if doc.get("study") != STUDY:
@@ -116,6 +112,7 @@ def _read_manifest(folder: Path) -> dict:
                                  v if v is not None else "nothing")
     if not isinstance(doc.get("n_runs"), int):
         raise InputError(path, None, "n_runs", "an integer", doc.get("n_runs", "nothing"))
+    capture_reader.check_number(doc["n_runs"], path, None, "n_runs", integer=True)
     return doc
 
 
@@ -142,7 +139,7 @@ def _cpu_line(lines, where, field, path) -> tuple[float, float]:
     if not isinstance(lines, list) or not lines or not isinstance(lines[0], str):
         raise InputError(path, where, field, "a list of /proc/stat cpu lines", lines)
     parts = lines[0].split()
-    if parts[0] != "cpu" or len(parts) < 8:
+    if not parts or parts[0] != "cpu" or len(parts) < 8:
         raise InputError(path, where, field, "the aggregate 'cpu' line first", lines[0])
     try:
         vals = [int(x) for x in parts[1:]]
@@ -257,20 +254,17 @@ def read_session(folder: str | Path) -> tuple[dict, pd.DataFrame]:
     folder = Path(folder)
     manifest = _read_manifest(folder)
     path = folder / "runs.jsonl.gz"
-    if not path.is_file():
+    if not capture_reader.exists(path):
         raise InputError(path, None, None, "the kit's runs.jsonl.gz", "no such file")
+    path = capture_reader.resolve(path)
     rows = []
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            for i, line in enumerate(fh, 1):
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(path, f"line {i}", None, "a JSON object", f"invalid JSON ({exc.msg})") from None
-                rows.append(parse_run(rec, path, i, manifest["config"]["scale"], manifest["device"],
-                                      manifest["session"]))
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
-        raise InputError(path, None, None, "a gzip file of UTF-8 JSON lines", str(exc)) from None
+    for i, line in capture_reader.iter_lines(path):
+        try:
+            rec = capture_reader.loads_json(line, path)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, f"line {i}", None, "a JSON object", f"invalid JSON ({exc.msg})") from None
+        rows.append(parse_run(rec, path, i, manifest["config"]["scale"], manifest["device"],
+                              manifest["session"]))
     if len(rows) != manifest["n_runs"]:
         raise InputError(folder / "manifest.yaml", None, "n_runs", f"{len(rows)} (the runs in runs.jsonl.gz)",
                          manifest["n_runs"])
@@ -293,6 +287,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> Path:
     device_dir, out_dir = Path(device_dir), Path(out_dir)
     if not device_dir.is_dir():
         raise InputError(device_dir, None, None, "a device folder of capture sessions", "no such folder")
+    capture_reader.check_capture(device_dir)
     sessions = sorted(p for p in device_dir.iterdir() if p.is_dir())
     if not sessions:
         raise InputError(device_dir, None, None, "at least one session folder", "none")

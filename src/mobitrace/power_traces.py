@@ -45,6 +45,7 @@ bytes per kept sample for :func:`read_trace`.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .core import capture_reader
 from .errors import InputError
 
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
@@ -159,15 +161,10 @@ def _numeric(path, frame: pd.DataFrame, col: str, first_line: int) -> np.ndarray
 
 
 def _check_header(path, spec: TraceSpec) -> None:
-    import gzip
-    opener = gzip.open if str(path).endswith(".gz") else open
-    try:
-        with opener(path, "rt", encoding="utf-8", newline="") as fh:
-            header = fh.readline().rstrip("\r\n")
-    except FileNotFoundError:
-        raise InputError(path, None, None, f"a {spec.format} power trace", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, "line 1", None, "a UTF-8 CSV text (gzip allowed)", str(exc)) from None
+    if not os.path.lexists(path):
+        raise InputError(path, None, None, f"a {spec.format} power trace", "no such file")
+    with capture_reader.open_text_stream(path) as fh:
+        header = capture_reader.decode(fh.readline(64 * 1024), path).rstrip("\r\n")
     found = [h.strip() for h in header.split(",")]
     if found != spec.columns:
         raise InputError(path, "line 1", "header", ",".join(spec.columns), header)
@@ -181,15 +178,17 @@ def iter_chunks(path: str | Path, spec: TraceSpec, chunk_rows: int = CHUNK_ROWS,
     _check_header(path, spec)
     st = state if state is not None else _State()
     time_scale = TIME_UNITS[spec.units["time"]]
-    reader = pd.read_csv(path, chunksize=chunk_rows, skip_blank_lines=False, engine="c",
-                         compression="infer", header=0, on_bad_lines="error")
+    stream = capture_reader.open_text_stream(path)
     line0 = 2
     try:
+        reader = pd.read_csv(stream, chunksize=chunk_rows, skip_blank_lines=False, engine="c",
+                             compression=None, header=0, on_bad_lines="error", encoding="utf-8")
         for frame in reader:
             if list(frame.columns) != spec.columns:  # pragma: no cover (header checked above)
                 raise InputError(path, "line 1", "header", ",".join(spec.columns), ",".join(frame.columns))
             n = len(frame)
             st.rows += n
+            capture_reader.check_rows(path, st.rows)
             t_raw = _numeric(path, frame, "time", line0)
             missing_t = np.isnan(t_raw)
             if missing_t.any():
@@ -261,8 +260,10 @@ def iter_chunks(path: str | Path, spec: TraceSpec, chunk_rows: int = CHUNK_ROWS,
             raise InputError(path, f"line {m.group(2)}", None, f"{m.group(1)} fields ({','.join(spec.columns)})",
                              f"{m.group(3)} fields") from None
         raise InputError(path, None, None, f"a CSV of {len(spec.columns)} columns", str(exc).strip()) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, None, "UTF-8 CSV text", str(exc)) from None
+    except pd.errors.EmptyDataError:
+        raise InputError(path, "line 1", "header", ",".join(spec.columns), "an empty file") from None
+    finally:
+        stream.close()
     if st.rows == 0:
         raise InputError(path, "line 2", None, "at least two samples", "no samples")
 
@@ -299,7 +300,7 @@ def _first_chunk_bytes(path: Path, rows: int) -> float:
     """Bytes per data row, measured on the first `rows` lines of an
     uncompressed file (header excluded)."""
     size = 0
-    with open(path, "rb") as fh:
+    with capture_reader.open_binary(path) as fh:
         fh.readline()
         for _ in range(min(rows, 100_000)):
             line = fh.readline()

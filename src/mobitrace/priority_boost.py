@@ -19,7 +19,6 @@ line/record, field, expected, found) nothing is written.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import json
@@ -30,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
-import yaml
 
+from .core import capture_reader
 from .errors import InputError
 
 RUN_FIELDS = ["run_id", "table", "kind", "cell", "policy", "cpu_procs", "cross_pct", "rep", "seed",
@@ -126,12 +125,8 @@ def _fail_schema(path: Path, exc: pa.errors.SchemaErrors, where_of) -> None:
     raise InputError(path, where, field, f"to pass check {case['check']}", case["failure_case"]) from None
 
 
-def _read_csv(path: Path, columns: list[str], opener=open) -> pd.DataFrame:
-    try:
-        with opener(path, "rt") as fh:
-            text = fh.read()
-    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
-        raise InputError(path, None, None, "a readable (gzip) CSV file", type(exc).__name__) from None
+def _read_csv(path: Path, columns: list[str]) -> pd.DataFrame:
+    text = capture_reader.read_text(capture_reader.resolve(path))
     lines = text.splitlines()
     if not lines or lines[0].split(",") != columns:
         raise InputError(path, "line 1", "header", ",".join(columns), lines[0] if lines else "")
@@ -148,7 +143,8 @@ def _to_numbers(path: Path, frame: pd.DataFrame, kinds: dict) -> pd.DataFrame:
     out = frame.copy()
     for col, kind in kinds.items():
         conv = pd.to_numeric(out[col], errors="coerce")
-        bad = conv.isna() | (((conv % 1) != 0) if kind is int else False)
+        bad = conv.isna() | ~np.isfinite(conv.astype(float)) | (conv.astype(float).abs() > capture_reader.LIMITS.magnitude)
+        bad |= (((conv % 1) != 0) if kind is int else False)
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
             raise InputError(path, f"line {i + 2}", col, "an integer" if kind is int else "a number",
@@ -174,9 +170,7 @@ def read_runs(path: Path) -> tuple[pd.DataFrame, int]:
 
 def _read_json(path: Path, schema: pa.DataFrameSchema) -> dict:
     try:
-        rec = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, None, None, "a readable JSON file", type(exc).__name__) from None
+        rec = capture_reader.loads_json(capture_reader.read_text(capture_reader.resolve(path)), path)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"line {exc.lineno}", None, "valid JSON", exc.msg) from None
     if not isinstance(rec, dict):
@@ -186,8 +180,7 @@ def _read_json(path: Path, schema: pa.DataFrameSchema) -> dict:
             raise InputError(path, "record 1", col, "a value", "nothing")
         want = column.dtype.type if column.dtype is not None else None
         val = rec[col]
-        if isinstance(val, bool) or not isinstance(val, (int, float)):
-            raise InputError(path, "record 1", col, "a number", val)
+        capture_reader.check_number(val, path, "record 1", col, minimum=None)
         if str(want) == "int64" and float(val) != int(val):
             raise InputError(path, "record 1", col, "an integer", val)
     frame = pd.DataFrame([{c: rec[c] for c in schema.columns}])
@@ -213,7 +206,7 @@ def audio_jitter(t_ns: np.ndarray, period_ns: int = AUDIO_PERIOD_NS) -> tuple[fl
 
 
 def _oracle_summary(path: Path) -> dict:
-    frame = _read_csv(path, ["t_s", "event", "pid", "value"], opener=gzip.open)
+    frame = _read_csv(path, ["t_s", "event", "pid", "value"])
     frame = _to_numbers(path, frame, {"t_s": float, "pid": int, "value": int})
     try:
         ORACLE_SCHEMA.validate(frame, lazy=True)
@@ -236,14 +229,7 @@ def _oracle_summary(path: Path) -> dict:
 
 
 def read_manifest(path: Path) -> dict:
-    try:
-        doc = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise InputError(path, None, None, "a readable manifest.yaml", type(exc).__name__) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(path, f"line {mark.line + 1}" if mark else None, None, "valid YAML",
-                         getattr(exc, "problem", str(exc))) from None
+    doc, _ = capture_reader.load_yaml(capture_reader.resolve(path))
     if not isinstance(doc, dict):
         raise InputError(path, None, None, "a mapping", type(doc).__name__)
     for key in MANIFEST_KEYS:
@@ -251,6 +237,16 @@ def read_manifest(path: Path) -> dict:
             raise InputError(path, None, key, "a top-level key", "nothing")
     if doc["study"] != "priority-boost":
         raise InputError(path, None, "study", "'priority-boost'", doc["study"])
+    for key in ("host", "configuration"):
+        if not isinstance(doc[key], dict):
+            raise InputError(path, None, key, "a mapping", doc[key])
+    if "cpu_count" in doc["host"]:
+        capture_reader.check_number(doc["host"]["cpu_count"], path, None, "host.cpu_count", minimum=1, integer=True)
+    if "file_bytes" in doc["configuration"]:
+        capture_reader.check_number(doc["configuration"]["file_bytes"], path, None, "configuration.file_bytes",
+                                    integer=True)
+    if not isinstance(doc["host"].get("cpu_model") or [], list):
+        raise InputError(path, None, "host.cpu_model", "a list of CPU models", doc["host"]["cpu_model"])
     return doc
 
 
@@ -258,8 +254,8 @@ def capture_hash(folder: Path) -> tuple[str, int, int]:
     """sha256 over (relative path, sha256 of content) of every file, sorted;
     with the number of files and their total size in bytes."""
     h, n, size = hashlib.sha256(), 0, 0
-    for f in sorted(p for p in folder.rglob("*") if p.is_file()):
-        data = f.read_bytes()
+    for f in capture_reader.walk(folder):
+        data = capture_reader.read_raw(f)
         h.update(f"{f.relative_to(folder).as_posix()}\0{hashlib.sha256(data).hexdigest()}\n".encode())
         n, size = n + 1, size + len(data)
     return h.hexdigest(), n, size
@@ -292,7 +288,7 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame]:
             row.update(transfer_s=float(rec["duration_s"]), metric=float(rec["duration_s"]), metric_unit="s",
                        cpu_s=float(rec["cpu_user_s"]) + float(rec["cpu_sys_s"]))
         elif r.status == "ok":
-            frame = _read_csv(where("audio.csv.gz"), ["seq", "t_ns", "errno"], opener=gzip.open)
+            frame = _read_csv(where("audio.csv.gz"), ["seq", "t_ns", "errno"])
             frame = _to_numbers(where("audio.csv.gz"), frame, {"seq": int, "t_ns": int, "errno": int})
             try:
                 AUDIO_SCHEMA.validate(frame, lazy=True)
@@ -308,10 +304,12 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame]:
             rec = _read_json(where("cross.json"), CROSS_SCHEMA)
             row["cross_offered_bps"] = float(rec["offered_bps"])
         stat = where("cgroup_cpu_stat.json")
-        if stat.exists():
+        if capture_reader.exists(stat):
             try:
-                s = json.loads(stat.read_text())
-                row["throttled_ms"] = (s["after"]["throttled_time"] - s["before"]["throttled_time"]) / 1e6
+                s = capture_reader.loads_json(capture_reader.read_text(capture_reader.resolve(stat)), stat)
+                after, before = (capture_reader.check_number(s[k]["throttled_time"], stat, "record 1",
+                                                             f"{k}.throttled_time") for k in ("after", "before"))
+                row["throttled_ms"] = (after - before) / 1e6
             except (KeyError, TypeError, json.JSONDecodeError):
                 raise InputError(stat, "record 1", "after.throttled_time", "a number", "nothing") from None
         rows.append(row)
@@ -336,6 +334,8 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Validate every session of a device and write runs.parquet and
     sessions.parquet to out_dir; nothing is written on failure."""
     device_dir, out_dir = Path(device_dir), Path(out_dir)
+    if device_dir.is_dir():
+        capture_reader.check_capture(device_dir)
     sessions = sorted(p for p in device_dir.iterdir() if p.is_dir()) if device_dir.is_dir() else []
     if not sessions:
         raise InputError(device_dir, None, None, "one or more session folders", "none")

@@ -25,7 +25,6 @@ InputError naming file, line/record, field, expected and found):
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import shutil
@@ -35,8 +34,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
-import yaml
 
+from .core import capture_reader
 from .errors import InputError
 
 RUN_FIELDS = ["run_id", "experiment", "link", "direction", "proto", "size", "sender_mode", "receiver_mode",
@@ -80,15 +79,9 @@ SAMPLE_COLUMNS = ["device", "session", "run_id", "interval", "t_s", "dt_s", "cpu
 
 
 def _open_text(path: Path) -> str:
-    try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rt") as fh:
-                return fh.read()
-        return path.read_text()
-    except FileNotFoundError:
-        raise InputError(path, None, None, "a file written by the capture kit", "no such file") from None
-    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
-        raise InputError(path, None, None, "a readable (gzip) text file", type(exc).__name__) from None
+    if not capture_reader.exists(path):
+        raise InputError(path, None, None, "a file written by the capture kit", "no such file")
+    return capture_reader.read_text(capture_reader.resolve(path))
 
 
 def condition_of(row) -> str:
@@ -134,7 +127,7 @@ def read_report(path: Path, role: str, proto: str, mode: str, size: int) -> dict
     """One stnet JSON report, checked field by field."""
     text = _open_text(path).strip()
     try:
-        doc = json.loads(text.splitlines()[-1]) if text else None
+        doc = capture_reader.loads_json(text.splitlines()[-1], path) if text else None
     except json.JSONDecodeError as exc:
         raise InputError(path, f"line {len(text.splitlines())}", None, "a JSON object", exc.msg) from None
     if not isinstance(doc, dict):
@@ -163,7 +156,7 @@ def parse_proc_stat(path: Path, n_cpus: int | None = None) -> tuple[np.ndarray, 
         if not parts:
             continue
         if parts[0] == "#":
-            if len(parts) != 3 or parts[1] != "t_ns" or not parts[2].isdigit():
+            if len(parts) != 3 or parts[1] != "t_ns" or not capture_reader.is_count(parts[2]):
                 raise InputError(path, f"line {no}", "t_ns", "'# t_ns <integer>'", line)
             if cur_stat is not None:
                 stats.append(cur_stat)
@@ -176,7 +169,7 @@ def parse_proc_stat(path: Path, n_cpus: int | None = None) -> tuple[np.ndarray, 
             want = "cpu" if not cur_stat else f"cpu{len(cur_stat) - 1}"
             if parts[0] != want:
                 raise InputError(path, f"line {no}", "cpu", want, parts[0])
-            if len(parts) < 9 or not all(p.isdigit() for p in parts[1:]):
+            if len(parts) < 9 or not all(capture_reader.is_count(p) for p in parts[1:]):
                 raise InputError(path, f"line {no}", parts[0], "at least 8 integer jiffy counters", line)
             cur_stat.append([int(p) for p in parts[1:9]])
         elif parts[0] == "mhz":
@@ -215,12 +208,23 @@ def run_tables(run_dir: Path, row: dict, n_cpus: int, user_hz: int) -> tuple[dic
     r = read_report(run_dir / "receiver.json", "recv", row["proto"], row["receiver_mode"], row["size"])
     man_path = run_dir / "run.json"
     try:
-        man = json.loads(_open_text(man_path))
+        man = capture_reader.loads_json(_open_text(man_path), man_path)
     except json.JSONDecodeError as exc:
         raise InputError(man_path, f"line {exc.lineno}", None, "a JSON object", exc.msg) from None
+    if not isinstance(man, dict):
+        raise InputError(man_path, None, None, "a JSON object", type(man).__name__)
     for key in ("loadavg_1min", "sender", "receiver"):
         if key not in man:
             raise InputError(man_path, None, key, "a value", "nothing")
+    capture_reader.check_number(man["loadavg_1min"], man_path, None, "loadavg_1min")
+    wait4 = {}
+    for side in ("sender", "receiver"):
+        for part in ("utime_s", "stime_s"):
+            try:
+                val = man[side]["wait4"][part]
+            except (KeyError, TypeError):
+                raise InputError(man_path, None, f"{side}.wait4.{part}", "CPU seconds", "nothing") from None
+            wait4[side, part] = capture_reader.check_number(val, man_path, None, f"{side}.wait4.{part}")
     if man.get("run_id") != row["run_id"]:
         raise InputError(man_path, None, "run_id", row["run_id"], man.get("run_id"))
     t, jif, mhz = parse_proc_stat(run_dir / "proc_stat.txt.gz", n_cpus)
@@ -245,8 +249,8 @@ def run_tables(run_dir: Path, row: dict, n_cpus: int, user_hz: int) -> tuple[dic
         "sender_user_s": s["phase_utime_s"], "sender_sys_s": s["phase_stime_s"],
         "receiver_user_s": r["phase_utime_s"], "receiver_sys_s": r["phase_stime_s"],
         "sender_cpu_s": sender_cpu, "receiver_cpu_s": receiver_cpu,
-        "sender_cpu_wait4_s": float(man["sender"]["wait4"]["utime_s"] + man["sender"]["wait4"]["stime_s"]),
-        "receiver_cpu_wait4_s": float(man["receiver"]["wait4"]["utime_s"] + man["receiver"]["wait4"]["stime_s"]),
+        "sender_cpu_wait4_s": float(wait4["sender", "utime_s"] + wait4["sender", "stime_s"]),
+        "receiver_cpu_wait4_s": float(wait4["receiver", "utime_s"] + wait4["receiver", "stime_s"]),
         "device_cpu_s": sender_cpu if device_side == "sender" else receiver_cpu,
         "peer_cpu_s": receiver_cpu if device_side == "sender" else sender_cpu,
         "both_cpu_s": sender_cpu + receiver_cpu,
@@ -269,12 +273,7 @@ def run_tables(run_dir: Path, row: dict, n_cpus: int, user_hz: int) -> tuple[dic
 
 
 def read_manifest(path: Path) -> dict:
-    try:
-        doc = yaml.safe_load(_open_text(path))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(path, f"line {mark.line + 1}" if mark else None, None, "valid YAML",
-                         getattr(exc, "problem", str(exc))) from None
+    doc, _ = capture_reader.loads_yaml(_open_text(path), path)
     if not isinstance(doc, dict):
         raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
     for key in ("study", "device", "session", "configuration", "host"):
@@ -291,9 +290,8 @@ def read_manifest(path: Path) -> dict:
 
 def content_hash(folder: Path) -> str:
     h = hashlib.md5()
-    for p in sorted(folder.rglob("*")):
-        if p.is_file():
-            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes())
+    for p in capture_reader.walk(folder):
+        h.update(str(p.relative_to(folder)).encode() + b"\0" + capture_reader.read_raw(p))
     return h.hexdigest()
 
 
@@ -335,6 +333,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     device_dir, out_dir = Path(device_dir), Path(out_dir)
     if not device_dir.is_dir():
         raise InputError(device_dir, None, None, "a device folder of capture sessions", "no such folder")
+    capture_reader.check_capture(device_dir)
     sessions = sorted(p for p in device_dir.iterdir() if p.is_dir())
     if not sessions:
         raise InputError(device_dir, None, None, "at least one session folder", "none")

@@ -31,7 +31,6 @@ before the first request, energy per 100 MB and tail energy (mobitrace.energy).
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import json
@@ -42,10 +41,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
-import yaml
 
 from . import energy
 from . import power_traces as pt
+from .core import capture_reader
 from .errors import InputError
 
 RUN_FIELDS = ["run_id", "kind", "dataset", "concurrency", "parallelism", "io_kib", "files", "rep", "status",
@@ -99,13 +98,14 @@ RUN_COLUMNS = ["device", "session", "run_id", "kind", "dataset", "concurrency", 
 
 
 def _csv(path: Path, fields: list[str], schema: pa.DataFrameSchema) -> pd.DataFrame:
-    if not path.exists():
+    if not capture_reader.exists(path):
         raise InputError(path, None, None, "a file written by the capture kit", "no such file")
+    path = capture_reader.resolve(path)
+    text = capture_reader.read_text(path)
     try:
-        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-        frame = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(path, None, None, "a readable (gzip) CSV", str(exc)) from None
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise InputError(path, "line 1", "header", ",".join(fields), "an empty file") from None
     except pd.errors.ParserError as exc:
         raise InputError(path, None, None, f"a CSV with columns {','.join(fields)}", str(exc).strip()) from None
     if list(frame.columns) != fields:
@@ -113,15 +113,17 @@ def _csv(path: Path, fields: list[str], schema: pa.DataFrameSchema) -> pd.DataFr
     for col, spec in schema.columns.items():
         if spec.dtype is not None and str(spec.dtype).startswith("int"):
             num = pd.to_numeric(frame[col], errors="coerce")
-            bad = num.isna() | (num != num.round())
+            bad = num.isna() | (num.astype(float).abs() > capture_reader.LIMITS.magnitude)
+            bad |= num != num.round()
             if bad.any():
                 i = int(np.flatnonzero(bad.to_numpy())[0])
                 raise InputError(path, f"line {i + 2}", col, "an integer", frame[col].iloc[i])
             frame[col] = num.astype("int64")
         elif spec.dtype is not None and str(spec.dtype).startswith("float"):
             num = pd.to_numeric(frame[col], errors="coerce")
-            if num.isna().any():
-                i = int(np.flatnonzero(num.isna().to_numpy())[0])
+            bad = num.isna() | ~np.isfinite(num.astype(float)) | (num.astype(float).abs() > capture_reader.LIMITS.magnitude)
+            if bad.any():
+                i = int(np.flatnonzero(bad.to_numpy())[0])
                 raise InputError(path, f"line {i + 2}", col, "a number", frame[col].iloc[i])
             frame[col] = num.astype(float)
     try:
@@ -148,12 +150,9 @@ def _steps(path: Path, frame: pd.DataFrame, col: str, strict: bool) -> None:
 
 def read_manifest(folder: Path) -> dict:
     path = folder / "manifest.yaml"
-    if not path.is_file():
+    if not capture_reader.exists(path):
         raise InputError(path, None, None, "a capture manifest.yaml", "no such file")
-    try:
-        doc = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise InputError(path, None, None, "valid YAML", str(exc).splitlines()[0]) from None
+    doc, _ = capture_reader.load_yaml(capture_reader.resolve(path))
     if not isinstance(doc, dict):
         raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
     for key in ("study", "device", "session", "configuration", "host", "runs"):
@@ -173,6 +172,7 @@ def read_manifest(folder: Path) -> dict:
         f = doc["power_trace"].get("file")
         if not isinstance(f, str) or "<run_id>" not in f:
             raise InputError(path, "power_trace", "file", "a path pattern with <run_id>", f)
+        capture_reader.inside(folder, f, path, "power_trace.file")
     return doc
 
 
@@ -191,17 +191,27 @@ def read_session(folder: str | Path) -> dict:
             continue
         rdir = folder / "runs" / r.run_id
         meta_path = rdir / "run.json"
+        if not capture_reader.exists(meta_path):
+            raise InputError(meta_path, None, None, "the run's run.json", "no such file")
         try:
-            meta = json.loads(meta_path.read_text())
-        except FileNotFoundError:
-            raise InputError(meta_path, None, None, "the run's run.json", "no such file") from None
+            meta = capture_reader.loads_json(capture_reader.read_text(capture_reader.resolve(meta_path)), meta_path)
         except json.JSONDecodeError as exc:
             raise InputError(meta_path, f"line {exc.lineno}", None, "JSON", exc.msg) from None
-        client = meta.get("client") or {}
+        if not isinstance(meta, dict):
+            raise InputError(meta_path, None, None, "a JSON object", type(meta).__name__)
+        client = meta.get("client") if isinstance(meta.get("client"), dict) else {}
         for key in ("t_transfer_start_ns", "t_transfer_end_ns", "bytes_expected", "bytes_received",
                     "client_cpu_transfer_s", "connections"):
             if not isinstance(client.get(key), (int, float)) or isinstance(client.get(key), bool):
                 raise InputError(meta_path, "client", key, "a number", client.get(key, "nothing"))
+            capture_reader.check_number(client[key], meta_path, "client", key)
+        sizes = meta.get("file_sizes", [])
+        if not isinstance(sizes, list):
+            raise InputError(meta_path, None, "file_sizes", "a list of byte counts", sizes)
+        for size in sizes:
+            capture_reader.check_number(size, meta_path, None, "file_sizes", integer=True)
+        if "loadavg_1min" in meta:
+            capture_reader.check_number(meta["loadavg_1min"], meta_path, None, "loadavg_1min")
         for key in ("dataset", "concurrency", "parallelism", "io_kib", "kind"):
             if meta.get(key) != getattr(r, key):
                 raise InputError(meta_path, None, key, f"{getattr(r, key)!r} (runs.csv)", meta.get(key))
@@ -242,7 +252,8 @@ def read_session(folder: str | Path) -> dict:
         s = s.assign(run_id=r.run_id, device=man["device"], session=man["session"])
         sample_frames.append(s)
         if man.get("_power_spec") is not None:
-            f = rdir.parent.parent / man["power_trace"]["file"].replace("<run_id>", r.run_id)
+            f = capture_reader.inside(folder, man["power_trace"]["file"].replace("<run_id>", r.run_id),
+                                      folder / "manifest.yaml", "power_trace.file")
             trace = pt.read_trace(f, man["_power_spec"])
             power_frames.append(pd.DataFrame({"device": man["device"], "session": man["session"],
                                               "run_id": r.run_id, "t_s": trace.t_s, "power_w": trace.power_w}))
@@ -258,9 +269,8 @@ def read_session(folder: str | Path) -> dict:
 
 def _tree_hash(folder: Path) -> str:
     h = hashlib.md5()
-    for p in sorted(folder.rglob("*")):
-        if p.is_file():
-            h.update(str(p.relative_to(folder)).encode() + b"\0" + hashlib.md5(p.read_bytes()).digest())
+    for p in capture_reader.walk(folder):
+        h.update(str(p.relative_to(folder)).encode() + b"\0" + hashlib.md5(capture_reader.read_raw(p)).digest())
     return h.hexdigest()
 
 
@@ -269,6 +279,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     device_dir, out_dir = Path(device_dir), Path(out_dir)
     if not device_dir.is_dir():
         raise InputError(device_dir, None, None, "a device folder of capture sessions", "no such folder")
+    capture_reader.check_capture(device_dir)
     sessions = sorted(p for p in device_dir.iterdir() if p.is_dir())
     if not sessions:
         raise InputError(device_dir, None, None, "at least one session folder", "none")

@@ -1,1 +1,1 @@
-"""The shared core: one of each thing every study needs."""
+"""The shared core: one of each thing every study needs (the safe capture reader first)."""

@@ -1,0 +1,540 @@
+"""The one reader of capture folders: captures come from strangers.
+
+Every capture file is opened here, treated as untrusted input the way
+Python's tarfile "data" filter treats an archive:
+
+- only regular files and folders: symlinks, hard links (st_nlink > 1),
+  FIFOs, sockets and devices are refused, naming the file (lstat first,
+  then open with O_NOFOLLOW | O_NONBLOCK and re-check the open file);
+- paths written inside a manifest must stay inside the session folder;
+- sizes are bounded (LIMITS): bytes per file, session and capture, gzip
+  output (bytes and ratio, decompressed as a stream), rows per table, YAML
+  nesting depth and node count;
+- YAML has no anchors, aliases or duplicate keys; JSON has no duplicate
+  keys and no NaN/Infinity; numbers must be finite and of sane magnitude;
+- text is UTF-8 with or without a BOM, plain or gzip (decided by the
+  content, and `name` and `name.gz` are interchangeable) in every study.
+
+Every refusal is an InputError: one line naming the file, the field, what
+was expected and what was found.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import math
+import os
+import stat
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import yaml
+
+from ..errors import InputError, Plain
+
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every bound on a capture, in one place (documented in book/byod.md)."""
+
+    file_bytes: int = 1 * GiB          # one file as stored
+    session_bytes: int = 4 * GiB       # all files of one session folder
+    capture_bytes: int = 16 * GiB      # all sessions of one device / upload
+    files_per_session: int = 200_000
+    text_bytes: int = 64 * MiB         # a file read whole (after gzip)
+    stream_bytes: int = 4 * GiB        # a file read as a stream (power traces, after gzip)
+    gzip_ratio: int = 100              # decompressed / compressed bytes ...
+    gzip_ratio_after: int = 1 * MiB    # ... checked once this much came out
+    table_rows: int = 10_000_000       # data rows of one CSV / JSON-lines table
+    yaml_depth: int = 32               # nesting of mappings and lists
+    yaml_nodes: int = 100_000          # scalars, mappings and lists of one document
+    magnitude: float = 1e18            # |number| in any structured field
+
+
+LIMITS = Limits()
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 256 * KiB
+
+
+# --------------------------------------------------------------------------- #
+# Files and folders
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def _check_regular(path: Path, st: os.stat_result, limits: Limits) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(path, None, None, "a regular file", _kind(st.st_mode))
+    if st.st_nlink > 1:
+        raise InputError(path, None, None, "a regular file", f"a hard link ({st.st_nlink} names)")
+    if st.st_size > limits.file_bytes:
+        raise InputError(path, None, None, f"at most {limits.file_bytes} bytes per file", f"{st.st_size} bytes")
+
+
+def walk(folder: str | Path, limits: Limits = LIMITS) -> list[Path]:
+    """Every regular file under `folder` (sorted), after checking that the
+    tree holds only regular files and folders, within the limits."""
+    folder = Path(folder)
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        raise InputError(folder, None, None, "a capture folder", "no such folder") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise InputError(folder, None, None, "a folder", _kind(st.st_mode) if not stat.S_ISREG(st.st_mode)
+                         else "a file")
+    files, total, stack = [], 0, [folder]
+    while stack:
+        here = stack.pop()
+        with os.scandir(here) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for entry in entries:
+            path = Path(entry.path)
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                stack.append(path)
+                continue
+            _check_regular(path, st, limits)
+            files.append(path)
+            total += st.st_size
+            if len(files) > limits.files_per_session:
+                raise InputError(folder, None, None, f"at most {limits.files_per_session} files",
+                                 "more files")
+    if total > limits.session_bytes:
+        raise InputError(folder, None, None, f"at most {limits.session_bytes} bytes per session",
+                         f"{total} bytes")
+    return sorted(files)
+
+
+def check_capture(device_dir: str | Path, limits: Limits = LIMITS) -> list[Path]:
+    """walk() every session folder of a device folder (or upload), and bound
+    their total size. Returns every file."""
+    device_dir = Path(device_dir)
+    files = walk(device_dir, replace(limits, session_bytes=limits.capture_bytes,
+                                     files_per_session=limits.files_per_session * 16))
+    for entry in sorted(device_dir.iterdir()):
+        if entry.is_dir():
+            walk(entry, limits)
+    return files
+
+
+def inside(session: str | Path, relative: object, manifest: str | Path, field: str) -> Path:
+    """`session / relative` for a path written in a manifest, refused when it
+    is not a relative path that stays inside the session folder."""
+    manifest = Path(manifest)
+    if not isinstance(relative, str) or not relative:
+        raise InputError(manifest, None, field, "a relative path inside the session folder", relative)
+    if "\0" in relative or os.path.isabs(relative) or relative.startswith("~"):
+        raise InputError(manifest, None, field, "a relative path inside the session folder", relative)
+    parts = Path(relative).parts
+    if ".." in parts:
+        raise InputError(manifest, None, field, "a path inside the session folder (no '..')", relative)
+    return Path(session) / relative
+
+
+def resolve(path: str | Path) -> Path:
+    """`path`, or the same name with/without `.gz` when only that exists
+    (checked without following links)."""
+    path = Path(path)
+    other = path.with_name(path.name[:-3]) if path.name.endswith(".gz") else path.with_name(path.name + ".gz")
+    for p in (path, other):
+        if os.path.lexists(p):
+            return p
+    raise InputError(path, None, None, "a file (or its .gz)", "no such file")
+
+
+def exists(path: str | Path) -> bool:
+    """Whether `path` (or its .gz / plain twin) is there, without following links."""
+    try:
+        resolve(path)
+        return True
+    except InputError:
+        return False
+
+
+def _open_fd(path: Path, limits: Limits) -> int:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise InputError(path, None, None, "a file", "no such file") from None
+    _check_regular(path, st, limits)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InputError(path, None, None, "a readable regular file", exc.strerror or type(exc).__name__) from None
+    try:
+        _check_regular(path, os.fstat(fd), limits)  # the file opened is the file checked
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_at_most(fh, n: int) -> bytes:
+    """Up to `n` bytes of `fh`, in chunks: `fh.read(n)` would allocate all
+    `n` bytes up front (1 GiB for a 10 KB file; found by the fuzzing)."""
+    parts, got = [], 0
+    while got < n:
+        chunk = fh.read(min(_CHUNK, n - got))
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def read_raw(path: str | Path, limits: Limits = LIMITS) -> bytes:
+    """The bytes of a capture file as stored (for hashes and copies)."""
+    path = Path(path)
+    fd = _open_fd(path, limits)
+    with os.fdopen(fd, "rb") as fh:
+        data = _read_at_most(fh, limits.file_bytes + 1)
+    if len(data) > limits.file_bytes:
+        raise InputError(path, None, None, f"at most {limits.file_bytes} bytes per file", "more")
+    return data
+
+
+class _Gunzip(io.RawIOBase):
+    """A bounded streaming gzip reader (multi-member), refusing output past
+    `max_bytes` or a ratio past limits.gzip_ratio."""
+
+    def __init__(self, raw, path: Path, max_bytes: int, limits: Limits):
+        self.raw, self.path, self.max_bytes, self.limits = raw, path, max_bytes, limits
+        self.dec = zlib.decompressobj(wbits=31)
+        self.buf, self.pending, self.n_in, self.n_out, self.eof, self.started = b"", b"", 0, 0, False, False
+
+    def readable(self) -> bool:
+        return True
+
+    def _fail(self, expected: str, found: str):
+        raise InputError(self.path, None, None, expected, found)
+
+    def _more(self) -> None:
+        while not self.buf and not self.eof:
+            if self.dec.unconsumed_tail:
+                data = self.dec.unconsumed_tail
+            elif self.pending:
+                data, self.pending = self.pending, b""
+            else:
+                data = self.raw.read(_CHUNK)
+                self.n_in += len(data)
+                if not data:
+                    if self.started:
+                        self._fail("a complete gzip stream", "a truncated gzip stream")
+                    self.eof = True
+                    return
+            self.started = True
+            try:
+                out = self.dec.decompress(data, _CHUNK)
+            except zlib.error:
+                self._fail("a valid gzip stream", "corrupt compressed data")
+            if self.dec.eof:  # a member ended; what follows must be another member
+                self.pending = self.dec.unused_data
+                self.dec, self.started = zlib.decompressobj(wbits=31), False
+            self.n_out += len(out)
+            if self.n_out > self.max_bytes:
+                self._fail(f"at most {self.max_bytes} bytes after gunzip", "more")
+            if self.n_out > self.limits.gzip_ratio_after and self.n_out > self.limits.gzip_ratio * max(self.n_in, 1):
+                self._fail(f"a gzip ratio of at most {self.limits.gzip_ratio}",
+                           f"{self.n_out // max(self.n_in, 1)} (a decompression bomb?)")
+            self.buf = out
+
+    def readinto(self, b) -> int:
+        self._more()
+        n = min(len(b), len(self.buf))
+        b[:n] = self.buf[:n]
+        self.buf = self.buf[n:]
+        return n
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def open_binary(path: str | Path, max_bytes: int | None = None, limits: Limits = LIMITS):
+    """A binary stream of a capture file's content, gunzipped (bounded) when
+    it is gzip data. The caller closes it."""
+    path = Path(path)
+    fh = os.fdopen(_open_fd(path, limits), "rb")
+    head = fh.peek(2)[:2] if hasattr(fh, "peek") else b""
+    if head == GZIP_MAGIC:
+        return io.BufferedReader(_Gunzip(fh, path, max_bytes or limits.stream_bytes, limits), _CHUNK)
+    return fh
+
+
+class _CheckUtf8(io.RawIOBase):
+    """Passes bytes through, refusing the first that is not UTF-8 (with the
+    offset in the decompressed content)."""
+
+    def __init__(self, raw, path: Path):
+        self.raw, self.path, self.offset = raw, path, 0
+        self.dec = codecs.getincrementaldecoder("utf-8")()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        data = self.raw.read(len(b))
+        pending = len(self.dec.getstate()[0])
+        try:
+            self.dec.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            raise InputError(self.path, None, None, "UTF-8 text",
+                             Plain(f"byte 0x{exc.object[exc.start]:02x} at offset "
+                                   f"{self.offset - pending + exc.start}")) from None
+        self.offset += len(data)
+        b[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def open_text_stream(path: str | Path, limits: Limits = LIMITS):
+    """A binary stream of a capture file's content (gunzipped, bounded) that
+    refuses bytes that are not UTF-8 as they are read."""
+    return io.BufferedReader(_CheckUtf8(open_binary(path, None, limits), Path(path)), _CHUNK)
+
+
+def read_bytes(path: str | Path, limits: Limits = LIMITS) -> bytes:
+    """The content of a capture file, gunzipped when it is gzip data, at most
+    limits.text_bytes."""
+    path = Path(path)
+    with open_binary(path, limits.text_bytes, limits) as fh:
+        data = _read_at_most(fh, limits.text_bytes + 1)
+    if len(data) > limits.text_bytes:
+        raise InputError(path, None, None, f"at most {limits.text_bytes} bytes of text", "more")
+    return data
+
+
+def decode(data: bytes, path: str | Path) -> str:
+    """UTF-8 text, with or without a BOM."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, None, None, "UTF-8 text",
+                         Plain(f"byte 0x{data[exc.start]:02x} at offset {exc.start}")) from None
+
+
+def read_text(path: str | Path, limits: Limits = LIMITS) -> str:
+    """The UTF-8 text of a capture file (BOM dropped, gzip read transparently),
+    at most limits.table_rows lines."""
+    text = decode(read_bytes(path, limits), path)
+    check_rows(path, text.count("\n"), limits)
+    return text
+
+
+def check_rows(path: str | Path, n_rows: int, limits: Limits = LIMITS) -> None:
+    if n_rows > limits.table_rows:
+        raise InputError(path, None, None, f"at most {limits.table_rows} rows", f"{n_rows} rows")
+
+
+def lines(text: str, path: str | Path, limits: Limits = LIMITS) -> list[str]:
+    """text.splitlines(), bounded by limits.table_rows."""
+    out = text.splitlines()
+    check_rows(path, len(out) - 1, limits)
+    return out
+
+
+def iter_lines(path: str | Path, limits: Limits = LIMITS) -> Iterator[tuple[int, str]]:
+    """(1-based number, text) of each line of a (gzip) UTF-8 file, streamed."""
+    path = Path(path)
+    with open_binary(path, limits.stream_bytes, limits) as fh:
+        offset = 0
+        for n, raw in enumerate(fh, 1):
+            if n > limits.table_rows + 1:
+                check_rows(path, n - 1, limits)
+            if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw, offset = raw[3:], 3
+            try:
+                yield n, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(path, f"line {n}", None, "UTF-8 text",
+                                 Plain(f"byte 0x{raw[exc.start]:02x} at offset {offset + exc.start}")) from None
+            offset += len(raw)
+
+
+# --------------------------------------------------------------------------- #
+# Numbers
+
+
+def check_number(value, path: str | Path, where: str | None, field: str, *, minimum: float | None = 0,
+                 maximum: float | None = None, integer: bool = False, limits: Limits = LIMITS):
+    """`value` if it is a finite number (not a bool) in [minimum, maximum]
+    and of sane magnitude, else InputError naming the field."""
+    kind = "an integer" if integer else "a number"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
+        raise InputError(path, where, field, kind, value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(path, where, field, f"a finite {kind[2:].lstrip('n ')}", value)
+    if abs(value) > limits.magnitude:
+        raise InputError(path, where, field, f"{kind} of magnitude at most {limits.magnitude:g}", value)
+    if minimum is not None and value < minimum:
+        raise InputError(path, where, field, f"{kind} >= {minimum:g}", value)
+    if maximum is not None and value > maximum:
+        raise InputError(path, where, field, f"{kind} <= {maximum:g}", value)
+    return value
+
+
+def is_count(text: str) -> bool:
+    """Whether `text` is a non-negative integer in ASCII digits of sane size."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
+
+
+# --------------------------------------------------------------------------- #
+# JSON
+
+
+def _json_pairs(path):
+    def hook(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise InputError(path, None, key, "unique JSON keys", "a duplicate key")
+            seen.add(key)
+        return dict(pairs)
+    return hook
+
+
+def _json_number(path, limits: Limits):
+    def parse_float(text):
+        val = float(text)
+        if not math.isfinite(val) or abs(val) > limits.magnitude:
+            raise InputError(path, None, None, f"a finite number of magnitude at most {limits.magnitude:g}", text)
+        return val
+
+    def parse_int(text):
+        if len(text.lstrip("-")) > 19 or abs(int(text)) > limits.magnitude:
+            raise InputError(path, None, None, f"an integer of magnitude at most {limits.magnitude:g}",
+                             text[:40] + ("..." if len(text) > 40 else ""))
+        return int(text)
+    return parse_float, parse_int
+
+
+def _json_constant(path):
+    def hook(name):
+        raise InputError(path, None, None, "a finite JSON number", name)
+    return hook
+
+
+def loads_json(text: str, path: str | Path, limits: Limits = LIMITS):
+    """json.loads refusing duplicate keys, NaN/Infinity and huge numbers.
+    Syntax errors raise json.JSONDecodeError (the caller says where)."""
+    parse_float, parse_int = _json_number(path, limits)
+    try:
+        return json.loads(text, object_pairs_hook=_json_pairs(path), parse_constant=_json_constant(path),
+                          parse_float=parse_float, parse_int=parse_int)
+    except RecursionError:
+        raise InputError(path, None, None, "JSON nested at most a few hundred levels", "deeper nesting") from None
+
+
+# --------------------------------------------------------------------------- #
+# YAML
+
+
+class CaptureLoader(yaml.SafeLoader):
+    """yaml.SafeLoader refusing anchors, aliases, duplicate keys, non-finite
+    floats, and documents deeper or larger than the limits."""
+
+    limits = LIMITS
+
+    def __init__(self, stream, path):
+        super().__init__(stream)
+        self.path, self.depth, self.nodes = path, 0, 0
+
+    def _refuse(self, mark, field, expected, found):
+        raise InputError(self.path, f"line {mark.line + 1}" if mark else None, field, expected, found)
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            self._refuse(event.start_mark, None, "YAML without aliases", f"alias *{event.anchor}")
+        if getattr(event, "anchor", None) is not None:
+            self._refuse(event.start_mark, None, "YAML without anchors", f"anchor &{event.anchor}")
+        self.nodes += 1
+        if self.nodes > self.limits.yaml_nodes:
+            self._refuse(event.start_mark, None, f"at most {self.limits.yaml_nodes} YAML nodes", "more")
+        nested = isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent))
+        if nested:
+            self.depth += 1
+            if self.depth > self.limits.yaml_depth:
+                self._refuse(event.start_mark, None, f"YAML nested at most {self.limits.yaml_depth} levels",
+                             "deeper nesting")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            if nested:
+                self.depth -= 1
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, _ in node.value:
+                key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    self._refuse(key_node.start_mark, key, "YAML without merge keys", "<<")
+                if key is not None and key in seen:
+                    self._refuse(key_node.start_mark, key, "unique keys", "a duplicate key")
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_float(self, node):
+        val = super().construct_yaml_float(node)
+        if not math.isfinite(val) or abs(val) > self.limits.magnitude:
+            self._refuse(node.start_mark, None, f"a finite number of magnitude at most {self.limits.magnitude:g}",
+                         node.value)
+        return val
+
+    def construct_yaml_int(self, node):
+        if len(node.value) > 40:
+            self._refuse(node.start_mark, None, f"an integer of magnitude at most {self.limits.magnitude:g}",
+                         node.value[:40] + "...")
+        val = super().construct_yaml_int(node)
+        if abs(val) > self.limits.magnitude:
+            self._refuse(node.start_mark, None, f"an integer of magnitude at most {self.limits.magnitude:g}",
+                         val)
+        return val
+
+
+CaptureLoader.add_constructor("tag:yaml.org,2002:float", CaptureLoader.construct_yaml_float)
+CaptureLoader.add_constructor("tag:yaml.org,2002:int", CaptureLoader.construct_yaml_int)
+
+
+def loads_yaml(text: str, path: str | Path) -> tuple[object, yaml.Node | None]:
+    """(document, composed node tree) of YAML text, one parse; syntax errors
+    become InputError(path, line N, expected valid YAML, the problem)."""
+    loader = None
+    try:
+        loader = CaptureLoader(text, path)  # the reader refuses NUL and other control characters here
+        node = loader.get_single_node()
+        doc = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(path, f"line {mark.line + 1}" if mark else None, None, "valid YAML",
+                         getattr(exc, "problem", None) or str(exc).splitlines()[0]) from None
+    except RecursionError:
+        raise InputError(path, None, None, "YAML nested at most a few levels", "deeper nesting") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+    return doc, node
+
+
+def load_yaml(path: str | Path, limits: Limits = LIMITS) -> tuple[object, yaml.Node | None]:
+    """loads_yaml of a capture file."""
+    return loads_yaml(read_text(path, limits), path)

@@ -1,0 +1,117 @@
+"""A stranger's capture can't script the published book (issue 16, item 4).
+
+A copy of the repository registers a cpu-gbps device whose every manifest
+string that the book shows is a payload (<script>, an attribute breakout with
+onerror, a javascript: URL, MyST role and directive syntax, matplotlib
+mathtext), rebuilds with `dvc repro` (the copy reuses the working tree's DVC
+cache, so only the new device's stages, the chapters that summarize devices,
+the ledger and the book run), and opens the pages in Debian's Chromium: no
+payload ran (the window flag stays unset, no element has an event-handler
+attribute that came from a capture) and the text shows literally."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import _tracked_files, run
+from .test_browser import _QuietHandler, browser  # noqa: F401  (the Chromium fixture)
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = ROOT / "data" / "raw" / "cpu-gbps" / "vm-veth-default"  # a committed capture the chapter handles
+DEVICE = "payload-host"
+FLAG = "__mobitrace_pwned"
+PAYLOADS = {
+    ("host", "hostname"): f"<script>window.{FLAG}=1</script>",
+    ("host", "cpu", "model"): f'"><img src=x onerror="window.{FLAG}=2">',
+    ("host", "kernel"): f"{{raw}}`html <img src=x onerror=window.{FLAG}=3>`",
+    ("tools", "iperf3"): f"javascript:window.{FLAG}=4",
+    ("host", "os_release", "PRETTY_NAME"): f"```{{raw}} html\n<script>window.{FLAG}=5</script>\n```",
+    ("configuration", "description"): f"$\\alpha$ [x](javascript:window.{FLAG}=6) {{eval-rst}}`.. raw:: html`",
+}
+PAGES = ["chapters/cpu-gbps-measured.html", "claims-ledger.html", "reproducibility.html",
+         "search.html?q=payload"]
+
+
+def _set(doc: dict, keys: tuple, value: str) -> None:
+    for k in keys[:-1]:
+        doc = doc[k]
+    doc[keys[-1]] = value
+
+
+@pytest.fixture(scope="module")
+def payload_site(repo, tmp_path_factory):
+    """(base_url, html_dir, log) of a copy of the repository rebuilt with the payload device."""
+    clone = tmp_path_factory.mktemp("payload") / "repo"
+    for name in _tracked_files(repo):
+        dst = clone / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(repo / name, dst)
+    if (repo / ".dvc" / "cache").is_dir():
+        shutil.copytree(repo / ".dvc" / "cache", clone / ".dvc" / "cache")
+    run(["git", "init", "-q", "-b", "main"], clone)
+    run(["git", "add", "-A"], clone)
+    run(["git", "commit", "-q", "-m", "snapshot"], clone)
+    subprocess.run(["dvc", "checkout", "--quiet"], cwd=clone, capture_output=True)  # what the cache has
+
+    session = next(p for p in sorted(BASE.iterdir()) if p.is_dir())
+    capture = tmp_path_factory.mktemp("capture") / DEVICE / session.name
+    shutil.copytree(session, capture)
+    manifest = capture / "manifest.yaml"
+    doc = yaml.safe_load(manifest.read_text())
+    doc["device"] = DEVICE
+    for keys, value in PAYLOADS.items():
+        _set(doc, keys, value)
+    manifest.write_text(yaml.safe_dump(doc, sort_keys=False))
+    run(["python", "-m", "mobitrace", "validate", str(capture)], clone)
+    run(["python", "-m", "mobitrace", "add-device", str(capture)], clone)
+    log = run(["dvc", "repro"], clone)
+
+    html_dir = clone / "book" / "_build" / "html"
+    handler = functools.partial(_QuietHandler, directory=str(html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/", html_dir, log
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_payload_device_was_built(payload_site):
+    _, html_dir, log = payload_site
+    assert f"ingest_capture_cpu_gbps@{DEVICE}" in log
+    page = (html_dir / "chapters" / "cpu-gbps-measured.html").read_text()
+    assert DEVICE in page
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_payload_runs_in_chromium(browser, payload_site, page):  # noqa: F811
+    base, _, _ = payload_site
+    browser.get(base + page)
+    browser.execute_script("return document.readyState")
+    assert browser.execute_script(f"return typeof window.{FLAG}") == "undefined"
+    handlers = browser.execute_script(
+        "return Array.from(document.querySelectorAll('*')).flatMap(e => Array.from(e.attributes)"
+        ".filter(a => a.name.startsWith('on') && a.value.includes(arguments[0])).map(a => e.tagName + ' ' + a.name))",
+        FLAG)
+    assert handlers == []
+    links = browser.execute_script(
+        "return Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href'))"
+        ".filter(h => h.trim().toLowerCase().startsWith('javascript'))")
+    assert links == []
+
+
+def test_the_payloads_show_literally(browser, payload_site):  # noqa: F811
+    base, _, _ = payload_site
+    browser.get(base + "chapters/cpu-gbps-measured.html")
+    text = browser.execute_script("return document.body.innerText")
+    for keys in (("host", "hostname"), ("host", "cpu", "model"), ("host", "kernel"), ("tools", "iperf3")):
+        assert PAYLOADS[keys] in text, keys
