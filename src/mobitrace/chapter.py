@@ -57,7 +57,7 @@ def site_href(path: str | Path) -> str:
 
 def paper_text(relation, value, unit: str = "") -> str:
     """A paper's stated value for people: ``< 50%``, ``~ 1.7 Gbps``, ``p < 0.0001``."""
-    return numbers.claim_value(value, unit, relation)
+    return numbers.claim_value(value, unit, "=" if relation is None or pd.isna(relation) else relation)
 
 
 def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | None = None,

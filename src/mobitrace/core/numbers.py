@@ -140,21 +140,23 @@ FLAG_UNIT = "true=1"
 
 def claim_value(value, unit=None, relation=None, low=None, high=None) -> str:
     """``p < 0.0001``, ``R² ≥ 0.9``, ``< 50%``, ``3.12 [2.41, 3.92]×``, ``yes``:
-    a paper's stated value (with its relation) or ours (with its interval)."""
+    a paper's stated value (given its relation, "=" included: as printed) or
+    ours (no relation: 3 significant figures, with its interval)."""
     if _missing(value):
         return MISSING
     unit = "" if _missing(unit) else str(unit)
-    rel = "" if _missing(relation) or relation == "=" else RELATIONS.get(relation, relation)
+    paper = not _missing(relation)  # a paper's value (relation "=", "<", ...) reads as printed
+    rel = "" if not paper or relation == "=" else RELATIONS.get(relation, relation)
     if unit == FLAG_UNIT:
         return f"{rel} {'yes' if float(value) else 'no'}".strip()
     if unit == "p" and _missing(low) and _missing(high):
         v = float(value)
-        text = as_printed(v) if v >= 1 or (rel and v >= SCI_LOW) else p_value(v)  # a paper's "p > 0.05" as printed
+        text = as_printed(v) if v >= 1 or (paper and v >= SCI_LOW) else p_value(v)  # a paper's "p > 0.05" as printed
         if text.startswith("<"):  # below the floor: "p < 0.0001" whatever the relation
             return f"p {text}"
         return f"p {rel or '='} {text}"
     if _missing(low) and _missing(high):
-        text = as_printed(value) if rel else number(value)  # a paper's value as printed; ours to 3 figures
+        text = as_printed(value) if paper else number(value)  # a paper's value as printed; ours to 3 figures
     else:
         text = interval(value, low, high)
     if unit in STATISTICS:
