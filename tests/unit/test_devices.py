@@ -61,8 +61,12 @@ def test_add_device_twice_is_refused_and_changes_nothing(tmp_path, scratch_proje
     shutil.copytree(SMOKE, src)
     devices.add_device(src, "twice", root=scratch_project)
     params = (scratch_project / "params.yaml").read_bytes()
-    with pytest.raises(InputError, match="expected a session not yet registered, found 'an existing folder'"):
+    with pytest.raises(InputError, match=r"expected a device name not yet registered \('twice' is; pass --append"):
         devices.add_device(src, "twice", root=scratch_project)
+    with pytest.raises(InputError, match="expected a device name not yet registered"):
+        devices.add_device(src, "TWICE", root=scratch_project)  # case does not make it new
+    with pytest.raises(InputError, match="expected a session not yet registered, found 'an existing folder'"):
+        devices.add_device(src, "twice", root=scratch_project, append=True)
     assert (scratch_project / "params.yaml").read_bytes() == params
 
 
@@ -75,7 +79,7 @@ def test_add_device_registers_a_capture_already_in_data_raw(scratch_project):
 
 
 def test_add_device_rejects_a_bad_name(tmp_path, scratch_project):
-    with pytest.raises(InputError, match="field 'device': expected a device name"):
+    with pytest.raises(InputError, match="field 'device': expected a name of letters, digits"):
         devices.add_device(SMOKE, "../escape", root=scratch_project)
     assert list((scratch_project / "data" / "raw").iterdir()) == []
 

@@ -84,18 +84,17 @@ def _check_regular(path: Path, st: os.stat_result, limits: Limits) -> None:
         raise InputError(path, None, None, f"at most {limits.file_bytes} bytes per file", f"{st.st_size} bytes")
 
 
-def walk(folder: str | Path, limits: Limits = LIMITS) -> list[Path]:
-    """Every regular file under `folder` (sorted), after checking that the
-    tree holds only regular files and folders, within the limits."""
+def tree(folder: str | Path, limits: Limits = LIMITS) -> tuple[list[Path], list[Path]]:
+    """(sub-folders, regular files) under `folder`, sorted, after checking
+    that the tree holds only regular files and folders, within the limits."""
     folder = Path(folder)
     try:
         st = os.lstat(folder)
     except FileNotFoundError:
         raise InputError(folder, None, None, "a capture folder", "no such folder") from None
     if not stat.S_ISDIR(st.st_mode):
-        raise InputError(folder, None, None, "a folder", _kind(st.st_mode) if not stat.S_ISREG(st.st_mode)
-                         else "a file")
-    files, total, stack = [], 0, [folder]
+        raise InputError(folder, None, None, "a folder", "a file" if stat.S_ISREG(st.st_mode) else _kind(st.st_mode))
+    dirs, files, total, stack = [], [], 0, [folder]
     while stack:
         here = stack.pop()
         with os.scandir(here) as it:
@@ -104,18 +103,24 @@ def walk(folder: str | Path, limits: Limits = LIMITS) -> list[Path]:
             path = Path(entry.path)
             st = entry.stat(follow_symlinks=False)
             if stat.S_ISDIR(st.st_mode):
+                dirs.append(path)
                 stack.append(path)
                 continue
             _check_regular(path, st, limits)
             files.append(path)
             total += st.st_size
-            if len(files) > limits.files_per_session:
-                raise InputError(folder, None, None, f"at most {limits.files_per_session} files",
-                                 "more files")
+            if len(files) + len(dirs) > limits.files_per_session:
+                raise InputError(folder, None, None, f"at most {limits.files_per_session} files and folders",
+                                 "more")
     if total > limits.session_bytes:
         raise InputError(folder, None, None, f"at most {limits.session_bytes} bytes per session",
                          f"{total} bytes")
-    return sorted(files)
+    return sorted(dirs), sorted(files)
+
+
+def walk(folder: str | Path, limits: Limits = LIMITS) -> list[Path]:
+    """Every regular file under `folder`, sorted (see tree())."""
+    return tree(folder, limits)[1]
 
 
 def check_capture(device_dir: str | Path, limits: Limits = LIMITS) -> list[Path]:
