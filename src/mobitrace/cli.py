@@ -1,13 +1,16 @@
 """Command line: `python -m mobitrace COMMAND ...` (also `mobitrace`).
 
-Exit status: 0 done; 1 `validate` found problems (each printed); 2 bad input
-(one line: `error: file[: line]: field: expected ..., found ...`); 3 an
-unexpected error (one line; a bug); 130 interrupted (Ctrl-C); 143 SIGTERM.
-No input ends in a traceback."""
+Exit status (EXIT below): 0 done; 1 `validate` found problems (one line
+each); 2 bad input or usage (one line: `error: FILE[: line N][: field 'F']:
+expected ..., found ...`); 3 an unexpected error (one line; a bug in
+mobitrace: set MOBITRACE_DEBUG=1 to get the traceback); 130 interrupted
+(Ctrl-C); 143 terminated (SIGTERM). No input ends in a traceback; temporary
+and staging folders are removed on every one of these exits."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from pathlib import Path
@@ -15,9 +18,21 @@ from pathlib import Path
 from . import timings
 from .errors import InputError
 
+EXIT = {"ok": 0, "problems": 1, "input": 2, "bug": 3, "interrupted": 130, "terminated": 143}
+# Commands that only read captures or register one: they leave no timing
+# behind (`validate` writes nothing; `add-device` writes only the device).
+_NO_TIMINGS = {"validate", "add-device"}
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line too (exit 2)."""
+
+    def error(self, message: str):
+        self.exit(EXIT["input"], f"error: {self.prog}: {_one_line(message)} (see --help)\n")
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mobitrace", description=__doc__)
+    parser = _Parser(prog="mobitrace", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("ingest-published", help="validate data/published/<study>.yaml into parquet")
     p.add_argument("src")
@@ -118,9 +133,8 @@ def _add_device(path: str, device: str | None, append: bool = False) -> None:
     from . import devices
     from .notebooks import repo_root
     root = repo_root()
-    reg = devices.add_device(path, device, root=root, append=append)
-    for line in reg.cleaned:
-        print(f"note: {line}")
+    reg = devices.add_device(path, device, root=root, append=append,
+                             notify=lambda line: print(f"note: {line}", flush=True))
     where = ", ".join(str(d.relative_to(root)) for d in reg.sessions)
     print(f"{reg.study.slug}: device '{reg.device}' "
           f"{'copied to ' + where if reg.copied else 'already in ' + where}; "
@@ -139,21 +153,25 @@ def main(argv: list[str] | None = None) -> int:
             status = _dispatch(args)
     except InputError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
-        return 2
+        return EXIT["input"]
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
-        return 130
+        return EXIT["interrupted"]
     except _Terminated:
         print("error: terminated (SIGTERM)", file=sys.stderr)
-        return 143
+        return EXIT["terminated"]
     except Exception as exc:  # noqa: BLE001 -- one line, never a traceback
+        if os.environ.get("MOBITRACE_DEBUG"):
+            raise
         print(f"error: unexpected {type(exc).__name__}: {_one_line(str(exc))} (a bug in mobitrace; "
               "please report it with the input)", file=sys.stderr)
-        return 3
+        return EXIT["bug"]
     finally:
         signal.signal(signal.SIGTERM, previous)
     if status:
         return status
+    if args.command in _NO_TIMINGS:
+        return EXIT["ok"]
     # Keyed by the command line as dvc.yaml writes it, for the reproducibility page.
     timings.record(Path.cwd(), " ".join(["python -m mobitrace", *argv]), watch.seconds)
     return 0

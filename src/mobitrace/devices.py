@@ -239,7 +239,8 @@ def _copy_tree(src: Path, dest: Path, sync: bool) -> None:
             if sync:
                 fh.flush()
                 os.fsync(fh.fileno())
-        _checkpoint("file copied")
+        if sync:  # add-device (validate's private copy is not a checkpoint)
+            _checkpoint("file copied")
     if sync:
         for d in [dest, *(dest / d.relative_to(src) for d in dirs)]:
             _fsync_dir(d)
@@ -377,6 +378,14 @@ def _add_to_params(params_path: Path, section: str, device: str, sync: bool = Fa
     return True
 
 
+def _listed(params_path: Path, section: str, device: str) -> bool:
+    """Whether params.yaml lists `device` in `<section>.devices` (False when unreadable)."""
+    try:
+        return device in (yaml.safe_load(params_path.read_text())[section]["devices"] or [])
+    except (OSError, KeyError, TypeError, yaml.YAMLError):
+        return False
+
+
 @dataclass
 class Registration:
     study: Study
@@ -409,10 +418,11 @@ def clean_stale_staging(raw: Path) -> list[str]:
             try:
                 intent = json.loads(journal.read_text())
                 moved = raw.parent.parent / intent["moved"] if intent.get("moved") else None
-                params = raw.parent.parent / "params.yaml"
-                listed = intent["device"] in (yaml.safe_load(params.read_text())[intent["section"]]["devices"] or [])
-            except (OSError, ValueError, KeyError, TypeError, yaml.YAMLError):
+                listed = _listed(raw.parent.parent / "params.yaml", intent["section"], intent["device"])
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 moved, listed = None, True
+            if moved is not None and not moved.resolve().is_relative_to(raw.resolve()):
+                moved = None  # only ever a device folder under data/raw
             if moved is not None and moved.is_dir() and not moved.is_symlink() and not listed:
                 shutil.rmtree(moved)
                 done.append(f"rolled back {moved.relative_to(raw.parent.parent)} (an interrupted add-device had "
@@ -467,7 +477,7 @@ def _check_clash(study: Study, name: str, sessions: list[Path], root: Path, appe
 
 
 def add_device(path: str | Path, device: str | None = None, root: str | Path = ".",
-               append: bool = False) -> Registration:
+               append: bool = False, notify: Callable[[str], None] | None = None) -> Registration:
     """Validate the capture at `path` and register it as `device` (default:
     the manifest's device). Raises InputError (the first problem; call
     `validate` for all of them) and changes nothing when it is invalid.
@@ -475,10 +485,13 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
     Atomic: sessions are copied (fsync) to data/raw/.staging-<pid>-*, then
     renamed into data/raw/<study>/<device>/, then params.yaml is replaced by
     a temporary file. A stale staging folder left by a killed run is removed
-    (and its half-done device rolled back) by the next run."""
+    (and its half-done device rolled back) by the next run, which says so
+    through `notify`."""
     root = Path(root)
     raw_root = root / "data" / "raw"
     cleaned = clean_stale_staging(raw_root)
+    for line in cleaned if notify else ():
+        notify(line)  # said even when this run then fails
     if device is not None:
         check_name(device, path, "device")
     study, problems = validate(path, device)
@@ -511,15 +524,24 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
             _fsync_dir(staging)
             _checkpoint("journal written")
             device_dir.parent.mkdir(parents=True, exist_ok=True)
-            if moved is not None:
-                os.rename(staging / name, device_dir)  # the whole device appears at once
-            else:
-                for s in sessions:  # --append: one rename per session
-                    os.rename(staging / name / s.name, device_dir / s.name)
-            _fsync_dir(device_dir.parent)
-            _checkpoint("device in place")
+            placed: list[Path] = []
+            try:
+                if moved is not None:
+                    os.rename(staging / name, device_dir)  # the whole device appears at once
+                    placed.append(device_dir)
+                else:
+                    for s in sessions:  # --append: one rename per session
+                        os.rename(staging / name / s.name, device_dir / s.name)
+                        placed.append(device_dir / s.name)
+                _fsync_dir(device_dir.parent)
+                _checkpoint("device in place")
+                listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
+            except BaseException:  # an error, Ctrl-C or SIGTERM before params.yaml lists it: roll back
+                if not _listed(root / "params.yaml", study.params_section, name):
+                    for p in placed:
+                        shutil.rmtree(p, ignore_errors=True)
+                raise
             copied = True
-            listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
             _checkpoint("params.yaml written")
         finally:
             shutil.rmtree(staging, ignore_errors=True)

@@ -314,13 +314,12 @@ def read_bytes(path: str | Path, limits: Limits = LIMITS) -> bytes:
 
 def decode(data: bytes, path: str | Path) -> str:
     """UTF-8 text, with or without a BOM."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
+        return data[bom:].decode("utf-8")
+    except UnicodeDecodeError as exc:  # the offset counts the BOM, as a hex editor would
         raise InputError(path, None, None, "UTF-8 text",
-                         Plain(f"byte 0x{data[exc.start]:02x} at offset {exc.start}")) from None
+                         Plain(f"byte 0x{data[bom + exc.start]:02x} at offset {bom + exc.start}")) from None
 
 
 def read_text(path: str | Path, limits: Limits = LIMITS) -> str:
@@ -373,7 +372,7 @@ def check_number(value, path: str | Path, where: str | None, field: str, *, mini
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
         raise InputError(path, where, field, kind, value)
     if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(path, where, field, f"a finite {kind[2:].lstrip('n ')}", value)
+        raise InputError(path, where, field, f"a finite {'integer' if integer else 'number'}", value)
     if abs(value) > limits.magnitude:
         raise InputError(path, where, field, f"{kind} of magnitude at most {limits.magnitude:g}", value)
     if minimum is not None and value < minimum:
