@@ -147,18 +147,15 @@ STUDIES: dict[str, Study] = {
                             "chapters/mptcp-dualband"),
 }
 
-# One rule for device and session names, checked before any path is built
-# from them: a single path component of letters, digits, '.', '_', '-'.
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-DEVICE_NAME = NAME
-NAME_RULE = "a name of letters, digits, '.', '_' or '-' (first a letter or digit, at most 64)"
+# One rule for device and session names (and run ids), checked before any
+# path is built from them: capture_reader.NAME.
+NAME = DEVICE_NAME = capture_reader.NAME
+NAME_RULE = capture_reader.NAME_RULE
 
 
 def check_name(value, path, field: str) -> str:
     """`value` when it is a string obeying NAME, else InputError."""
-    if not isinstance(value, str) or not NAME.match(value) or value.endswith(".partial"):
-        raise InputError(path, None, field, NAME_RULE, value)
-    return value
+    return capture_reader.check_name(value, path, None, field)
 
 
 def _read_manifest(path: Path) -> dict:

@@ -26,6 +26,7 @@ import io
 import json
 import math
 import os
+import re
 import stat
 import zlib
 from collections.abc import Iterator
@@ -358,6 +359,23 @@ def iter_lines(path: str | Path, limits: Limits = LIMITS) -> Iterator[tuple[int,
                 raise InputError(path, f"line {n}", None, "UTF-8 text",
                                  Plain(f"byte 0x{raw[exc.start]:02x} at offset {offset + exc.start}")) from None
             offset += len(raw)
+
+
+# --------------------------------------------------------------------------- #
+# Names
+
+# The one rule for every name a capture gives that becomes a path component
+# (device, session, run id): checked before any path is built from it.
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME_RULE = "a name of letters, digits, '.', '_' or '-' (first a letter or digit, at most 64)"
+
+
+def check_name(value, path: str | Path, where: str | None, field: str) -> str:
+    """`value` when it is a string obeying NAME (and not ending in
+    '.partial', which the capture kits use for unfinished folders)."""
+    if not isinstance(value, str) or not NAME.match(value) or value.endswith(".partial"):
+        raise InputError(path, where, field, NAME_RULE, value)
+    return value
 
 
 # --------------------------------------------------------------------------- #
