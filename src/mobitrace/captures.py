@@ -548,6 +548,10 @@ def parse_session_manifest(path: str | Path) -> dict:
         if run_id in runs[:i]:
             raise InputError(path, _line_of(node, ["runs"]), f"runs[{i}]", "unique run ids", run_id)
     rec["n_runs"] = len(runs)
+    quota = rec["cpu_quota"]
+    if quota is not None and (isinstance(quota, bool) or not isinstance(quota, (int, float))):
+        keys = SESSION_KEYS["cpu_quota"]
+        raise InputError(path, _line_of(node, keys), ".".join(keys), "a number (or no quota)", quota)
     if rec["device"] != path.parent.parent.name and path.parent.parent.name != "":
         pass  # the folder name is the device; checked by ingest_device
     frame = pd.DataFrame([rec])
