@@ -543,7 +543,15 @@ def parse_session_manifest(path: str | Path) -> dict:
     runs = f(["runs"], "a non-empty list of run ids", (list,))
     if not runs or not all(isinstance(r, str) for r in runs):
         raise InputError(path, _line_of(node, ["runs"]), "runs", "a non-empty list of run ids", runs)
+    for i, run_id in enumerate(runs):  # each becomes a folder name: runs/<run_id>
+        capture_reader.check_name(run_id, path, _line_of(node, ["runs"]), f"runs[{i}]")
+        if run_id in runs[:i]:
+            raise InputError(path, _line_of(node, ["runs"]), f"runs[{i}]", "unique run ids", run_id)
     rec["n_runs"] = len(runs)
+    quota = rec["cpu_quota"]
+    if quota is not None and (isinstance(quota, bool) or not isinstance(quota, (int, float))):
+        keys = SESSION_KEYS["cpu_quota"]
+        raise InputError(path, _line_of(node, keys), ".".join(keys), "a number (or no quota)", quota)
     if rec["device"] != path.parent.parent.name and path.parent.parent.name != "":
         pass  # the folder name is the device; checked by ingest_device
     frame = pd.DataFrame([rec])

@@ -1,17 +1,38 @@
-"""Command line: `python -m mobitrace COMMAND ...` (also `mobitrace`)."""
+"""Command line: `python -m mobitrace COMMAND ...` (also `mobitrace`).
+
+Exit status (EXIT below): 0 done; 1 `validate` found problems (one line
+each); 2 bad input or usage (one line: `error: FILE[: line N][: field 'F']:
+expected ..., found ...`); 3 an unexpected error (one line; a bug in
+mobitrace: set MOBITRACE_DEBUG=1 to get the traceback); 130 interrupted
+(Ctrl-C); 143 terminated (SIGTERM). No input ends in a traceback; temporary
+and staging folders are removed on every one of these exits."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from pathlib import Path
 
 from . import timings
 from .errors import InputError
 
+EXIT = {"ok": 0, "problems": 1, "input": 2, "bug": 3, "interrupted": 130, "terminated": 143}
+# Commands that only read captures or register one: they leave no timing
+# behind (`validate` writes nothing; `add-device` writes only the device).
+_NO_TIMINGS = {"validate", "add-device"}
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line too (exit 2)."""
+
+    def error(self, message: str):
+        self.exit(EXIT["input"], f"error: {self.prog}: {_one_line(message)} (see --help)\n")
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mobitrace", description=__doc__)
+    parser = _Parser(prog="mobitrace", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("ingest-published", help="validate data/published/<study>.yaml into parquet")
     p.add_argument("src")
@@ -51,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
                                           "data/raw/<study>/<device>/ and list it in params.yaml")
     p.add_argument("path")
     p.add_argument("--device", help="device name (default: the manifest's)")
+    p.add_argument("--append", action="store_true",
+                   help="add sessions to an existing device of the same name (its host metadata must match)")
     return parser
 
 
@@ -91,14 +114,14 @@ def _dispatch(args) -> None:
     elif args.command == "validate":
         return _validate(args.path)
     elif args.command == "add-device":
-        _add_device(args.path, args.device)
+        _add_device(args.path, args.device, args.append)
 
 
 def _validate(path: str) -> int:
     from . import devices
     study, problems = devices.validate(path)
     for exc in problems:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
     if problems:
         print(f"{path}: {len(problems)} problem(s)", file=sys.stderr)
         return 1
@@ -106,11 +129,12 @@ def _validate(path: str) -> int:
     return 0
 
 
-def _add_device(path: str, device: str | None) -> None:
+def _add_device(path: str, device: str | None, append: bool = False) -> None:
     from . import devices
     from .notebooks import repo_root
     root = repo_root()
-    reg = devices.add_device(path, device, root=root)
+    reg = devices.add_device(path, device, root=root, append=append,
+                             notify=lambda line: print(f"note: {line}", flush=True))
     where = ", ".join(str(d.relative_to(root)) for d in reg.sessions)
     print(f"{reg.study.slug}: device '{reg.device}' "
           f"{'copied to ' + where if reg.copied else 'already in ' + where}; "
@@ -123,17 +147,46 @@ def _add_device(path: str, device: str | None) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         with timings.Stopwatch() as watch:
             status = _dispatch(args)
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
+        return EXIT["input"]
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return EXIT["interrupted"]
+    except _Terminated:
+        print("error: terminated (SIGTERM)", file=sys.stderr)
+        return EXIT["terminated"]
+    except Exception as exc:  # noqa: BLE001 -- one line, never a traceback
+        if os.environ.get("MOBITRACE_DEBUG"):
+            raise
+        print(f"error: unexpected {type(exc).__name__}: {_one_line(str(exc))} (a bug in mobitrace; "
+              "please report it with the input)", file=sys.stderr)
+        return EXIT["bug"]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if status:
         return status
+    if args.command in _NO_TIMINGS:
+        return EXIT["ok"]
     # Keyed by the command line as dvc.yaml writes it, for the reproducibility page.
     timings.record(Path.cwd(), " ".join(["python -m mobitrace", *argv]), watch.seconds)
     return 0
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised so that `finally` blocks clean up."""
+
+
+def _terminated(signum, frame):
+    raise _Terminated()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split("\n"))[:2000]
 
 
 if __name__ == "__main__":

@@ -15,16 +15,19 @@ written when any problem is found, and the source folder is only read.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+import signal
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from .core import capture_reader
 from .errors import InputError
 
 
@@ -144,20 +147,21 @@ STUDIES: dict[str, Study] = {
                             "chapters/mptcp-dualband"),
 }
 
-DEVICE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# One rule for device and session names (and run ids), checked before any
+# path is built from them: capture_reader.NAME.
+NAME = DEVICE_NAME = capture_reader.NAME
+NAME_RULE = capture_reader.NAME_RULE
+
+
+def check_name(value, path, field: str) -> str:
+    """`value` when it is a string obeying NAME, else InputError."""
+    return capture_reader.check_name(value, path, None, field)
 
 
 def _read_manifest(path: Path) -> dict:
-    if not path.is_file():
+    if not capture_reader.exists(path):
         raise InputError(path, None, None, "a capture manifest.yaml", "no such file")
-    try:
-        doc = yaml.safe_load(path.read_bytes())
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(path, f"line {mark.line + 1}" if mark else None, None, "valid YAML",
-                         getattr(exc, "problem", None) or str(exc).splitlines()[0]) from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, None, "UTF-8 YAML text", "undecodable bytes") from None
+    doc, _ = capture_reader.load_yaml(capture_reader.resolve(path))
     if doc is None:
         raise InputError(path, None, None, "a YAML mapping", "an empty file")
     if not isinstance(doc, dict):
@@ -166,63 +170,149 @@ def _read_manifest(path: Path) -> dict:
 
 
 def manifest_study(path: Path) -> Study:
-    """The study a session's manifest.yaml declares."""
+    """The study a session's manifest.yaml declares (device and session
+    names checked against NAME)."""
     doc = _read_manifest(path)
     study = doc.get("study")
-    if study not in STUDIES:
+    if not isinstance(study, str) or study not in STUDIES:
         raise InputError(path, None, "study", f"one of {sorted(STUDIES)}", study if study is not None else "nothing")
     for key in ("device", "session"):
-        if not isinstance(doc.get(key), str) or not doc[key]:
-            raise InputError(path, None, key, f"a {key} name", doc.get(key, "nothing"))
+        if key not in doc:
+            raise InputError(path, None, key, f"a {key} name", "nothing")
+        check_name(doc[key], path, key)
     return STUDIES[study]
 
 
 def sessions_in(path: str | Path) -> list[Path]:
     """Session folders of `path`: the folder itself when it has a manifest,
-    else its sub-folders that have one (a device folder)."""
+    else its sub-folders that have one (a device folder). The whole tree is
+    checked first (capture_reader.walk: no links, special files or excess)."""
     path = Path(path)
-    if not path.is_dir():
-        raise InputError(path, None, None, "a capture folder", "no such folder")
-    if (path / "manifest.yaml").exists():
+    capture_reader.check_capture(path)
+    if os.path.lexists(path / "manifest.yaml"):
         return [path]
-    found = sorted(p for p in path.iterdir() if p.is_dir() and (p / "manifest.yaml").exists())
+    found = sorted(p for p in path.iterdir() if p.is_dir() and os.path.lexists(p / "manifest.yaml"))
     if not found:
         raise InputError(path, None, None, "a session folder with manifest.yaml, or a device folder of them",
                          "no manifest.yaml")
+    for p in found:
+        check_name(p.name, p, "session folder")
     return found
 
 
-def _stage(session: Path, device: str, staging: Path) -> Path:
+def _plain_yaml_string(value: str):
+    """`value` for a ruamel dump that every YAML reader reads back as this
+    string ('on', 'null', '007' are quoted)."""
+    from ruamel.yaml.scalarstring import SingleQuotedScalarString
+
+    try:
+        same = yaml.safe_load(value) == value
+    except yaml.YAMLError:
+        same = False
+    return value if same else SingleQuotedScalarString(value)
+
+
+def _round_trip_yaml():
+    from ruamel.yaml import YAML
+
+    ry = YAML()
+    ry.preserve_quotes = True
+    ry.width = 4096
+    return ry
+
+
+def _copy_tree(src: Path, dest: Path, sync: bool) -> None:
+    """Copy a checked session folder through the capture reader (regular
+    files only; folders kept, empty ones too); fsync each file when `sync`."""
+    dirs, files = capture_reader.tree(src)
+    dest.mkdir(parents=True)
+    for d in dirs:
+        (dest / d.relative_to(src)).mkdir(parents=True, exist_ok=True)
+    for f in files:
+        out = dest / f.relative_to(src)
+        data = capture_reader.read_raw(f)
+        with open(out, "xb") as fh:
+            fh.write(data)
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
+        if sync:  # add-device (validate's private copy is not a checkpoint)
+            _checkpoint("file copied")
+    if sync:
+        for d in [dest, *(dest / d.relative_to(src) for d in dirs)]:
+            _fsync_dir(d)
+
+
+def _stage(session: Path, device: str, staging: Path, sync: bool = False) -> Path:
     """Copy a session to staging/<device>/<session>, with the manifest's
-    device set to `device` when it differs (the copy records the old name)."""
+    device set to `device` when it differs (the copy records the old name
+    as registered_from_device), through a ruamel round trip."""
+    check_name(device, session / "manifest.yaml", "device")
+    check_name(session.name, session, "session folder")
     dest = staging / device / session.name
-    shutil.copytree(session, dest, symlinks=False)
+    _copy_tree(session, dest, sync)
     manifest = dest / "manifest.yaml"
     doc = _read_manifest(manifest)
     if doc.get("device") != device:
-        text = manifest.read_text()
-        new, n = re.subn(r"(?m)^device:.*$", f"device: {device}\nregistered_from_device: {doc.get('device')}",
-                         text, count=1)
-        if n != 1:
-            raise InputError(manifest, None, "device", "a top-level 'device:' line", "none")
-        manifest.write_text(new)
+        ry = _round_trip_yaml()
+        rt = ry.load(capture_reader.read_text(manifest))
+        keys = list(rt.keys())
+        old = rt["device"]
+        rt["device"] = _plain_yaml_string(device)
+        rt.insert(keys.index("device") + 1, "registered_from_device",
+                  _plain_yaml_string(old) if isinstance(old, str) else old)
+        _write_atomic(manifest, ry, rt, sync)
     return dest
+
+
+def _write_atomic(path: Path, ry, doc, sync: bool) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        ry.dump(doc, fh)
+        if sync:
+            fh.flush()
+            os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    if sync:
+        _fsync_dir(path.parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _checkpoint(name: str) -> None:
+    """Fault injection for the atomicity test: MOBITRACE_KILL_AT=N kills this
+    process (SIGKILL) at the N-th checkpoint of add-device."""
+    at = os.environ.get("MOBITRACE_KILL_AT")
+    if at is None:
+        return
+    _checkpoint.count = getattr(_checkpoint, "count", 0) + 1
+    if _checkpoint.count == int(at):
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def validate(path: str | Path, device: str | None = None) -> tuple[Study | None, list[InputError]]:
     """Every problem of the capture sessions under `path` (see module doc).
 
     The sessions are checked as they would be ingested, laid out as
-    <device>/<session>: in place when they already are, else in a temporary
-    copy. Returns the study (None when the sessions disagree or none could
-    be read) and the problems."""
+    <device>/<session>: in place when they already are, else in a copy in a
+    private temporary folder, always removed. Returns the study (None when
+    the sessions disagree or none could be read) and the problems."""
     try:
         sessions = sessions_in(path)
+        if device is not None:
+            check_name(device, path, "device")
     except InputError as exc:
         return None, [exc]
     problems: list[InputError] = []
     studies = set()
-    with tempfile.TemporaryDirectory(prefix="mobitrace-validate-") as tmp:
+    tmp = None
+    try:
         for session in sessions:
             try:
                 study = manifest_study(session / "manifest.yaml")
@@ -234,11 +324,18 @@ def validate(path: str | Path, device: str | None = None) -> tuple[Study | None,
             # In a data/raw/<study>/<device>/ tree the folder names the device
             # (as ingest requires); elsewhere the manifest (or --device) does.
             in_raw_tree = session.parent.parent.name == study.slug and device is None
-            laid_out = session if in_raw_tree or session.parent.name == name else _stage(session, name, Path(tmp))
+            if in_raw_tree or session.parent.name == name:
+                laid_out = session
+            else:
+                tmp = tmp or Path(tempfile.mkdtemp(prefix="mobitrace-validate-"))
+                laid_out = _stage(session, name, tmp)
             found = study.validate_session(laid_out)
             if laid_out != session:  # name the user's file, not the temporary copy
                 found = [_relocate(e, laid_out, session) for e in found]
             problems.extend(found)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
     if len(studies) > 1:
         problems.append(InputError(path, None, "study", "sessions of one study", sorted(studies)))
     study = STUDIES[studies.pop()] if len(studies) == 1 else None
@@ -256,27 +353,34 @@ def _relocate(exc: InputError, staged: Path, source: Path) -> InputError:
 # Registration
 
 
-def _add_to_params(params_path: Path, section: str, device: str) -> bool:
-    """Append `device` to params.yaml `<section>.devices`, keeping comments and
-    layout (ruamel round trip). False when it is already listed."""
-    from ruamel.yaml import YAML
-
-    ry = YAML()
-    ry.preserve_quotes = True
-    ry.width = 4096
+def _load_params(params_path: Path):
+    ry = _round_trip_yaml()
     ry.indent(mapping=2, sequence=4, offset=2)  # the layout params.yaml is written in
-    doc = ry.load(params_path.read_text())
+    return ry, ry.load(params_path.read_text())
+
+
+def _add_to_params(params_path: Path, section: str, device: str, sync: bool = False) -> bool:
+    """Append `device` to params.yaml `<section>.devices`, keeping comments and
+    layout (ruamel round trip; temporary file, fsync, rename). False when it
+    is already listed."""
+    ry, doc = _load_params(params_path)
     if section not in doc or "devices" not in doc[section]:
         raise InputError(params_path, None, f"{section}.devices", "a list of devices", "nothing")
     devices = doc[section]["devices"]
     if device in devices:
         return False
-    devices.append(device)
-    tmp = params_path.with_name(f".{params_path.name}.tmp")
-    with tmp.open("w") as fh:
-        ry.dump(doc, fh)
-    os.replace(tmp, params_path)
+    devices.append(_plain_yaml_string(device))
+    _checkpoint("params.yaml about to be written")
+    _write_atomic(params_path, ry, doc, sync)
     return True
+
+
+def _listed(params_path: Path, section: str, device: str) -> bool:
+    """Whether params.yaml lists `device` in `<section>.devices` (False when unreadable)."""
+    try:
+        return device in (yaml.safe_load(params_path.read_text())[section]["devices"] or [])
+    except (OSError, KeyError, TypeError, yaml.YAMLError):
+        return False
 
 
 @dataclass
@@ -286,44 +390,158 @@ class Registration:
     sessions: list[Path]       # destinations under data/raw
     copied: bool
     listed: bool
+    cleaned: list[str] = field(default_factory=list)  # stale staging folders removed
 
     def stages(self) -> list[str]:
         return [s.format(device=self.device) for s in self.study.device_stages] + list(self.study.summary_stages)
 
 
-def add_device(path: str | Path, device: str | None = None, root: str | Path = ".") -> Registration:
+STAGING_PREFIX = ".staging-"
+
+
+def clean_stale_staging(raw: Path) -> list[str]:
+    """Remove data/raw/.staging-<pid>-* folders whose add-device process is
+    gone (it was killed), rolling back a device it had moved into place but
+    not yet listed in params.yaml. Returns what was done, one line each."""
+    done = []
+    if not raw.is_dir():
+        return done
+    for stale in sorted(raw.glob(STAGING_PREFIX + "*")):
+        pid = stale.name[len(STAGING_PREFIX):].split("-")[0]
+        if pid.isdigit() and _alive(int(pid)):
+            continue
+        journal = stale / "journal.json"
+        if journal.is_file():
+            try:
+                intent = json.loads(journal.read_text())
+                moved = raw.parent.parent / intent["moved"] if intent.get("moved") else None
+                listed = _listed(raw.parent.parent / "params.yaml", intent["section"], intent["device"])
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                moved, listed = None, True
+            if moved is not None and not moved.resolve().is_relative_to(raw.resolve()):
+                moved = None  # only ever a device folder under data/raw
+            if moved is not None and moved.is_dir() and not moved.is_symlink() and not listed:
+                shutil.rmtree(moved)
+                done.append(f"rolled back {moved.relative_to(raw.parent.parent)} (an interrupted add-device had "
+                            "not listed it in params.yaml)")
+        shutil.rmtree(stale, ignore_errors=True)
+        done.append(f"removed {stale.relative_to(raw.parent.parent)} (left by an interrupted add-device)")
+    return done
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return pid != os.getpid()
+
+
+def _host_of(session: Path) -> dict:
+    host = _read_manifest(session / "manifest.yaml").get("host")
+    return host if isinstance(host, dict) else {}
+
+
+HOST_KEYS = ("hostname", "hostname_hash", "machine", "cpu", "cpu_model", "cpu_count")
+
+
+def _check_clash(study: Study, name: str, sessions: list[Path], root: Path, append: bool) -> Path | None:
+    """The registered device `name` clashes with (ignoring case), or None;
+    refused unless `append` and the host metadata matches."""
+    raw = root / "data" / "raw" / study.slug
+    _, params = _load_params(root / "params.yaml")
+    listed = [str(d) for d in (params.get(study.params_section, {}) or {}).get("devices", []) or []]
+    present = [p.name for p in raw.iterdir() if not p.name.startswith(".")] if raw.is_dir() else []
+    clash = next((d for d in [*listed, *present] if d.casefold() == name.casefold()), None)
+    where = sessions[0] / "manifest.yaml"
+    if clash is None:
+        return None
+    if not append:
+        raise InputError(where, None, "device", f"a device name not yet registered ('{clash}' is; pass --append "
+                                                "to add sessions to it)", name)
+    if clash != name:
+        raise InputError(where, None, "device", f"exactly '{clash}' (the registered name) with --append", name)
+    existing = sorted(p for p in (raw / clash).iterdir() if p.is_dir()) if (raw / clash).is_dir() else []
+    if existing:
+        old, new = _host_of(existing[0]), _host_of(sessions[0])
+        for key in HOST_KEYS:
+            if key in old and key in new and old[key] != new[key]:
+                raise InputError(where, None, f"host.{key}", f"{old[key]!r} (as in {existing[0].name} of "
+                                                            f"'{clash}') with --append", new[key])
+    return raw / clash
+
+
+def add_device(path: str | Path, device: str | None = None, root: str | Path = ".",
+               append: bool = False, notify: Callable[[str], None] | None = None) -> Registration:
     """Validate the capture at `path` and register it as `device` (default:
     the manifest's device). Raises InputError (the first problem; call
-    `validate` for all of them) and changes nothing when it is invalid."""
+    `validate` for all of them) and changes nothing when it is invalid.
+
+    Atomic: sessions are copied (fsync) to data/raw/.staging-<pid>-*, then
+    renamed into data/raw/<study>/<device>/, then params.yaml is replaced by
+    a temporary file. A stale staging folder left by a killed run is removed
+    (and its half-done device rolled back) by the next run, which says so
+    through `notify`."""
     root = Path(root)
-    if device is not None and not DEVICE_NAME.match(device):
-        raise InputError(path, None, "device", "a device name of letters, digits, '.', '_' or '-'", device)
+    raw_root = root / "data" / "raw"
+    cleaned = clean_stale_staging(raw_root)
+    for line in cleaned if notify else ():
+        notify(line)  # said even when this run then fails
+    if device is not None:
+        check_name(device, path, "device")
     study, problems = validate(path, device)
     if problems:
         raise problems[0]
     sessions = sessions_in(path)
-    name = device or _read_manifest(sessions[0] / "manifest.yaml")["device"]
-    if not DEVICE_NAME.match(name):
-        raise InputError(sessions[0] / "manifest.yaml", None, "device",
-                         "a device name of letters, digits, '.', '_' or '-'", name)
-    device_dir = root / "data" / "raw" / study.slug / name
+    name = check_name(device or _read_manifest(sessions[0] / "manifest.yaml")["device"],
+                      sessions[0] / "manifest.yaml", "device")
+    device_dir = raw_root / study.slug / name
     dests = [device_dir / s.name for s in sessions]
     source_inside = all(s.resolve().parent == device_dir.resolve() for s in sessions)
     copied = False
     if not source_inside:
-        clash = [d for d in dests if d.exists()]
+        _check_clash(study, name, sessions, root, append)
+        clash = [d for d in dests if os.path.lexists(d)]
         if clash:
             raise InputError(clash[0], None, None, "a session not yet registered", "an existing folder")
-        device_dir.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".add-{name}.", dir=device_dir.parent))
+        raw_root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=raw_root))
         try:
+            _checkpoint("staging created")
             for s in sessions:
-                _stage(s, name, staging)
-            device_dir.mkdir(exist_ok=True)
-            for s in sessions:
-                os.replace(staging / name / s.name, device_dir / s.name)
+                _stage(s, name, staging, sync=True)
+                _checkpoint("session staged")
+            _fsync_dir(staging / name)
+            moved = device_dir if not device_dir.exists() else None
+            (staging / "journal.json").write_text(json.dumps(
+                {"device": name, "section": study.params_section,
+                 "moved": moved.relative_to(root).as_posix() if moved else None}))
+            _fsync_dir(staging)
+            _checkpoint("journal written")
+            device_dir.parent.mkdir(parents=True, exist_ok=True)
+            placed: list[Path] = []
+            try:
+                if moved is not None:
+                    os.rename(staging / name, device_dir)  # the whole device appears at once
+                    placed.append(device_dir)
+                else:
+                    for s in sessions:  # --append: one rename per session
+                        os.rename(staging / name / s.name, device_dir / s.name)
+                        placed.append(device_dir / s.name)
+                _fsync_dir(device_dir.parent)
+                _checkpoint("device in place")
+                listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
+            except BaseException:  # an error, Ctrl-C or SIGTERM before params.yaml lists it: roll back
+                if not _listed(root / "params.yaml", study.params_section, name):
+                    for p in placed:
+                        shutil.rmtree(p, ignore_errors=True)
+                raise
             copied = True
+            _checkpoint("params.yaml written")
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    listed = _add_to_params(root / "params.yaml", study.params_section, name)
-    return Registration(study, name, dests, copied, listed)
+    else:
+        listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
+    return Registration(study, name, dests, copied, listed, cleaned)

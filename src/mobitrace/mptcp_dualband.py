@@ -104,6 +104,8 @@ def _read_manifest(folder: Path) -> dict:
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
         raise InputError(path, None, "config.scale", "a number > 0", scale if scale is not None else "nothing")
     rates = config.get("path_rates_mbps")
+    if rates is not None and not isinstance(rates, dict):
+        raise InputError(path, None, "config.path_rates_mbps", "a mapping of direction to path to rate", rates)
     for d in DIRECTIONS:
         for p in PATHS:
             v = (rates or {}).get(d, {}).get(p) if isinstance((rates or {}).get(d), dict) else None

@@ -11,3 +11,44 @@ def test_cli_reports_bad_input_and_exits_2(tmp_path):
     assert run.returncode == 2
     assert f"error: {bad}: field 'values': expected a non-empty list of records, found []" in run.stderr
     assert not out.exists()
+
+
+def _boom(args):
+    raise ZeroDivisionError("a bug\nover two lines")
+
+
+def test_an_unexpected_error_is_one_line_and_exit_3(monkeypatch, capsys):
+    from mobitrace import cli
+    monkeypatch.delenv("MOBITRACE_DEBUG", raising=False)
+    monkeypatch.setattr(cli, "_dispatch", _boom)
+    assert cli.main(["validate", "x"]) == cli.EXIT["bug"] == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: unexpected ZeroDivisionError: a bug over two lines")
+
+
+def test_mobitrace_debug_lets_a_bug_surface(monkeypatch):
+    import pytest
+
+    from mobitrace import cli
+    monkeypatch.setenv("MOBITRACE_DEBUG", "1")
+    monkeypatch.setattr(cli, "_dispatch", _boom)
+    with pytest.raises(ZeroDivisionError):
+        cli.main(["validate", "x"])
+
+
+def test_usage_errors_are_one_line_and_exit_2(capsys):
+    import pytest
+
+    from mobitrace import cli
+    with pytest.raises(SystemExit) as info:
+        cli.main(["add-device"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the following arguments are required: path" in err
+
+
+def test_validate_and_add_device_exit_statuses_are_documented():
+    from mobitrace import cli
+    assert cli.EXIT == {"ok": 0, "problems": 1, "input": 2, "bug": 3, "interrupted": 130, "terminated": 143}
+    for status in cli.EXIT.values():
+        assert f"{status} " in cli.__doc__

@@ -26,6 +26,7 @@ import io
 import json
 import math
 import os
+import re
 import stat
 import zlib
 from collections.abc import Iterator
@@ -84,18 +85,17 @@ def _check_regular(path: Path, st: os.stat_result, limits: Limits) -> None:
         raise InputError(path, None, None, f"at most {limits.file_bytes} bytes per file", f"{st.st_size} bytes")
 
 
-def walk(folder: str | Path, limits: Limits = LIMITS) -> list[Path]:
-    """Every regular file under `folder` (sorted), after checking that the
-    tree holds only regular files and folders, within the limits."""
+def tree(folder: str | Path, limits: Limits = LIMITS) -> tuple[list[Path], list[Path]]:
+    """(sub-folders, regular files) under `folder`, sorted, after checking
+    that the tree holds only regular files and folders, within the limits."""
     folder = Path(folder)
     try:
         st = os.lstat(folder)
     except FileNotFoundError:
         raise InputError(folder, None, None, "a capture folder", "no such folder") from None
     if not stat.S_ISDIR(st.st_mode):
-        raise InputError(folder, None, None, "a folder", _kind(st.st_mode) if not stat.S_ISREG(st.st_mode)
-                         else "a file")
-    files, total, stack = [], 0, [folder]
+        raise InputError(folder, None, None, "a folder", "a file" if stat.S_ISREG(st.st_mode) else _kind(st.st_mode))
+    dirs, files, total, stack = [], [], 0, [folder]
     while stack:
         here = stack.pop()
         with os.scandir(here) as it:
@@ -104,18 +104,24 @@ def walk(folder: str | Path, limits: Limits = LIMITS) -> list[Path]:
             path = Path(entry.path)
             st = entry.stat(follow_symlinks=False)
             if stat.S_ISDIR(st.st_mode):
+                dirs.append(path)
                 stack.append(path)
                 continue
             _check_regular(path, st, limits)
             files.append(path)
             total += st.st_size
-            if len(files) > limits.files_per_session:
-                raise InputError(folder, None, None, f"at most {limits.files_per_session} files",
-                                 "more files")
+            if len(files) + len(dirs) > limits.files_per_session:
+                raise InputError(folder, None, None, f"at most {limits.files_per_session} files and folders",
+                                 "more")
     if total > limits.session_bytes:
         raise InputError(folder, None, None, f"at most {limits.session_bytes} bytes per session",
                          f"{total} bytes")
-    return sorted(files)
+    return sorted(dirs), sorted(files)
+
+
+def walk(folder: str | Path, limits: Limits = LIMITS) -> list[Path]:
+    """Every regular file under `folder`, sorted (see tree())."""
+    return tree(folder, limits)[1]
 
 
 def check_capture(device_dir: str | Path, limits: Limits = LIMITS) -> list[Path]:
@@ -322,13 +328,12 @@ def read_bytes(path: str | Path, limits: Limits = LIMITS) -> bytes:
 
 def decode(data: bytes, path: str | Path) -> str:
     """UTF-8 text, with or without a BOM."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
+        return data[bom:].decode("utf-8")
+    except UnicodeDecodeError as exc:  # the offset counts the BOM, as a hex editor would
         raise InputError(path, None, None, "UTF-8 text",
-                         Plain(f"byte 0x{data[exc.start]:02x} at offset {exc.start}")) from None
+                         Plain(f"byte 0x{data[bom + exc.start]:02x} at offset {bom + exc.start}")) from None
 
 
 def read_text(path: str | Path, limits: Limits = LIMITS) -> str:
@@ -370,6 +375,23 @@ def iter_lines(path: str | Path, limits: Limits = LIMITS) -> Iterator[tuple[int,
 
 
 # --------------------------------------------------------------------------- #
+# Names
+
+# The one rule for every name a capture gives that becomes a path component
+# (device, session, run id): checked before any path is built from it.
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME_RULE = "a name of letters, digits, '.', '_' or '-' (first a letter or digit, at most 64)"
+
+
+def check_name(value, path: str | Path, where: str | None, field: str) -> str:
+    """`value` when it is a string obeying NAME (and not ending in
+    '.partial', which the capture kits use for unfinished folders)."""
+    if not isinstance(value, str) or not NAME.match(value) or value.endswith(".partial"):
+        raise InputError(path, where, field, NAME_RULE, value)
+    return value
+
+
+# --------------------------------------------------------------------------- #
 # Numbers
 
 
@@ -381,7 +403,7 @@ def check_number(value, path: str | Path, where: str | None, field: str, *, mini
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
         raise InputError(path, where, field, kind, value)
     if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(path, where, field, f"a finite {kind[2:].lstrip('n ')}", value)
+        raise InputError(path, where, field, f"a finite {'integer' if integer else 'number'}", value)
     if abs(value) > limits.magnitude:
         raise InputError(path, where, field, f"{kind} of magnitude at most {limits.magnitude:g}", value)
     if minimum is not None and value < minimum:

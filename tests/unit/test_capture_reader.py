@@ -1,0 +1,233 @@
+"""The one safe reader of capture files (mobitrace.core.capture_reader):
+what it refuses, with which one-line message (issue 16, item 1)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import socket
+import stat
+import zlib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from mobitrace.core import capture_reader as cr
+from mobitrace.errors import InputError
+
+
+def _refused(fn, *args, match: str, **kw) -> InputError:
+    with pytest.raises(InputError) as info:
+        fn(*args, **kw)
+    assert "\n" not in str(info.value)
+    assert match in str(info.value), str(info.value)
+    return info.value
+
+
+@pytest.fixture
+def session(tmp_path) -> Path:
+    s = tmp_path / "dev" / "s1"
+    (s / "runs").mkdir(parents=True)
+    (s / "manifest.yaml").write_text("study: cpu-gbps\n")
+    (s / "runs" / "a.csv").write_text("x\n1\n")
+    return s
+
+
+# --------------------------------------------------------------------------- files
+
+
+def test_a_clean_tree_is_listed(session):
+    dirs, files = cr.tree(session)
+    assert dirs == [session / "runs"] and files == [session / "manifest.yaml", session / "runs" / "a.csv"]
+
+
+def test_symlinks_are_refused_even_to_inside_files(session):
+    (session / "runs" / "b.csv").symlink_to(session / "runs" / "a.csv")
+    _refused(cr.walk, session, match="runs/b.csv: expected a regular file, found 'a symbolic link'")
+    _refused(cr.read_text, session / "runs" / "b.csv", match="found 'a symbolic link'")
+
+
+def test_a_symlinked_folder_is_refused_not_followed(session, tmp_path):
+    (tmp_path / "outside").mkdir()
+    (session / "runs" / "r2").symlink_to(tmp_path / "outside")
+    _refused(cr.walk, session, match="runs/r2: expected a regular file, found 'a symbolic link'")
+
+
+def test_hard_links_are_refused(session, tmp_path):
+    os.link(session / "runs" / "a.csv", tmp_path / "elsewhere.csv")
+    _refused(cr.walk, session, match="expected a regular file, found 'a hard link (2 names)'")
+    _refused(cr.read_raw, session / "runs" / "a.csv", match="a hard link")
+
+
+def test_fifos_are_refused_without_blocking(session):
+    os.mkfifo(session / "runs" / "pipe.csv")
+    _refused(cr.walk, session, match="runs/pipe.csv: expected a regular file, found 'a FIFO'")
+    _refused(cr.read_text, session / "runs" / "pipe.csv", match="found 'a FIFO'")
+
+
+def test_sockets_are_refused(tmp_path):
+    s = tmp_path / "s"
+    s.mkdir()
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(s / "sock"))
+        _refused(cr.walk, s, match="sock: expected a regular file, found 'a socket'")
+    finally:
+        sock.close()
+
+
+def test_devices_are_refused(tmp_path):
+    s = tmp_path / "s"
+    s.mkdir()
+    try:
+        os.mknod(s / "zero", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+    except PermissionError:
+        pytest.skip("mknod needs privileges")
+    _refused(cr.walk, s, match="zero: expected a regular file, found 'a character device'")
+    _refused(cr.read_bytes, s / "zero", match="found 'a character device'")
+
+
+def test_sizes_are_bounded_per_file_and_session(session):
+    small = replace(cr.LIMITS, file_bytes=20)
+    (session / "runs" / "big.csv").write_text("x" * 21)
+    _refused(cr.walk, session, small, match="big.csv: expected at most 20 bytes per file, found '21 bytes'")
+    _refused(cr.read_raw, session / "runs" / "big.csv", small, match="expected at most 20 bytes per file")
+    _refused(cr.walk, session, replace(cr.LIMITS, session_bytes=30),
+             match="s1: expected at most 30 bytes per session, found '41 bytes'")
+
+
+def test_table_rows_are_bounded(session):
+    (session / "runs" / "rows.csv").write_text("x\n" * 50)
+    _refused(cr.read_text, session / "runs" / "rows.csv", replace(cr.LIMITS, table_rows=10),
+             match="expected at most 10 rows, found '50 rows'")
+
+
+@pytest.mark.parametrize("relative, expected", [
+    ("/etc/passwd", "a relative path inside the session folder"),
+    ("../other/x.csv", "a path inside the session folder (no '..')"),
+    ("runs/../../x.csv", "a path inside the session folder (no '..')"),
+    ("~/x.csv", "a relative path inside the session folder"),
+    ("", "a relative path inside the session folder"),
+    (["a"], "a relative path inside the session folder"),
+])
+def test_paths_written_in_a_manifest_stay_inside_the_session(session, relative, expected):
+    _refused(cr.inside, session, relative, session / "manifest.yaml", "power_trace.file",
+             match=f"manifest.yaml: field 'power_trace.file': expected {expected}")
+    assert cr.inside(session, "runs/a.csv", session / "manifest.yaml", "f") == session / "runs" / "a.csv"
+
+
+# --------------------------------------------------------------------------- text and gzip
+
+
+def test_plain_gz_and_bom_read_the_same(tmp_path):
+    text = "t,v\n1,2\n"
+    (tmp_path / "plain.csv").write_text(text)
+    (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    (tmp_path / "z.csv.gz").write_bytes(gzip.compress(text.encode()))
+    (tmp_path / "zbom.csv.gz").write_bytes(gzip.compress(b"\xef\xbb\xbf" + text.encode()))
+    for name in ("plain.csv", "bom.csv", "z.csv.gz", "zbom.csv.gz"):
+        assert cr.read_text(tmp_path / name) == text, name
+        assert [ln for _, ln in cr.iter_lines(tmp_path / name)] == ["t,v\n", "1,2\n"], name
+    # `name` and `name.gz` are interchangeable
+    assert cr.resolve(tmp_path / "z.csv") == tmp_path / "z.csv.gz"
+    assert cr.resolve(tmp_path / "plain.csv.gz") == tmp_path / "plain.csv"
+
+
+def test_bytes_that_are_not_utf8_are_named_with_their_offset(tmp_path):
+    (tmp_path / "bad.csv").write_bytes(b"ab\xffc")
+    _refused(cr.read_text, tmp_path / "bad.csv", match="bad.csv: expected UTF-8 text, found byte 0xff at offset 2")
+    (tmp_path / "bad.csv.gz").write_bytes(gzip.compress(b"\xef\xbb\xbfab\n\xfe"))
+    _refused(cr.read_text, tmp_path / "bad.csv.gz", match="expected UTF-8 text, found byte 0xfe at offset 6")
+
+
+def test_a_gzip_bomb_stops_at_the_ratio(tmp_path):
+    bomb = zlib.compressobj(9, zlib.DEFLATED, 31)
+    data = bomb.compress(b"\0" * (64 << 20)) + bomb.flush()
+    (tmp_path / "bomb.csv.gz").write_bytes(data)
+    _refused(cr.read_text, tmp_path / "bomb.csv.gz", match="expected a gzip ratio of at most 100")
+
+
+def test_gzip_output_is_bounded(tmp_path):
+    (tmp_path / "big.csv.gz").write_bytes(gzip.compress(os.urandom(4096)))
+    _refused(cr.read_bytes, tmp_path / "big.csv.gz", replace(cr.LIMITS, text_bytes=1000),
+             match="expected at most 1000 bytes after gunzip")
+
+
+@pytest.mark.parametrize("data, found", [
+    (gzip.compress(b"abc\n" * 1000)[:-20], "a truncated gzip stream"),
+    (b"\x1f\x8b\x08\x00garbage-garbage", "corrupt compressed data"),
+])
+def test_broken_gzip_is_one_line(tmp_path, data, found):
+    (tmp_path / "x.gz").write_bytes(data)
+    _refused(cr.read_text, tmp_path / "x.gz", match=found)
+
+
+# --------------------------------------------------------------------------- YAML and JSON
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a: &x 1\nb: *x\n", "m.yaml: line 1: expected YAML without anchors, found 'anchor &x'"),
+    ("a: [1]\nb: *x\n", "m.yaml: line 2: expected YAML without aliases, found 'alias *x'"),
+    ("a: 1\nb: 2\na: 3\n", "m.yaml: line 3: field 'a': expected unique keys, found 'a duplicate key'"),
+    ("a: {b: 1}\nc:\n  <<: {d: 1}\n", "expected YAML without merge keys"),
+    ("a: .inf\n", "m.yaml: line 1: expected a finite number of magnitude at most 1e+18, found '.inf'"),
+    ("a: .nan\n", "expected a finite number"),
+    ("a: 1.0e+400\n", "expected a finite number"),
+    ("a: 123456789012345678901234567890\n", "expected an integer of magnitude at most 1e+18"),
+    ("a: " + "[" * 40 + "]" * 40 + "\n", "expected YAML nested at most 32 levels, found 'deeper nesting'"),
+    ("a: [1, 2\n", "m.yaml: line 2: expected valid YAML"),
+    ("a: !!python/object:os.system 1\n", "expected valid YAML"),
+])
+def test_yaml_refusals(text, message):
+    _refused(cr.loads_yaml, text, "m.yaml", match=message)
+
+
+def test_yaml_node_count_is_bounded():
+    text = "a: [" + ", ".join(["1"] * 200) + "]\n"
+    old = cr.CaptureLoader.limits
+    cr.CaptureLoader.limits = replace(old, yaml_nodes=100)
+    try:
+        _refused(cr.loads_yaml, text, "m.yaml", match="expected at most 100 YAML nodes")
+    finally:
+        cr.CaptureLoader.limits = old
+
+
+def test_yaml_names_stay_strings_when_quoted():
+    doc, _ = cr.loads_yaml("device: 'on'\nsession: '007'\nother: 'null'\n", "m.yaml")
+    assert doc == {"device": "on", "session": "007", "other": "null"}
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"a": 1, "a": 2}', "r.json: field 'a': expected unique JSON keys, found 'a duplicate key'"),
+    ('{"a": NaN}', "expected a finite JSON number, found 'NaN'"),
+    ('{"a": -Infinity}', "expected a finite JSON number, found '-Infinity'"),
+    ('{"a": 1e400}', "expected a finite number of magnitude at most 1e+18, found '1e400'"),
+    ('{"a": ' + "9" * 30 + "}", "expected an integer of magnitude at most 1e+18"),
+    ("[" * 100000 + "]" * 100000, "expected JSON nested at most a few hundred levels"),
+])
+def test_json_refusals(text, message):
+    _refused(cr.loads_json, text, "r.json", match=message)
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+@pytest.mark.parametrize("value, kw, message", [
+    (float("nan"), {}, "field 'cpu_count': expected a finite number, found nan"),
+    (float("inf"), {}, "field 'cpu_count': expected a finite number, found inf"),
+    (-1, {"integer": True}, "field 'cpu_count': expected an integer >= 0, found -1"),
+    (0, {"integer": True, "minimum": 1}, "expected an integer >= 1, found 0"),
+    (True, {"integer": True}, "expected an integer, found True"),
+    ("4", {}, "expected a number, found '4'"),
+    (1e30, {}, "expected a number of magnitude at most 1e+18, found 1e+30"),
+    (2.5, {"integer": True}, "expected an integer, found 2.5"),
+])
+def test_numbers_are_refused_with_the_field_named(value, kw, message):
+    _refused(cr.check_number, value, "m.yaml", None, "cpu_count", match=message, **kw)
+    assert cr.check_number(4, "m.yaml", None, "cpu_count", integer=True, minimum=1) == 4
+
+
+def test_limits_are_in_one_place():
+    assert cr.LIMITS == cr.Limits() and cr.CaptureLoader.limits is cr.LIMITS
+    assert all(v > 0 for v in vars(cr.LIMITS).values())
