@@ -4,10 +4,8 @@ committed captures of all five studies, each with the exact one-line error
 as a BOM), and proof that nothing was followed, written or left behind.
 
 Together with the malformed corpus (tests/fixtures/byod/corpus.yaml, run by
-tests/unit/test_byod_corpus.py) this is issue 16's item 6. Cases marked
-`xfail: "hostile branch: <feature>"` state the message the `hostile` branch
-(items 1-3, 5a) produces; they are strict, so they fail loudly once that
-branch is merged and the mark can be removed."""
+tests/unit/test_byod_corpus.py) this is issue 16's item 6. A case marked
+`xfail: "<why>"` is strict: it fails loudly once the code gives its message."""
 
 from __future__ import annotations
 
