@@ -132,7 +132,7 @@ def with_unit(text: str, unit: str) -> str:
 
 # A claim's value for people. Statistics read as "p < 0.0001", "R² ≥ 0.9";
 # other units follow the number; true=1 flags read as yes / no.
-STATISTICS = {"p": "p", "R^2": "R²", "rho": "ρ"}
+STATISTICS = {"p": "p", "R^2": "R²", "R²": "R²", "rho": "ρ"}
 UNITS = {"x": "×", "us": "µs"}
 RELATIONS = {">=": "≥", "<=": "≤"}
 FLAG_UNIT = "true=1"
