@@ -73,10 +73,13 @@ def test_each_affected_chapter_has_a_section_for_the_new_device(registered):
     work, _, _ = registered
     html = work / "book" / "_build" / "html" / "chapters"
     cpu = (html / "cpu-gbps-measured.html").read_text()
-    assert "<strong>my-copy</strong>" in cpu
+    assert 'id="fig-figure1_my-copy"' in cpu  # its Figure 1, with alt text naming it
+    assert 'alt="my-copy: ' in cpu
     assert (work / "data" / "results" / "cpu-gbps-devices" / "my-copy" / "figure1.svg").is_file()
+    assert (work / "data" / "results" / "cpu-gbps-measured" / "figures" / "figure1_my-copy.svg").is_file()
     pb = (html / "priority-boost.html").read_text()
-    assert "Captures behind the measured results: pb-copy" in pb
+    assert 'id="fig-measured_pb-copy"' in pb
+    assert "measured (pb-copy, capture " in pb
 
 
 def test_pipeline_is_clean_after_adding(registered):
