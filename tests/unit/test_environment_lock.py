@@ -5,13 +5,18 @@ import re
 import yaml
 
 
+def _normal(name):
+    """PEP 503 name: ruamel.yaml and ruamel-yaml are one package."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def _lock(repo):
     pins = {}
     for line in (repo / "requirements.txt").read_text().splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
             name, version = line.split("==")
-            pins[re.sub(r"[-_.]+", "-", name).lower()] = version
+            pins[_normal(name)] = version
     return pins
 
 
@@ -20,7 +25,7 @@ def _top_level(repo):
     for line in (repo / "requirements.in").read_text().splitlines():
         line = line.split("#")[0].strip()
         if line:
-            names.append(re.split(r"[<>=!~\[ ]", line)[0].lower())
+            names.append(_normal(re.split(r"[<>=!~\[ ]", line)[0]))
     return names
 
 
@@ -38,7 +43,7 @@ def test_environment_yml_pins_agree_with_the_lock(repo):
     for dep in env["dependencies"] + pip_section:
         if isinstance(dep, str) and "==" in dep:
             name, version = dep.split("==")
-            conda[name.lower()] = version
+            conda[_normal(name)] = version
     top = _top_level(repo)
     assert set(conda) == set(top), "environment.yml must list exactly the packages of requirements.in"
     for name, version in conda.items():
