@@ -36,10 +36,10 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import HTML, display
 
-from mobitrace import claims as cl
-from mobitrace import landing
-from mobitrace.book import link
-from mobitrace.chapter import KEY_FINDINGS, ChapterOutputs, paper_text, site_href
+from mobitrace.core import claims as cl
+from mobitrace.book import landing
+from mobitrace.book.build import link
+from mobitrace.book.chapter import KEY_FINDINGS, ChapterOutputs, paper_text, site_href
 from mobitrace.core import numbers
 
 results = Path(results_dir)

@@ -76,13 +76,13 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from mobitrace import claims as cl
-from mobitrace import cpufit
-from mobitrace import cpugbps_measured as cm
-from mobitrace.book import format_column, with_interval
-from mobitrace.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.core import claims as cl
+from mobitrace.stats import cpufit
+from mobitrace.studies.cpu_gbps import measured_analysis as cm
+from mobitrace.book.build import format_column, with_interval
+from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
 from mobitrace.core import numbers
-from mobitrace.cpugbps_device import direction_word, figure1_fig
+from mobitrace.studies.cpu_gbps.device_analysis import direction_word, figure1_fig
 
 results = Path(results_dir)
 out = ChapterOutputs(results, "analyze_cpu_gbps_measured")
@@ -164,7 +164,7 @@ for device in devices:
 #
 # $\mathrm{CPU} = a + b \cdot \mathrm{throughput}$ by OLS per device,
 # direction and CPU source, with 95% confidence intervals of slope and
-# intercept (t-based) and of R² (Fisher's z; `mobitrace.cpufit`). The table
+# intercept (t-based) and of R² (Fisher's z; `mobitrace.stats.cpufit`). The table
 # shows the downlink; the CSV has the uplink too.
 
 # %%
@@ -219,7 +219,7 @@ out.provenance("modeled (OLS extrapolation of measured runs).")
 #
 # The throughput at which the fitted line reaches the threshold,
 # $x_0 = (50 - a)/b$. Its interval is found by inverting the band (Fieller's
-# theorem; Draper & Smith 1998, §3.2; formula in `mobitrace.cpufit`): the
+# theorem; Draper & Smith 1998, §3.2; formula in `mobitrace.stats.cpufit`): the
 # 95% interval is the set of throughputs whose 95% confidence band of the
 # mean contains 50%; the wider prediction-band interval is the set whose
 # prediction band for one new run contains 50%. When the threshold lies far

@@ -55,11 +55,11 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from mobitrace import claims as cl
-from mobitrace.chapter import ChapterOutputs, paper_text, site_href
-from mobitrace.figures import legend_outside
-from mobitrace.linear import Line
-from mobitrace.published import value_of
+from mobitrace.core import claims as cl
+from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.book.figures import legend_outside
+from mobitrace.studies.cpu_gbps.analysis import Line
+from mobitrace.core.published import value_of
 
 results = Path(results_dir)
 out = ChapterOutputs(results, "analyze@cpu-gbps")

@@ -70,16 +70,16 @@ import seaborn as sns
 import yaml
 from IPython.display import Markdown, display
 
-from mobitrace import claims as cl
-from mobitrace import md_analysis as mda
-from mobitrace import mptcp_dualband as md
-from mobitrace import power
-from mobitrace import resampling as rs
-from mobitrace.book import with_interval
+from mobitrace.core import claims as cl
+from mobitrace.studies.mptcp_dualband import analysis as mda
+from mobitrace.studies.mptcp_dualband import ingest as md
+from mobitrace.energy import power_models as power
+from mobitrace.stats import resampling as rs
+from mobitrace.book.build import with_interval
 from mobitrace.core import numbers
-from mobitrace.chapter import ChapterOutputs, paper_text, site_href
-from mobitrace.figures import PALETTE, SEED, legend_outside
-from mobitrace.published import value_of
+from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.book.figures import PALETTE, SEED, legend_outside
+from mobitrace.core.published import value_of
 
 results = Path(results_dir)
 out = ChapterOutputs(results, "analyze_mptcp_dualband")
@@ -113,7 +113,7 @@ energy = md.energy_table(runs, radio, cpu)
 put("n_captured", int((runs["device"] == devices[0]).sum()))
 # Runs whose MPTCP connection used both paths (each path > 1% of the bytes),
 # and the MPTCP runs of sessions captured before the kit's listener fix set
-# aside (mobitrace.mptcp_dualband.select_runs).
+# aside (mobitrace.studies.mptcp_dualband.ingest.select_runs).
 energy["paths_used"] = md.paths_used(energy)
 energy, aside = md.select_runs(energy, manifests)
 early = aside[aside["transport"] == "mptcp"]
@@ -619,7 +619,7 @@ provenance("measured throughput; modeled nJ/bit; published energy-optimal ratios
 #
 # The paper's Figure 9 (a flow chart, not in the text) gives guidelines for an
 # energy-aware scheduler from the demand and each interface's maximum rate.
-# `mobitrace.mptcp_dualband.guideline_ratio` encodes them as §4.2 states them:
+# `mobitrace.studies.mptcp_dualband.ingest.guideline_ratio` encodes them as §4.2 states them:
 # backlogged traffic gets the throughput-optimal ratio R_ad : R_ac; downlink
 # demands above R_ad fill 802.11ac and put the rest on 802.11ad, demands
 # between R_ac and R_ad use 802.11ad alone, demands up to R_ac 802.11ac alone;

@@ -34,9 +34,9 @@ from pathlib import Path
 
 from IPython.display import HTML, display
 
-from mobitrace import claims as cl
-from mobitrace import landing
-from mobitrace.chapter import ChapterOutputs
+from mobitrace.core import claims as cl
+from mobitrace.book import landing
+from mobitrace.book.chapter import ChapterOutputs
 
 results = Path(results_dir)
 out = ChapterOutputs(results / study, "overview")

@@ -67,13 +67,13 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 
-from mobitrace import claims as cl
-from mobitrace import pb_analysis as pba
-from mobitrace.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.core import claims as cl
+from mobitrace.studies.priority_boost import analysis as pba
+from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
 from mobitrace.core.escape import md_text
-from mobitrace.figures import PALETTE, SEED, legend_outside
-from mobitrace.pb_analysis import POLICY_NAMES
-from mobitrace.published import mean_sd_table, table_location, value_of
+from mobitrace.book.figures import PALETTE, SEED, legend_outside
+from mobitrace.studies.priority_boost.analysis import POLICY_NAMES
+from mobitrace.core.published import mean_sd_table, table_location, value_of
 
 results = Path(results_dir)
 out = ChapterOutputs(results, "analyze_priority_boost")
@@ -142,7 +142,7 @@ provenance("published means, SDs and n (§4, first and second tables); intervals
 # The reported statistics are rounded, so each true mean and SD lies in an
 # interval of half a unit of its last printed digit. The range of p over the
 # box of these four intervals is found by a grid search polished with a
-# bounded optimizer (`mobitrace.welch.p_range`). Two readings of the
+# bounded optimizer (`mobitrace.stats.welch.p_range`). Two readings of the
 # precision: **as printed** ("81" means 80.5 to 81.5, "0" means 0 to 0.5) and
 # **at the table's precision** (trailing zeros dropped: "81" is 81.0, "0" is
 # 0.00, as the other cells of the table are printed). A published p is

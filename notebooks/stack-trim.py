@@ -67,12 +67,12 @@ import seaborn as sns
 import yaml
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from mobitrace import claims as cl
-from mobitrace import st_analysis as sta
-from mobitrace.chapter import ChapterOutputs, paper_text, site_href
-from mobitrace.figures import legend_outside
-from mobitrace.power import cpu_models
-from mobitrace.published import value_of
+from mobitrace.core import claims as cl
+from mobitrace.studies.stack_trim import analysis as sta
+from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.book.figures import legend_outside
+from mobitrace.energy.power_models import cpu_models
+from mobitrace.core.published import value_of
 
 results = Path(results_dir)
 out = ChapterOutputs(results, "analyze_stack_trim")
@@ -136,7 +136,7 @@ for device, (runs, sessions) in measured.items():
 # (stack-trim-model)=
 # ## The CPU power model
 #
-# Per core, $P_c = u_c\,(k_f f_c + k_0)$ above idle (`mobitrace.power`),
+# Per core, $P_c = u_c\,(k_f f_c + k_0)$ above idle (`mobitrace.energy.power_models`),
 # linear in utilization and in frequency as the paper observes (§2.2). With
 # $u_c$ integrated over a run, the energy of $s$ CPU-seconds at frequency $f$ is
 # $E = s\,(k_f f + k_0)$, and the mean power over the run is $E/T$. The idle

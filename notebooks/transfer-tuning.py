@@ -63,16 +63,16 @@ import pandas as pd
 import yaml
 from matplotlib.ticker import FormatStrFormatter
 
-from mobitrace import claims as cl
-from mobitrace import power
-from mobitrace import resampling as rs
-from mobitrace import transfer_tuning as tt
-from mobitrace import tt_analysis as tta
-from mobitrace.book import with_interval
-from mobitrace.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.core import claims as cl
+from mobitrace.energy import power_models as power
+from mobitrace.stats import resampling as rs
+from mobitrace.studies.transfer_tuning import ingest as tt
+from mobitrace.studies.transfer_tuning import analysis as tta
+from mobitrace.book.build import with_interval
+from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
 from mobitrace.core import numbers
-from mobitrace.figures import legend_outside
-from mobitrace.published import value_of
+from mobitrace.book.figures import legend_outside
+from mobitrace.core.published import value_of
 
 results = Path(results_dir)
 out = ChapterOutputs(results, "analyze_transfer_tuning")
@@ -218,7 +218,7 @@ provenance("modeled: coefficients from params.yaml with their provenance (publis
 # This is the main limit of the host re-run; a power log supplied with a
 # capture replaces the model.
 #
-# The energy functions (`mobitrace.energy`, tested on hand-computable traces)
+# The energy functions (`mobitrace.energy.integrals`, tested on hand-computable traces)
 # are the same for a modeled and a measured trace: base power is the
 # time-weighted mean over the idle window before the first request; $E_d$ is
 # the trapezoidal integral of $P - P_b$ from the first request to the last
@@ -226,7 +226,7 @@ provenance("modeled: coefficients from params.yaml with their provenance (publis
 # the tail energy is $\int (P - P_b)\,dt$ from the last byte until power
 # first falls to $P_b$ + {glue:text}`tail_tol_mw:.0f` mW.
 #
-# Power traces a user brings (`mobitrace.power_traces`) are read in chunks
+# Power traces a user brings (`mobitrace.energy.power_traces`) are read in chunks
 # (a 1 GB trace does not need the memory of the whole file) in three native
 # formats, with units declared in the manifest: a power meter's
 # `time,power` (WT210-like), a high-rate monitor's `time,current,voltage`

@@ -27,7 +27,8 @@ import numpy as np
 
 CHILD = r"""
 import sys, time, resource
-from mobitrace import energy, power_traces as pt
+from mobitrace.energy import integrals as energy
+from mobitrace.energy import power_traces as pt
 path, mode = sys.argv[1], sys.argv[2]
 spec = pt.spec_from_manifest({"format": "power-meter", "units": {"time": "s", "power": "W"}, "max_gap_s": 0.01})
 t0 = time.monotonic()

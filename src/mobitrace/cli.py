@@ -15,8 +15,8 @@ import signal
 import sys
 from pathlib import Path
 
-from . import timings
-from .errors import InputError
+from mobitrace.core import timings
+from mobitrace.core.errors import InputError
 
 EXIT = {"ok": 0, "problems": 1, "input": 2, "bug": 3, "interrupted": 130, "terminated": 143}
 # Commands that only read captures or register one: they leave no timing
@@ -79,37 +79,37 @@ def _parser() -> argparse.ArgumentParser:
 
 def _dispatch(args) -> None:
     if args.command == "ingest-published":
-        from . import published
+        from mobitrace.core import published
         published.ingest(args.src, args.out_dir)
     elif args.command == "run-notebook":
-        from . import notebooks
+        from mobitrace.book import notebooks
         notebooks.run(args.study)
     elif args.command == "build-book":
-        from . import book
+        from mobitrace.book import build as book
         book.build(args.book_dir)
     elif args.command == "ingest-capture":
-        from . import captures
+        from mobitrace.studies.cpu_gbps import ingest as captures
         captures.ingest_device(args.device_dir, args.out_dir)
     elif args.command == "analyze-cpu-gbps-device":
         import yaml
 
-        from . import cpugbps_device
-        from .notebooks import repo_root
+        from mobitrace.studies.cpu_gbps import device_analysis as cpugbps_device
+        from mobitrace.book.notebooks import repo_root
         params = yaml.safe_load((repo_root() / "params.yaml").read_text())[args.params_section]
         cpugbps_device.analyze(args.interim_dir, args.out_dir, alpha=float(params["alpha"]),
                                targets=[float(t) for t in params["target_rates_gbps"]],
                                threshold=float(params["cpu_threshold_pct"]))
     elif args.command == "ingest-priority-boost":
-        from . import priority_boost
+        from mobitrace.studies.priority_boost import ingest as priority_boost
         priority_boost.ingest(args.device_dir, args.out_dir)
     elif args.command == "ingest-stack-trim":
-        from . import stack_trim
+        from mobitrace.studies.stack_trim import ingest as stack_trim
         stack_trim.ingest(args.device_dir, args.out_dir)
     elif args.command == "ingest-transfer-tuning":
-        from . import transfer_tuning
+        from mobitrace.studies.transfer_tuning import ingest as transfer_tuning
         transfer_tuning.ingest(args.device_dir, args.out_dir)
     elif args.command == "ingest-mptcp-dualband":
-        from . import mptcp_dualband
+        from mobitrace.studies.mptcp_dualband import ingest as mptcp_dualband
         mptcp_dualband.ingest(args.device_dir, args.out_dir)
     elif args.command == "validate":
         return _validate(args.path)
@@ -118,7 +118,7 @@ def _dispatch(args) -> None:
 
 
 def _validate(path: str) -> int:
-    from . import devices
+    from mobitrace import devices
     study, problems = devices.validate(path)
     for exc in problems:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
@@ -130,8 +130,8 @@ def _validate(path: str) -> int:
 
 
 def _add_device(path: str, device: str | None, append: bool = False) -> None:
-    from . import devices
-    from .notebooks import repo_root
+    from mobitrace import devices
+    from mobitrace.book.notebooks import repo_root
     root = repo_root()
     reg = devices.add_device(path, device, root=root, append=append,
                              notify=lambda line: print(f"note: {line}", flush=True))

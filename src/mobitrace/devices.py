@@ -27,12 +27,12 @@ from pathlib import Path
 
 import yaml
 
-from .core import capture_reader
-from .errors import InputError
+from mobitrace.core import capture_reader
+from mobitrace.core.errors import InputError
 
 
 def _cpu_gbps_session(folder: Path) -> list[InputError]:
-    from . import captures
+    from mobitrace.studies.cpu_gbps import ingest as captures
 
     manifest = folder / "manifest.yaml"
     try:
@@ -60,7 +60,7 @@ def _cpu_gbps_session(folder: Path) -> list[InputError]:
 
 
 def _priority_boost_session(folder: Path) -> list[InputError]:
-    from . import priority_boost
+    from mobitrace.studies.priority_boost import ingest as priority_boost
 
     try:
         priority_boost.read_session(folder)
@@ -72,7 +72,7 @@ def _priority_boost_session(folder: Path) -> list[InputError]:
 def _stack_trim_session(folder: Path) -> list[InputError]:
     """Every problem of a stack-trim session: the manifest and runs.csv stop
     the session; then each run folder is checked on its own."""
-    from . import stack_trim
+    from mobitrace.studies.stack_trim import ingest as stack_trim
 
     try:
         man = stack_trim.read_manifest(folder / "manifest.yaml")
@@ -103,7 +103,7 @@ def _stack_trim_session(folder: Path) -> list[InputError]:
 
 
 def _transfer_tuning_session(folder: Path) -> list[InputError]:
-    from . import transfer_tuning
+    from mobitrace.studies.transfer_tuning import ingest as transfer_tuning
 
     try:
         transfer_tuning.read_session(folder)
@@ -113,7 +113,7 @@ def _transfer_tuning_session(folder: Path) -> list[InputError]:
 
 
 def _mptcp_dualband_session(folder: Path) -> list[InputError]:
-    from . import mptcp_dualband
+    from mobitrace.studies.mptcp_dualband import ingest as mptcp_dualband
 
     return mptcp_dualband.validate_session(folder)
 

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from mobitrace import devices
-from mobitrace.errors import InputError
+from mobitrace.core.errors import InputError
 
 from .bases import STUDIES, make_base
 from .edits import apply

@@ -17,8 +17,9 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from markdown_it import MarkdownIt  # noqa: E402
 
-from mobitrace import book, chapter  # noqa: E402
-from mobitrace import claims as cl  # noqa: E402
+from mobitrace.book import build as book
+from mobitrace.book import chapter  # noqa: E402
+from mobitrace.core import claims as cl  # noqa: E402
 from mobitrace.core.escape import fence, html_text, md_text, mpl_text, safe_href  # noqa: E402
 
 PAYLOADS = [
@@ -125,7 +126,8 @@ def test_provenance_html_escapes_the_text(payload):
     from docutils.frontend import get_default_settings
     from docutils.parsers.rst import Parser
 
-    from mobitrace import provenance, sphinxext
+    from mobitrace.book import provenance
+    from mobitrace.book import sphinxext
     sources = [provenance.Source(path=f"data/raw/{payload}", md5="0123456789abcdef0123456789abcdef", size=1,
                                  nfiles=None)]
     node = sphinxext.provenance_line(["measured"], payload, sources, f"dvc repro {payload}")
@@ -139,7 +141,7 @@ def test_provenance_html_escapes_the_text(payload):
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_svg_text_is_escaped_and_not_mathtext(payload, tmp_path):
-    from mobitrace.figures import save_svg
+    from mobitrace.book.figures import save_svg
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1], label=mpl_text(payload))
     ax.set_title(mpl_text(payload))

@@ -47,7 +47,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from mobitrace import devices  # noqa: E402
 from mobitrace.core import capture_reader  # noqa: E402
-from mobitrace.errors import InputError  # noqa: E402
+from mobitrace.core.errors import InputError  # noqa: E402
 
 from .bases import ROOT, STUDIES, make_base  # noqa: E402
 from .test_corpus import digest, private_tmp, temp_leftovers  # noqa: E402,F401  (private_tmp: autouse)

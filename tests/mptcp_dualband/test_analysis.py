@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mobitrace import mptcp_dualband as md
-from mobitrace.power import CpuPowerModel, RadioPowerModel
+from mobitrace.studies.mptcp_dualband import ingest as md
+from mobitrace.energy.power_models import CpuPowerModel, RadioPowerModel
 
 
 def radio(name, tx, rx, rate):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mobitrace import mptcp_dualband as md
+from mobitrace.studies.mptcp_dualband import ingest as md
 
 
 def _why_not() -> str | None:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from mobitrace import mptcp_dualband as md
+from mobitrace.studies.mptcp_dualband import ingest as md
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,8 @@ import json
 import pandas as pd
 import pytest
 
-from mobitrace import mptcp_dualband as md
-from mobitrace.errors import InputError
+from mobitrace.studies.mptcp_dualband import ingest as md
+from mobitrace.core.errors import InputError
 
 from .conftest import synthetic_run, write_session
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mobitrace import priority_boost as pb
+from mobitrace.studies.priority_boost import ingest as pb
 
 
 def _why_not() -> str | None:

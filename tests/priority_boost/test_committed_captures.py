@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from mobitrace import priority_boost as pb
+from mobitrace.studies.priority_boost import ingest as pb
 
 REPO = Path(__file__).resolve().parents[2]
 

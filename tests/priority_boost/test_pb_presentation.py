@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mobitrace import pb_analysis as pba
-from mobitrace import published, welch
+from mobitrace.studies.priority_boost import analysis as pba
+from mobitrace.core import published
+from mobitrace.stats import welch
 
 
 @pytest.fixture(scope="module")

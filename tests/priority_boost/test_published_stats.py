@@ -3,8 +3,8 @@ and InputError on malformed stat tables."""
 
 import pytest
 
-from mobitrace import published
-from mobitrace.errors import InputError
+from mobitrace.core import published
+from mobitrace.core.errors import InputError
 
 
 @pytest.fixture(scope="module")

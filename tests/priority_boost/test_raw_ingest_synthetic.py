@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from mobitrace import priority_boost as pb
-from mobitrace.errors import InputError
+from mobitrace.studies.priority_boost import ingest as pb
+from mobitrace.core.errors import InputError
 
 HEADER = ",".join(pb.RUN_FIELDS)
 

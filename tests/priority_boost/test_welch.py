@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from mobitrace import welch as w
+from mobitrace.stats import welch as w
 
 # R's documented example: t.test(extra ~ group, data = sleep) (Welch Two Sample
 # t-test, R `stats` package, ?t.test): t = -1.8608, df = 17.776, p-value = 0.07939.

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from mobitrace import devices
-from mobitrace import stack_trim as st
+from mobitrace.studies.stack_trim import ingest as st
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts" / "capture" / "stack_trim"))

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from mobitrace import stack_trim as st
+from mobitrace.studies.stack_trim import ingest as st
 
 REPO = Path(__file__).resolve().parents[2]
 

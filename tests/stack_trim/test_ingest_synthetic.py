@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from mobitrace import devices
-from mobitrace import stack_trim as st
-from mobitrace.errors import InputError
+from mobitrace.studies.stack_trim import ingest as st
+from mobitrace.core.errors import InputError
 
 
 def test_ingest_synthetic_values(synthetic_session, tmp_path):

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mobitrace import st_analysis as sta
-from mobitrace.power import CpuPowerModel
+from mobitrace.studies.stack_trim import analysis as sta
+from mobitrace.energy.power_models import CpuPowerModel
 
 MODEL = CpuPowerModel("t", mw_per_ghz=250, mw_at_zero_ghz=50, idle_mw=150.2, nominal_ghz=2.0,
                       provenance="assumed", source="test")

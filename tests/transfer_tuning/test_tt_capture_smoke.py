@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from mobitrace import devices
-from mobitrace import transfer_tuning as tt
+from mobitrace.studies.transfer_tuning import ingest as tt
 
 REPO = Path(__file__).resolve().parents[2]
 KIT = REPO / "scripts" / "capture" / "transfer_tuning" / "run.py"

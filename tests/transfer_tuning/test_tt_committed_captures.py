@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from mobitrace import transfer_tuning as tt
+from mobitrace.studies.transfer_tuning import ingest as tt
 
 REPO = Path(__file__).resolve().parents[2]
 PARAMS = yaml.safe_load((REPO / "params.yaml").read_text())

@@ -8,9 +8,9 @@ import pytest
 
 from conftest import write_session
 from mobitrace import devices
-from mobitrace import transfer_tuning as tt
-from mobitrace.errors import InputError
-from mobitrace.power import CpuPowerModel, RadioPowerModel
+from mobitrace.studies.transfer_tuning import ingest as tt
+from mobitrace.core.errors import InputError
+from mobitrace.energy.power_models import CpuPowerModel, RadioPowerModel
 
 CPU = CpuPowerModel("c", mw_per_ghz=400.0, mw_at_zero_ghz=200.0, idle_mw=0.0, nominal_ghz=2.0,
                     provenance="assumed", source="test")  # a busy core: 1000 mW

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mobitrace import captures, devices
+from mobitrace.studies.cpu_gbps import ingest as captures
+from mobitrace import devices
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "scripts" / "capture" / "android" / "adb_capture.py"

@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from mobitrace import reproducibility
-from mobitrace.book import link, table_html
+from mobitrace.book import reproducibility
+from mobitrace.book.build import link, table_html
 
 EVIL = '<script>alert("x")</script> & <b>'
 
@@ -44,7 +44,7 @@ def test_script_dedupe_keeps_the_builders_list_so_mathjax_still_lands():
     handler runs after it and appends to that list on pages with math."""
     from types import SimpleNamespace
 
-    from mobitrace.sphinxext import _dedupe_scripts
+    from mobitrace.book.sphinxext import _dedupe_scripts
 
     scripts = [SimpleNamespace(filename="a.js", attributes={}), SimpleNamespace(filename="a.js", attributes={}),
                SimpleNamespace(filename="b.js", attributes={"defer": "defer"})]

@@ -1,13 +1,13 @@
-"""Tables for people (mobitrace.book.table_html) and the key-findings block
-(mobitrace.chapter.findings_html), on synthetic frames."""
+"""Tables for people (mobitrace.book.build.table_html) and the key-findings block
+(mobitrace.book.chapter.findings_html), on synthetic frames."""
 
 import re
 
 import pandas as pd
 
-from mobitrace import claims as cl
-from mobitrace.book import LONG_TABLE_ROWS, table_html, with_interval
-from mobitrace.chapter import findings_html, site_href
+from mobitrace.core import claims as cl
+from mobitrace.book.build import LONG_TABLE_ROWS, table_html, with_interval
+from mobitrace.book.chapter import findings_html, site_href
 
 
 def _cells(html_text: str) -> list[str]:

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mobitrace import captures, devices, priority_boost
-from mobitrace.errors import InputError
+from mobitrace.studies.cpu_gbps import ingest as captures
+from mobitrace import devices
+from mobitrace.studies.priority_boost import ingest as priority_boost
+from mobitrace.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = yaml.safe_load((ROOT / "tests" / "fixtures" / "byod" / "corpus.yaml").read_text())["cases"]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mobitrace.core import capture_reader as cr
-from mobitrace.errors import InputError
+from mobitrace.core.errors import InputError
 
 
 def _refused(fn, *args, match: str, **kw) -> InputError:

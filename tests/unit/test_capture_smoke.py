@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from mobitrace import captures
+from mobitrace.studies.cpu_gbps import ingest as captures
 
 CAPTURE = ["scripts/capture/capture.py"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mobitrace import captures
-from mobitrace.errors import InputError
+from mobitrace.studies.cpu_gbps import ingest as captures
+from mobitrace.core.errors import InputError
 
 DEVICE = "smoke-test"
 SESSION = "20261122T025322Z"

@@ -1,10 +1,10 @@
-"""mobitrace.chapter: the helpers every chapter notebook uses."""
+"""mobitrace.book.chapter: the helpers every chapter notebook uses."""
 
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from mobitrace.chapter import ChapterOutputs, provenance_block
+from mobitrace.book.chapter import ChapterOutputs, provenance_block
 
 
 def test_provenance_block_names_the_kinds_the_text_names_in_a_fixed_order():
@@ -58,8 +58,8 @@ def test_a_figure_without_alt_text_or_caption_is_refused(tmp_path, alt, caption)
 def test_findings_also_save_the_headline_rows_as_key_findings_csv_in_headline_order(tmp_path):
     from unittest import mock
 
-    from mobitrace import claims as cl
-    from mobitrace.chapter import KEY_FINDINGS_COLUMNS
+    from mobitrace.core import claims as cl
+    from mobitrace.book.chapter import KEY_FINDINGS_COLUMNS
     row = dict(study="s", location="§1", unit="%", tolerance="t", basis="b", provenance="measured", section="s-x")
     claims = cl.claims_frame([
         {**row, "claim_id": "a", "claim": "CPU < 50%", "paper_relation": "<", "paper_value": 50.0,

@@ -4,7 +4,7 @@ import pandas as pd
 import pandera.pandas as pa
 import pytest
 
-from mobitrace import claims as cl
+from mobitrace.core import claims as cl
 
 
 @pytest.mark.parametrize(
@@ -77,3 +77,22 @@ def test_read_claims_round_trips_empty_text_and_missing_values_synthetic(tmp_pat
     assert back["unit"].tolist() == ["", "x"]
     assert pd.isna(back.loc[1, "paper_relation"])
     assert back["paper_value"].isna().tolist() == [False, True]
+
+
+def test_claims_helper_decides_checkable_verdict_and_tolerance_by_hand():
+    from mobitrace.core.claims import Claims
+    table = Claims("toy")
+    common = dict(location="§1", unit="%", basis="b", provenance="measured", section="toy-s")
+    # |1.05 - 1.0| = 0.05 <= 10% of 1.0: reproduced; 1.2 is not.
+    assert table.add("near", "t", relation="~", paper=1.0, artifact=1.05, rel_tol=0.1, **common) == "reproduced"
+    assert table.add("far", "t", relation="~", paper=1.0, artifact=1.2, rel_tol=0.1, **common) == "not reproduced"
+    # No value (NaN) or no relation: not checkable, tolerance n/a, value stored as missing.
+    assert table.add("nan", "t", relation="<", paper=5.0, artifact=float("nan"), **common) == "not checkable"
+    assert table.add("norel", "t", relation=None, paper=None, artifact=3.0, **common) == "not checkable"
+    # A stated rule overrides the computed verdict and tolerance.
+    assert table.add("rule", "t", relation="=", paper=0.0, artifact=2.0, verdict="reproduced",
+                     tolerance="no cell lower", **common) == "reproduced"
+    frame = table.frame()
+    assert list(frame["claim_id"]) == ["near", "far", "nan", "norel", "rule"]
+    assert list(frame["tolerance"]) == ["±10% of paper value", "±10% of paper value", "n/a", "n/a", "no cell lower"]
+    assert frame["artifact_value"].isna().tolist() == [False, False, True, False, False]

@@ -4,7 +4,7 @@ device in params.yaml, made with the default settings, lean, and parseable
 
 import yaml
 
-from mobitrace import captures
+from mobitrace.studies.cpu_gbps import ingest as captures
 
 
 def measured_params(root):

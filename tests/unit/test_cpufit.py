@@ -1,4 +1,4 @@
-"""OLS, intervals and inverse prediction (mobitrace.cpufit) against
+"""OLS, intervals and inverse prediction (mobitrace.stats.cpufit) against
 published values, hand computation and statsmodels on synthetic data."""
 
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mobitrace import cpufit
+from mobitrace.stats import cpufit
 
 # Anscombe (1973), "Graphs in statistical analysis", Am. Stat. 27:17-21,
 # data set I: fitted line y = 3.00 + 0.500 x, r^2 = 0.67, n = 11.

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mobitrace import cpugbps_device
+from mobitrace.studies.cpu_gbps import device_analysis as cpugbps_device
 
 
 def synthetic_runs(device="synthetic-host", slope=2.0, noise=0.3, seed=1):

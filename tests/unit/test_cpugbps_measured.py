@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from mobitrace import cpugbps_measured as cm
-from mobitrace.cpugbps_device import fit_table
+from mobitrace.studies.cpu_gbps import measured_analysis as cm
+from mobitrace.studies.cpu_gbps.device_analysis import fit_table
 
 from .test_cpugbps_device import synthetic_runs
 

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from mobitrace import devices
-from mobitrace.errors import InputError
+from mobitrace.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mobitrace import energy
+from mobitrace.energy import integrals as energy
 
 
 def test_window_integral_of_a_constant():

@@ -1,6 +1,6 @@
 import matplotlib.pyplot as plt
 
-from mobitrace.figures import save_svg
+from mobitrace.book.figures import save_svg
 
 
 def test_svg_output_is_byte_identical_across_saves_synthetic(tmp_path):

@@ -1,4 +1,4 @@
-"""mobitrace.landing: the landing page's cards, on synthetic chapters."""
+"""mobitrace.book.landing: the landing page's cards, on synthetic chapters."""
 
 import re
 from unittest import mock
@@ -6,9 +6,9 @@ from unittest import mock
 import pandas as pd
 import pytest
 
-from mobitrace import claims as cl
-from mobitrace import landing
-from mobitrace.chapter import ChapterOutputs
+from mobitrace.core import claims as cl
+from mobitrace.book import landing
+from mobitrace.book.chapter import ChapterOutputs
 
 ROW = dict(study="s", location="§1", unit="%", tolerance="t", basis="b", provenance="measured", section="s-x")
 

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from mobitrace.linear import Line
+from mobitrace.studies.cpu_gbps.analysis import Line
 
 
 def test_line_through_hand_computed_points():

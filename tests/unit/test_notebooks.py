@@ -1,8 +1,8 @@
 import nbformat
 import pytest
 
-from mobitrace import notebooks
-from mobitrace.chapter import KEY_FINDINGS
+from mobitrace.book import notebooks
+from mobitrace.book.chapter import KEY_FINDINGS
 
 
 def test_strip_volatile_removes_times_paths_and_random_ids_synthetic():

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from mobitrace.errors import InputError
-from mobitrace.power import CpuPowerModel, RadioPowerModel, cpu_models, nj_per_bit, radio_models
+from mobitrace.core.errors import InputError
+from mobitrace.energy.power_models import CpuPowerModel, RadioPowerModel, cpu_models, nj_per_bit, radio_models
 
 CPU = CpuPowerModel("hand", mw_per_ghz=100.0, mw_at_zero_ghz=50.0, idle_mw=200.0,
                     nominal_ghz=2.0, provenance="assumed", source="hand-computable test")

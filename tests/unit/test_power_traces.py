@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import yaml
 
-from mobitrace import energy
-from mobitrace import power_traces as pt
-from mobitrace.errors import InputError
+from mobitrace.energy import integrals as energy
+from mobitrace.energy import power_traces as pt
+from mobitrace.core.errors import InputError
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 GOOD = FIX / "power_traces" / "good"

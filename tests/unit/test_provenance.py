@@ -1,7 +1,7 @@
 import pytest
 import yaml
 
-from mobitrace import provenance
+from mobitrace.book import provenance
 
 LOCK = {
     "schema": "2.0",
@@ -70,7 +70,7 @@ def test_sources_of_the_real_pipeline(repo):
 
 
 def test_provenance_line_has_kind_sources_short_md5_and_command_with_detail_folded():
-    from mobitrace.sphinxext import provenance_line
+    from mobitrace.book.sphinxext import provenance_line
     srcs = [provenance.Source("data/raw/a", "0123456789abcdef.dir", None, 12),
             provenance.Source("data/published/b.yaml", "fedcba9876543210", 10, None),
             provenance.Source("data/raw/c", "aaaaaaaabbbb", None, 3)]

@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from mobitrace import published
-from mobitrace.errors import InputError
+from mobitrace.core import published
+from mobitrace.core.errors import InputError
 
 GOOD_RECORD = '  - {id: pixel2_baseline_tput, device: Pixel 2, quantity: backlogged downlink throughput, value: 542, unit: Mbps, relation: "=", location: "§3.1", quote: "maximum downlink throughput of 542 Mbps"}'
 

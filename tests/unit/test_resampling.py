@@ -1,12 +1,12 @@
-"""Bootstrap helpers (mobitrace.resampling) and the mptcp-dualband optima
-intervals (mobitrace.md_analysis) on hand-computable cases."""
+"""Bootstrap helpers (mobitrace.stats.resampling) and the mptcp-dualband optima
+intervals (mobitrace.studies.mptcp_dualband.analysis) on hand-computable cases."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from mobitrace import md_analysis as mda
-from mobitrace import resampling as rs
+from mobitrace.studies.mptcp_dualband import analysis as mda
+from mobitrace.stats import resampling as rs
 
 
 def test_boot_means_constant_groups_give_degenerate_distributions():
@@ -98,7 +98,7 @@ def test_sweep_figure_draws_two_rows_per_direction():
 
 
 def test_tt_ratio_ci_hand_computed():
-    from mobitrace import tt_analysis as tta
+    from mobitrace.studies.transfer_tuning import analysis as tta
 
     # html: level 1 at 10 Mbit/s and 100 J; level 4 at 30 (two reps: 29, 31) and 40 J: 3x faster, saves 60%
     rows = [{"device": "d", "dataset": "html", "level": 1, "throughput_mbps": 10.0, "energy_per_100mb_j": 100.0},
@@ -115,7 +115,7 @@ def test_tt_ratio_ci_hand_computed():
 
 
 def test_tt_ratio_ci_explicit_baseline_on_a_grid():
-    from mobitrace import tt_analysis as tta
+    from mobitrace.studies.transfer_tuning import analysis as tta
 
     rows = [{"dataset": "v", "concurrency": c, "parallelism": p, "throughput_mbps": 5.0 * c * p,
              "energy_per_100mb_j": 100.0 / (c * p)} for c in (1, 2) for p in (1, 2)]
@@ -145,7 +145,7 @@ def test_ratio_points_draws_intervals_reference_and_paper():
 def test_tt_sweep_and_grid_figures_on_synthetic_runs():
     import matplotlib.pyplot as plt
 
-    from mobitrace import tt_analysis as tta
+    from mobitrace.studies.transfer_tuning import analysis as tta
 
     rows = [{"device": "d", "dataset": ds, "kind": "sweep", "concurrency": c, "parallelism": p, "io_kib": 16,
              "rep": rep, "throughput_mbps": 10.0 * c * p + rep, "energy_per_100mb_j": 100.0 / (c * p)}
@@ -170,7 +170,7 @@ def test_tt_power_panel_shades_transfer_and_tail():
     import matplotlib.pyplot as plt
     from types import SimpleNamespace
 
-    from mobitrace import tt_analysis as tta
+    from mobitrace.studies.transfer_tuning import analysis as tta
 
     row = SimpleNamespace(t_start_s=10.0, t_end_s=12.0, tail_s=1.0, base_w=0.5)
     fig, ax = plt.subplots()

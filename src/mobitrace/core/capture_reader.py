@@ -35,7 +35,7 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import InputError, Plain
+from mobitrace.core.errors import InputError, Plain
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 

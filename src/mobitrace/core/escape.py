@@ -13,7 +13,7 @@ rendering boundary:
   of them), so `{raw}` roles, ```` ``` ```` fences, `<script>`, `[x](javascript:..)`
   links, `$math$` and `*emphasis*` stay literal text;
 - `fence(s)`: a code-fence marker longer than any run of backticks in `s`,
-  for a directive whose body is taken as plain text (mobitrace.sphinxext);
+  for a directive whose body is taken as plain text (mobitrace.book.sphinxext);
 - `safe_href(s)`: a link target that is a relative path or http(s) URL, else
   "#" (`javascript:`, `data:`, `vbscript:` never become links);
 - `mpl_text(s)`: matplotlib text (labels, titles, legends) with `$` escaped,

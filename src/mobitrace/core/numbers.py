@@ -162,3 +162,9 @@ def claim_value(value, unit=None, relation=None, low=None, high=None) -> str:
     if unit in STATISTICS:
         return f"{STATISTICS[unit]} {rel or '='} {text}"
     return (f"{rel} " if rel else "") + with_unit(text, UNITS.get(unit, unit))
+
+
+def metric(x) -> float | None:
+    """A number for metrics.json: rounded to 6 decimals, None when missing
+    (JSON has no NaN)."""
+    return None if _missing(x) else round(float(x), 6)

@@ -53,8 +53,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .core import capture_reader
-from .errors import InputError
+from mobitrace.core import capture_reader
+from mobitrace.core.errors import InputError
 
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 POWER_UNITS = {"W": 1.0, "mW": 1e-3, "uW": 1e-6}

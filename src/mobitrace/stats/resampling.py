@@ -8,7 +8,7 @@ one configuration (throughput and energy per bit of the same runs) stay
 paired. Statistics of several configurations (a ratio of two means, the
 configuration with the highest mean) are then computed draw by draw, and
 `percentile_ci` reads the interval off their distribution. Everything is
-seeded (default `mobitrace.figures.SEED`), so the intervals are the same on
+seeded (default `mobitrace.book.figures.SEED`), so the intervals are the same on
 every run.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .figures import SEED
+from mobitrace.book.figures import SEED
 
 N_BOOT = 2000
 

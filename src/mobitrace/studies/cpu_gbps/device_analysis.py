@@ -4,7 +4,7 @@ rates and the throughput at a CPU threshold, for one device.
 
 Input: data/interim/cpu-gbps/<device>/runs.parquet (captures.ingest_device).
 Output folder: fits.csv, extrapolations.csv, rate_summary.csv, figure1.svg,
-metrics.json. Statistics in mobitrace.cpufit (formulas and references there).
+metrics.json. Statistics in mobitrace.stats.cpufit (formulas and references there).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from . import cpufit
-from .figures import PALETTE, legend_outside, save_svg
+from mobitrace.stats import cpufit
+from mobitrace.book.figures import PALETTE, legend_outside, save_svg
 
 # CPU sources: column in runs.parquet -> label.
 SOURCES = {

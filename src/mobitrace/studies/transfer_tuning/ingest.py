@@ -23,10 +23,10 @@ a *modeled* 10 Hz trace (`modeled_power`): for each sampling interval
     P_i = P_base + CPU(client CPU seconds in the interval / dt)
               + radio_rx(interface rx rate) + radio_tx(interface tx rate)
 
-with mobitrace.power's CpuPowerModel (busy-core power at its nominal
+with mobitrace.energy.power_models's CpuPowerModel (busy-core power at its nominal
 frequency) and RadioPowerModel (dynamic power above its idle power). Then the
 paper's E_d over [first request, last byte], base power from the idle window
-before the first request, energy per 100 MB and tail energy (mobitrace.energy).
+before the first request, energy per 100 MB and tail energy (mobitrace.energy.integrals).
 """
 
 from __future__ import annotations
@@ -42,10 +42,10 @@ import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
-from . import energy
-from . import power_traces as pt
-from .core import capture_reader
-from .errors import InputError
+from mobitrace.energy import integrals as energy
+from mobitrace.energy import power_traces as pt
+from mobitrace.core import capture_reader
+from mobitrace.core.errors import InputError
 
 RUN_FIELDS = ["run_id", "kind", "dataset", "concurrency", "parallelism", "io_kib", "files", "rep", "status",
               "started_utc", "wall_s"]

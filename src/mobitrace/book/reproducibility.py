@@ -13,8 +13,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from . import timings
-from .provenance import load_lock
+from mobitrace.core import timings
+from mobitrace.book.provenance import load_lock
 
 # The book stage's own lock entry changes with every build of the book, so
 # the page lists every other stage.

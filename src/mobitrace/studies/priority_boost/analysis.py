@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import welch as w
+from mobitrace.stats import welch as w
 
 CONDITIONS = ["cpu_procs", "cross_pct"]
 
@@ -26,7 +26,7 @@ def audit_published(stats: pd.DataFrame, table: str, p_table: str | None, baseli
     printed, and at the table's precision), the published p where there is
     one and whether it lies in the range, Hedges' g with its interval, and
     Holm's correction over the comparisons of the table."""
-    from .published import mean_sd_table
+    from mobitrace.core.published import mean_sd_table
 
     cells = stats[stats["table"] == table]
     prec = table_precision(cells)
@@ -187,7 +187,7 @@ def mean_ci(mean, sd, n, level: float = 0.95) -> tuple[float, float]:
 def published_means(stats: pd.DataFrame, table: str, level: float = 0.95) -> pd.DataFrame:
     """Every cell of a published mean/SD table with its t-based interval
     (`mean_ci`), policy and condition labelled for a figure."""
-    from .published import mean_sd_table
+    from mobitrace.core.published import mean_sd_table
 
     wide = mean_sd_table(stats, table)
     wide["ci_lo"], wide["ci_hi"] = mean_ci(wide["mean"], wide["sd"], wide["n"], level)
@@ -211,7 +211,7 @@ def gain_pct_ci(mean, sd, n, mean_base, sd_base, n_base, level: float = 0.95) ->
 def audit_shown(a: pd.DataFrame, with_published: bool) -> pd.DataFrame:
     """An audit table (audit_published) for people: p ranges and Hedges' g
     with their intervals in one cell each, units in the headers."""
-    from .core import numbers
+    from mobitrace.core import numbers
 
     def p_span(lo, hi):
         return f"{numbers.p_value(lo)} to {numbers.p_value(hi)}"
@@ -234,7 +234,7 @@ def audit_shown(a: pd.DataFrame, with_published: bool) -> pd.DataFrame:
 
 def comparisons_shown(comp: pd.DataFrame, unit_of: dict) -> pd.DataFrame:
     """Welch tests on measured runs (compare_measured) for people."""
-    from .core import numbers
+    from mobitrace.core import numbers
 
     return pd.DataFrame({
         "table": comp["table"], "policy": comp["policy"].map(POLICY_NAMES),

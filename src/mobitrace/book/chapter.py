@@ -1,13 +1,13 @@
 """What every chapter notebook does with its results, in one place: glue
 numbers for the prose, save and show tables and figures for people, open the
 chapter with its key findings, and write provenance lines (the
-`{provenance}` directive of mobitrace.sphinxext).
+`{provenance}` directive of mobitrace.book.sphinxext).
 
 A notebook makes one `ChapterOutputs(results_dir, stage)` and uses its
 methods; every file it writes is deterministic (CSV with 6 significant
-digits and \\n line ends, SVG through mobitrace.figures.save_svg).
+digits and \\n line ends, SVG through mobitrace.book.figures.save_svg).
 
-The book copies data/results/ into the site as results/ (mobitrace.book.build),
+The book copies data/results/ into the site as results/ (mobitrace.book.build.build),
 so a chapter page links its full tables and figures as ../results/...
 """
 
@@ -18,14 +18,14 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from . import claims as cl
-from .book import table_html
-from .core import numbers
-from .core.escape import fence, safe_href
-from .figures import save_svg
+from mobitrace.core import claims as cl
+from mobitrace.book.build import table_html
+from mobitrace.core import numbers
+from mobitrace.core.escape import fence, safe_href
+from mobitrace.book.figures import save_svg
 
 PROVENANCE_KINDS = ("measured", "published", "modeled")
-# Output metadata that marks a display for mobitrace.notebooks (moved to the
+# Output metadata that marks a display for mobitrace.book.notebooks (moved to the
 # top of the chapter: the key findings block).
 KEY_FINDINGS = {"mobitrace": {"role": "key-findings"}}
 # TODO(lead): set True once every chapter passes alt text and captions.
@@ -36,7 +36,7 @@ VERDICT_BADGES = {cl.REPRODUCED: "reproduced", cl.NOT_REPRODUCED: "not-reproduce
 def provenance_block(text: str, stage: str) -> str:
     """The MyST source of a provenance line; its kinds are the ones `text`
     names. `text` may hold capture strings: it is the directive's plain-text
-    body (mobitrace.sphinxext escapes it), and the fence is longer than any
+    body (mobitrace.book.sphinxext escapes it), and the fence is longer than any
     backtick run in it, so it can't end the block."""
     kinds = [k for k in PROVENANCE_KINDS if k in text.lower()]
     if not kinds:
@@ -158,7 +158,7 @@ class ChapterOutputs:
               index: bool = False, digits: int = 3) -> pd.DataFrame:
         """Save `frame` as tables/<name>.csv and show it for people (`shown`,
         if given, is the display version: renamed columns with units, intervals
-        joined by mobitrace.book.with_interval); long tables collapse with the
+        joined by mobitrace.book.build.with_interval); long tables collapse with the
         CSV one click away. Returns `frame`."""
         self.save_table(frame, name)
         self.show(frame if shown is None else shown, caption, digits=digits, index=index,
@@ -168,7 +168,7 @@ class ChapterOutputs:
     @staticmethod
     def show(frame: pd.DataFrame, caption: str, digits: int = 3, index: bool = False,
              csv_href: str | None = None, html_columns: tuple[str, ...] = ()) -> None:
-        """Display `frame` as a table for people (mobitrace.book.table_html)."""
+        """Display `frame` as a table for people (mobitrace.book.build.table_html)."""
         from IPython.display import display
         display(table_html(frame, caption=caption, digits=digits, index=index, csv_href=csv_href,
                            html_columns=html_columns))
@@ -195,7 +195,7 @@ class ChapterOutputs:
             f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>"))
 
     def findings(self, claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:
-        """Show the key-findings block (mobitrace.notebooks moves it to the top
+        """Show the key-findings block (mobitrace.book.notebooks moves it to the top
         of the chapter, right under the title) and save its rows as
         tables/key_findings.csv (KEY_FINDINGS_COLUMNS, in headline order), the
         data of the book's landing page."""

@@ -3,7 +3,7 @@ at constant bit rates, with bootstrap intervals over repetitions.
 
 Energies are *modeled*: the precise CPU time a run used (getrusage of the
 data phase, measured) priced with a componentized CPU power model
-(:class:`mobitrace.power.CpuPowerModel`, P_c = u_c (k_f f_c + k_0) above
+(:class:`mobitrace.energy.power_models.CpuPowerModel`, P_c = u_c (k_f f_c + k_0) above
 idle, so E = CPU seconds x (k_f f + k_0) at the run's mean frequency f).
 The idle baseline is subtracted by construction, as Zhu et al. subtract E_bk.
 
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .power import CpuPowerModel
+from mobitrace.energy.power_models import CpuPowerModel
 
 CPU_BASES = {"both": "both_cpu_s", "device": "device_cpu_s"}
 
@@ -203,7 +203,7 @@ def interval_extent(values) -> tuple[float, float]:
 
 
 def _interval_text(est, lo, hi, scale=1.0, digits=3):
-    from .core import numbers
+    from mobitrace.core import numbers
     return [numbers.interval(scale * e, scale * a, scale * b, sig=digits) for e, a, b in zip(est, lo, hi)]
 
 

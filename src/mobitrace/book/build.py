@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 from IPython.display import HTML
 
-from . import timings
-from .core import numbers
-from .core.escape import safe_href
+from mobitrace.core import timings
+from mobitrace.core import numbers
+from mobitrace.core.escape import safe_href
 
 
 def build(book_dir: str | Path = "book") -> Path:
@@ -29,7 +29,7 @@ def build(book_dir: str | Path = "book") -> Path:
     times, the build machine) goes to _static/build-info.json, which
     .dvcignore keeps out of the output's hash and the page loads at view time.
     """
-    from . import reproducibility
+    from mobitrace.book import reproducibility
 
     book_dir = Path(book_dir)
     root = book_dir.resolve().parent

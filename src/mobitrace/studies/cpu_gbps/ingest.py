@@ -53,8 +53,8 @@ import pandas as pd
 import pandera.pandas as pa
 import yaml
 
-from .core import capture_reader
-from .errors import InputError
+from mobitrace.core import capture_reader
+from mobitrace.core.errors import InputError
 
 PROC_STAT_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal",
                     "guest", "guest_nice"]

@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
-from .core import capture_reader
-from .errors import InputError
+from mobitrace.core import capture_reader
+from mobitrace.core.errors import InputError
 
 RUN_FIELDS = ["run_id", "table", "kind", "cell", "policy", "cpu_procs", "cross_pct", "rep", "seed",
               "status", "wall_s", "started_utc"]

@@ -3,7 +3,7 @@ the paper, its headline claim, this artifact's result with its interval, the
 verdict counts and a thumbnail figure, all read from the chapters' results.
 
 A chapter's headline claims are its tables/key_findings.csv (written by
-mobitrace.chapter.ChapterOutputs.findings). A chapter that does not write one
+mobitrace.book.chapter.ChapterOutputs.findings). A chapter that does not write one
 yet falls back to its first checkable claims (verdict reproduced or not
 reproduced) from its claims.csv, without an interval.
 
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import claims as cl
-from .chapter import KEY_FINDINGS_COLUMNS, VERDICT_BADGES, paper_text
-from .core import numbers
+from mobitrace.core import claims as cl
+from mobitrace.book.chapter import KEY_FINDINGS_COLUMNS, VERDICT_BADGES, paper_text
+from mobitrace.core import numbers
 
 KEY_FINDINGS = "key_findings"
 FROM_KEY_FINDINGS = "key findings"
@@ -158,7 +158,7 @@ def ledger_summary_html(counts: pd.DataFrame, title: str = "Summary") -> str:
 def verdict_colors() -> dict[str, tuple]:
     """One colour per verdict from the theme's colour-blind palette (green,
     vermilion, grey: the hues of the verdict badges)."""
-    from .figures import PALETTE
+    from mobitrace.book.figures import PALETTE
     return {cl.REPRODUCED: PALETTE[2], cl.NOT_REPRODUCED: PALETTE[3], cl.NOT_CHECKABLE: PALETTE[7]}
 
 
@@ -169,7 +169,7 @@ def verdict_bars(counts: pd.DataFrame):
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from .figures import legend_outside
+    from mobitrace.book.figures import legend_outside
     long = (counts[list(cl.VERDICTS)].rename_axis("chapter").reset_index()
             .melt(id_vars="chapter", var_name="verdict", value_name="claims"))
     fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(counts) + 1.6))

@@ -1,8 +1,8 @@
 """Intervals of the mptcp-dualband chapter: bootstrap over the repetitions
-of the ratio sweep (mobitrace.resampling) for the optimal ratios and for the
+of the ratio sweep (mobitrace.stats.resampling) for the optimal ratios and for the
 paper's "x% more throughput at y% more energy per bit" comparisons.
 
-Kept apart from mobitrace.mptcp_dualband (which the ingest stage depends on)
+Kept apart from mobitrace.studies.mptcp_dualband.ingest (which the ingest stage depends on)
 so that changing the chapter's statistics does not re-run the ingest.
 """
 
@@ -11,15 +11,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import resampling as rs
-from .figures import SEED
+from mobitrace.stats import resampling as rs
+from mobitrace.book.figures import SEED
 
 CELL = ["direction", "demand", "ratio_a_pct"]
 
 
 def sweep_runs(energy: pd.DataFrame) -> pd.DataFrame:
     """The striped runs of the ratio sweep, one row per run, with `demand`
-    (0 = backlogged), as mobitrace.mptcp_dualband.ratio_summary groups them."""
+    (0 = backlogged), as mobitrace.studies.mptcp_dualband.ingest.ratio_summary groups them."""
     s = energy[(energy["transport"] == "striped") & (energy["part"] == "sweep")].copy()
     s["demand"] = s["demand_mbps"].fillna(0.0)
     return s.reset_index(drop=True)
@@ -38,7 +38,7 @@ def optima_ci(draws: dict[str, pd.DataFrame], satisfied_frac: float = 0.95,
     ratios and the energy-optimal ratio among the ratios that meet
     `satisfied_frac` of the demand (all ratios when backlogged), with the
     share of draws that agree with the point estimate's choice left to the
-    caller. Same definitions as mobitrace.mptcp_dualband.optima."""
+    caller. Same definitions as mobitrace.studies.mptcp_dualband.ingest.optima."""
     tput, nj = draws["tput_eq_mbps"], draws["nj_per_bit"]
     rows = []
     for (direction, demand), t in tput.groupby(level=["direction", "demand"], sort=True):
@@ -75,12 +75,12 @@ def sweep_figure(runs: pd.DataFrame, opt: pd.DataFrame, demand: dict[str, float]
     packets on path a, per direction (columns), at one demand per direction
     (0 = backlogged): means over runs with 95% bootstrap CI bands (seaborn),
     the demand, and vertical lines at the throughput-optimal and the
-    energy-optimal ratio of `opt` (mobitrace.mptcp_dualband.optima). Returns
+    energy-optimal ratio of `opt` (mobitrace.studies.mptcp_dualband.ingest.optima). Returns
     the figure."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from .figures import legend_outside
+    from mobitrace.book.figures import legend_outside
 
     fig, axes = plt.subplots(2, 2, figsize=(9, 5.6), sharex=True)
     o = opt.set_index(["direction", "demand"])
@@ -123,10 +123,10 @@ OPTIMA_SHOWN = {"tput_opt_ratio": "throughput-optimal (% on a)", "tput_opt_mbps"
 
 
 def optima_shown(opt: pd.DataFrame, oci: pd.DataFrame) -> pd.DataFrame:
-    """The optima (mobitrace.mptcp_dualband.optima) for people: each optimal
+    """The optima (mobitrace.studies.mptcp_dualband.ingest.optima) for people: each optimal
     ratio with its bootstrap interval (`optima_ci`) as "73 [70, 73]", units
     in the headers."""
-    from .book import with_interval
+    from mobitrace.book.build import with_interval
 
     f = opt.merge(oci, on=["direction", "demand"])
     for col in ("tput_opt_ratio", "energy_opt_satisfying_ratio", "energy_opt_both_ratio"):

@@ -1,8 +1,8 @@
 """The cpu-gbps-measured chapter across devices: comparisons of two device
 configurations at the unlimited rate (means with t intervals, Welch's test,
 the ratio of means with its interval) and the chapter's figures (seaborn, book
-theme). Per-device fits come from mobitrace.cpugbps_device; the statistics
-from mobitrace.cpufit (formulas and references there).
+theme). Per-device fits come from mobitrace.studies.cpu_gbps.device_analysis; the statistics
+from mobitrace.stats.cpufit (formulas and references there).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import seaborn as sns
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from . import cpufit
-from .core import numbers
-from .core.escape import md_text
-from .cpugbps_device import CI_ALPHA, draw_fit
-from .figures import PALETTE, legend_outside
+from mobitrace.stats import cpufit
+from mobitrace.core import numbers
+from mobitrace.core.escape import md_text
+from mobitrace.studies.cpu_gbps.device_analysis import CI_ALPHA, draw_fit
+from mobitrace.book.figures import PALETTE, legend_outside
 
 # CPU sources for people (column headers and legends).
 SOURCE_NAMES = {"stat_total": "/proc/stat Total", "stat_softirq": "/proc/stat SoftIRQ",

@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
-from .core import capture_reader
-from .errors import InputError
+from mobitrace.core import capture_reader
+from mobitrace.core.errors import InputError
 
 RUN_FIELDS = ["run_id", "experiment", "link", "direction", "proto", "size", "sender_mode", "receiver_mode",
               "mtu", "rate_mbps", "rep", "duration_s", "status", "started_utc"]

@@ -114,3 +114,43 @@ def read_claims(path: str | Path) -> pd.DataFrame:
                         na_values={"paper_value": [""], "artifact_value": [""]})
     frame["paper_relation"] = frame["paper_relation"].astype(object).where(frame["paper_relation"] != "", None)
     return claims_frame(frame.to_dict("records"))
+
+
+_decide = verdict  # `Claims.add` takes a `verdict` argument of the same name
+
+
+def _missing(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+class Claims:
+    """The claims table of one chapter: one `add` per claim. The one claim
+    helper every chapter uses, so that "checkable", the verdict and the
+    tolerance text are decided the same way everywhere."""
+
+    def __init__(self, study: str):
+        self.study = study
+        self.rows: list[dict] = []
+
+    def add(self, claim_id: str, text: str, *, location: str, relation: str | None, paper, artifact,
+            unit: str, basis: str, provenance: str, section: str, verdict: str | None = None,
+            tolerance: str | None = None, rel_tol: float = 0.0, abs_tol: float = 0.0) -> str:
+        """Record a claim and return its verdict. A claim is checkable when
+        the paper states a relation and the artifact has a value; `verdict`
+        and `tolerance` override the computed ones (a stated rule)."""
+        checkable = bool(relation) and not _missing(artifact)
+        if verdict is None:
+            verdict = _decide(relation, paper, artifact, rel_tol, abs_tol) if checkable else NOT_CHECKABLE
+        if tolerance is None:
+            tolerance = tolerance_text(relation, rel_tol, abs_tol) if checkable else "n/a"
+        self.rows.append({
+            "study": self.study, "claim_id": claim_id, "claim": text, "location": location,
+            "paper_relation": relation, "paper_value": paper, "artifact_value": None if _missing(artifact) else artifact,
+            "unit": unit, "tolerance": tolerance, "verdict": verdict, "basis": basis, "provenance": provenance,
+            "section": section,
+        })
+        return verdict
+
+    def frame(self) -> pd.DataFrame:
+        """The validated table (CLAIM_COLUMNS, in the order claims were added)."""
+        return claims_frame(self.rows)

@@ -73,7 +73,7 @@ def for_readers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Make the executed notebook a page for readers:
 
     - the title line of the first markdown cell stands alone, and the key
-      findings (the display mobitrace.chapter.ChapterOutputs.findings makes)
+      findings (the display mobitrace.book.chapter.ChapterOutputs.findings makes)
       come right under it;
     - parameter cells, and code cells that show nothing, are removed from the
       page; every other code input is folded (a click shows it);

@@ -15,8 +15,8 @@ import pandas as pd
 import pandera.pandas as pa
 import yaml
 
-from .claims import RELATIONS
-from .errors import InputError
+from mobitrace.core.claims import RELATIONS
+from mobitrace.core.errors import InputError
 
 VALUE_COLUMNS = ["id", "device", "quantity", "value", "unit", "relation",
                  "location", "quote", "throughput_gbps", "note", "line"]
@@ -173,6 +173,25 @@ def value_of(values: pd.DataFrame, value_id: str) -> float:
     if hit.empty:
         raise KeyError(f"no published value with id {value_id!r}")
     return float(hit.iloc[0])
+
+
+class Values:
+    """The stated numbers of one paper (values.parquet written by `ingest`):
+    `values.value(id)`, and `values.row(id)` for its relation, unit and location."""
+
+    def __init__(self, published_dir: str | Path):
+        self.frame = pd.read_parquet(Path(published_dir) / "values.parquet")
+
+    def value(self, value_id: str) -> float:
+        return value_of(self.frame, value_id)
+
+    def row(self, value_id: str) -> pd.Series:
+        hit = self.frame.loc[self.frame["id"] == value_id]
+        if hit.empty:
+            raise KeyError(f"no published value with id {value_id!r}")
+        return hit.iloc[0]
+
+    __call__ = value
 
 
 def table_location(stats: pd.DataFrame, table: str) -> str:

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from mobitrace.core.errors import InputError
 
 PROVENANCES = ("fitted", "published", "assumed")
 

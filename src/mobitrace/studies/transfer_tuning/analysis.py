@@ -1,9 +1,9 @@
 """Intervals of the transfer-tuning chapter: bootstrap over repetitions
-(mobitrace.resampling) of the x-fold throughput and the energy ratio of a
+(mobitrace.stats.resampling) of the x-fold throughput and the energy ratio of a
 knob's level against its level 1, the quantities behind the paper's
 "x-fold" and "saves y%" statements.
 
-Kept apart from mobitrace.transfer_tuning (which the ingest stage depends
+Kept apart from mobitrace.studies.transfer_tuning.ingest (which the ingest stage depends
 on) so that changing the chapter's statistics does not re-run the ingest.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import resampling as rs
-from .figures import SEED
+from mobitrace.stats import resampling as rs
+from mobitrace.book.figures import SEED
 
 VALUES = ["throughput_mbps", "energy_per_100mb_j"]
 
@@ -21,7 +21,7 @@ VALUES = ["throughput_mbps", "energy_per_100mb_j"]
 def knob_runs(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame:
     """The sweep runs along one knob with the others held at `fixed`, one
     row per run, with the knob's value as `level` (the runs
-    mobitrace.transfer_tuning.sweep_summary averages)."""
+    mobitrace.studies.transfer_tuning.ingest.sweep_summary averages)."""
     sel = table[table["kind"] == "sweep"]
     for k, v in fixed.items():
         sel = sel[sel[k] == v]
@@ -76,7 +76,7 @@ def sweep_figure(runs: pd.DataFrame, energy_kind: str, n_boot: int = rs.N_BOOT, 
     import seaborn as sns
     from matplotlib.ticker import FormatStrFormatter
 
-    from .figures import legend_outside
+    from mobitrace.book.figures import legend_outside
 
     factors = list(dict.fromkeys(runs["factor"]))
     fig, axes = plt.subplots(2, len(factors), figsize=(11, 6), sharex="col", squeeze=False)
@@ -121,9 +121,9 @@ def grid_figure(grid: pd.DataFrame, energy_kind: str):
 
 def power_trace(row, power_logs: pd.DataFrame, samples: pd.DataFrame, cpu, radio, base_w: float):
     """The power trace (t, P) of one run (a row of
-    mobitrace.transfer_tuning.energy_table): the measured power log where
+    mobitrace.studies.transfer_tuning.ingest.energy_table): the measured power log where
     the run has one, else the modeled trace from its samples."""
-    from .transfer_tuning import modeled_power
+    from mobitrace.studies.transfer_tuning.ingest import modeled_power
 
     if row.energy_source == "measured":
         g = power_logs[(power_logs["device"] == row.device) & (power_logs["run_id"] == row.run_id)]
@@ -139,7 +139,7 @@ def power_panel(ax, row, t, p, title: str) -> None:
     until power returns to base + tolerance; dashed: the base power."""
     import seaborn as sns
 
-    from .figures import PALETTE
+    from mobitrace.book.figures import PALETTE
 
     x = np.asarray(t) - row.t_start_s
     end = row.t_end_s - row.t_start_s

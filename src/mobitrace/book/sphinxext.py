@@ -22,7 +22,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from . import provenance
+from mobitrace.book import provenance
 
 KINDS = ("measured", "published", "modeled")
 

@@ -19,7 +19,7 @@ per-connection payload; for MPTCP (one socket) the payload split by the
 phone's per-interface byte counters (which include headers, so only their
 shares are used).
 
-Energy per bit (nJ/bit = mW / Mbps, :func:`mobitrace.power.nj_per_bit`) is
+Energy per bit (nJ/bit = mW / Mbps, :func:`mobitrace.energy.power_models.nj_per_bit`) is
 modeled: the radio part from each interface's radio model at its measured
 (paper-equivalent) rate, the CPU part from the phone-side process's measured
 CPU time through a CPU power model.
@@ -37,9 +37,9 @@ import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
-from .core import capture_reader
-from .errors import InputError
-from .power import CpuPowerModel, RadioPowerModel, nj_per_bit
+from mobitrace.core import capture_reader
+from mobitrace.core.errors import InputError
+from mobitrace.energy.power_models import CpuPowerModel, RadioPowerModel, nj_per_bit
 
 STUDY = "mptcp-dualband"
 PATHS = ("a", "b")
