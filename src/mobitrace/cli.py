@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("out_dir")
     p = sub.add_parser("run-notebook", help="execute notebooks/<name>.py with papermill")
     p.add_argument("study")
+    p.add_argument("--with", dest="shared", action="append", default=[], metavar="SECTION",
+                   help="also pass params.yaml's SECTION (e.g. power-models) as a parameter")
     p = sub.add_parser("build-book", help="render book/ to book/_build/html (no execution)")
     p.add_argument("book_dir", nargs="?", default="book")
     p = sub.add_parser("ingest-capture", help="validate a device's raw cpu-gbps captures into parquet")
@@ -83,7 +85,7 @@ def _dispatch(args) -> None:
         published.ingest(args.src, args.out_dir)
     elif args.command == "run-notebook":
         from mobitrace.book import notebooks
-        notebooks.run(args.study)
+        notebooks.run(args.study, shared=tuple(args.shared))
     elif args.command == "build-book":
         from mobitrace.book import build as book
         book.build(args.book_dir)

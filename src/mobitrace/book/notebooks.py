@@ -121,14 +121,18 @@ def study_outputs(root: Path, study: str) -> list[Path]:
     return [root / "book" / "chapters" / f"{study}.ipynb", root / "data" / "results" / study]
 
 
-def run(study: str, root: Path | None = None) -> Path:
-    """Execute notebooks/<study>.py with params.yaml[<study>]; return the
+def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> Path:
+    """Execute notebooks/<study>.py with params.yaml[<study>] as parameters,
+    plus each section named in `shared` (e.g. power-models) as one parameter
+    (power_models), so that no notebook reads params.yaml itself; return the
     executed notebook's path."""
     root = repo_root(root)
     params = yaml.safe_load((root / "params.yaml").read_text())
-    if study not in params:
-        raise KeyError(f"params.yaml has no section {study!r}")
-    parameters = {"study": study, **params[study]}
+    for section in (study, *shared):
+        if section not in params:
+            raise KeyError(f"params.yaml has no section {section!r}")
+    parameters = {"study": study, **params[study],
+                  **{section.replace("-", "_"): params[section] for section in shared}}
     source = root / "notebooks" / f"{study}.py"
     out_nb, results = study_outputs(root, study)
     for path in (out_nb, results):  # a rerun starts from nothing
