@@ -81,55 +81,20 @@ lock:
 clean:
 	rm -rf book/_build dist
 
-# `make capture STUDY=cpu-gbps DEVICE=vm-veth-default [CONFIG=default]
-#  [CAPTURE_ARGS=--smoke]`: run the capture kit (root; network namespaces).
-# Writes data/raw/<study>/<device>/<session>/. On a shared machine wrap it in
-# `flock /work/capture.lock make capture ...`.
-STUDY  ?= cpu-gbps
-CONFIG ?= default
-CAPTURE_ARGS ?=
+# `make capture STUDY=<study> DEVICE=<name> [SESSION=id] [SMOKE=1] [LOCK=file]
+#  [CONFIG=...] [CAPTURE_ARGS=...]`, or `make capture-<study> DEVICE=<name> ...`:
+# run the study's capture kit (root; it creates and removes its own network
+# namespaces). The study registry says which kit (python -m mobitrace capture
+# --help lists the studies). Writes data/raw/<study>/<DEVICE>/<session>/; SMOKE=1
+# runs seconds of it into $(OUT) (default /tmp/mobitrace-smoke). LOCK makes the
+# kit hold an exclusive flock on that file while it measures (a machine-wide
+# mutex); on a shared machine pass LOCK=/work/capture.lock.
 .PHONY: capture
 capture: $(STAMP)
-	@test -n "$(DEVICE)" || { echo "usage: make capture STUDY=cpu-gbps DEVICE=<name> [CONFIG=default|offloads-off|rps-cpu<N>|slow-cpumax] [CAPTURE_ARGS=--smoke]"; exit 2; }
-	$(VENV)/bin/python scripts/capture/capture.py --study $(STUDY) --device $(DEVICE) --config $(CONFIG) $(CAPTURE_ARGS)
-
-# Priority-boost capture kit (root; creates and removes its own namespaces):
-#   make capture-priority-boost DEVICE=name [SESSION=id] [SMOKE=1] [LOCK=/path/to/lockfile] [CAPTURE_ARGS="--tables cpu --reps 10"]
-# Writes data/raw/priority-boost/<DEVICE>/<SESSION>/. LOCK makes each cell hold
-# an exclusive flock (a machine-wide measurement mutex). A session can be resumed.
-.PHONY: capture-priority-boost
-capture-priority-boost: $(STAMP)
-	@test -n "$(DEVICE)" || { echo "usage: make capture-priority-boost DEVICE=name [SESSION=id] [SMOKE=1]"; exit 2; }
-	$(VENV)/bin/python scripts/capture/priority_boost/run.py --device $(DEVICE) \
+	@test -n "$(STUDY)" -a -n "$(DEVICE)" || { echo "usage: make capture STUDY=<study> DEVICE=<name> [SESSION=id] [SMOKE=1] [LOCK=file] [CONFIG=name] [CAPTURE_ARGS=...]"; exit 2; }
+	$(VENV)/bin/python -m mobitrace capture $(STUDY) -- --device $(DEVICE) \
 	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
-	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)
+	  $(if $(LOCK),--lock $(LOCK)) $(if $(CONFIG),--config $(CONFIG)) $(CAPTURE_ARGS)
 
-# Stack-trim capture kit (root; compiles scripts/capture/stack_trim/stnet.c with gcc;
-# creates and removes its own namespaces, prefix mtst-):
-#   make capture-stack-trim DEVICE=name [SESSION=id] [SMOKE=1] [LOCK=/path/to/lockfile] [CAPTURE_ARGS="--reps 10"]
-# Writes data/raw/stack-trim/<DEVICE>/<SESSION>/.
-.PHONY: capture-stack-trim
-capture-stack-trim: $(STAMP)
-	@test -n "$(DEVICE)" || { echo "usage: make capture-stack-trim DEVICE=name [SESSION=id] [SMOKE=1] [LOCK=file]"; exit 2; }
-	$(VENV)/bin/python scripts/capture/stack_trim/run.py --device $(DEVICE) \
-	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
-	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)
-
-# Transfer-tuning capture kit (root; creates and removes namespaces mttt-*):
-#   make capture-transfer-tuning DEVICE=name [SESSION=id] [SMOKE=1] [LOCK=/path/to/lockfile] [CAPTURE_ARGS="--reps 2"]
-# Writes data/raw/transfer-tuning/<DEVICE>/<SESSION>/ (nginx + delay bridge + client; see the README).
-.PHONY: capture-transfer-tuning
-capture-transfer-tuning: $(STAMP)
-	@test -n "$(DEVICE)" || { echo "usage: make capture-transfer-tuning DEVICE=name [SESSION=id] [SMOKE=1]"; exit 2; }
-	$(VENV)/bin/python scripts/capture/transfer_tuning/run.py --device $(DEVICE) \
-	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
-	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)
-
-# mptcp-dualband capture kit (root; creates and removes its own namespaces):
-#   make capture-mptcp-dualband DEVICE=name [SESSION=id] [SMOKE=1] [LOCK=/path/to/lockfile] [CAPTURE_ARGS="--parts mptcp,sweep"]
-.PHONY: capture-mptcp-dualband
-capture-mptcp-dualband: $(STAMP)
-	@test -n "$(DEVICE)" || { echo "usage: make capture-mptcp-dualband DEVICE=name [SESSION=id] [SMOKE=1]"; exit 2; }
-	$(VENV)/bin/python scripts/capture/mptcp_dualband/run.py --device $(DEVICE) \
-	  $(if $(SESSION),--session $(SESSION)) $(if $(SMOKE),--smoke --out $(or $(OUT),/tmp/mobitrace-smoke)) \
-	  $(if $(LOCK),--lock $(LOCK)) $(CAPTURE_ARGS)
+capture-%:
+	@$(MAKE) --no-print-directory capture STUDY=$*

@@ -26,7 +26,7 @@
 
 # %% tags=["parameters"]
 study = "claims-ledger"
-studies = ["cpu-gbps"]
+studies = []  # the study registry's cards (run-notebook --with studies)
 results_dir = "data/results"
 
 # %% tags=["hide-input"]
@@ -44,25 +44,26 @@ from mobitrace.core import numbers
 
 results = Path(results_dir)
 out = ChapterOutputs(results / study, "ledger")
-# `studies` are the chapters' result folders; a study may have several
-# chapters (published and measured), so rows keep the chapter they come from.
-parts = [cl.read_claims(results / chapter / "claims.csv") for chapter in studies]
-chapter_of = [chapter for chapter, part in zip(studies, parts) for _ in range(len(part))]
+# A study may have several chapters (published and measured), so rows keep
+# the chapter they come from.
+chapters = [chapter["chapter"] for card in studies for chapter in card["chapters"]]
+parts = [cl.read_claims(results / chapter / "claims.csv") for chapter in chapters]
+chapter_of = [chapter for chapter, part in zip(chapters, parts) for _ in range(len(part))]
 ledger = pd.concat(parts, ignore_index=True)
 ledger["claim_id"] = [f"{c}/{i}" for c, i in zip(chapter_of, ledger["claim_id"])]
 ledger = cl.claims_frame(ledger.to_dict("records"))
 cl.write_claims(ledger, results / "claims.csv")
 
 counts = (ledger.assign(chapter=chapter_of).groupby(["chapter", "verdict"]).size().unstack(fill_value=0)
-          .reindex(columns=list(cl.VERDICTS), fill_value=0).reindex(studies, fill_value=0))
+          .reindex(columns=list(cl.VERDICTS), fill_value=0).reindex(chapters, fill_value=0))
 counts["total"] = counts.sum(axis=1)
 totals = counts.sum()
 metrics = {"all": {k.replace(" ", "_"): int(totals[k]) for k in [*cl.VERDICTS, "total"]},
-           **{s: {k.replace(" ", "_"): int(counts.loc[s, k]) for k in [*cl.VERDICTS, "total"]} for s in studies}}
+           **{s: {k.replace(" ", "_"): int(counts.loc[s, k]) for k in [*cl.VERDICTS, "total"]} for s in chapters}}
 _ = (results / "claims-metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
 for k in [*cl.VERDICTS, "total"]:
     out.put(f"n_{k.replace(' ', '_')}", int(totals[k]))
-out.put("n_studies", len(studies))
+out.put("n_studies", len(chapters))
 display(HTML(landing.ledger_summary_html(counts)), metadata=KEY_FINDINGS)
 
 # %% [markdown]
@@ -98,7 +99,7 @@ shown = ledger.assign(
 )
 columns = {"claim": "claim", "location": "location", "paper": "paper", "artifact": "this artifact",
            "verdict": "verdict", "tolerance": "tolerance", "provenance": "provenance", "derived_in": "derived in"}
-for chapter in studies:
+for chapter in chapters:
     rows = shown[shown["chapter"] == chapter]
     out.show(rows[list(columns)].rename(columns=columns), f"{chapter}: {len(rows)} claims",
              csv_href=site_href(results / "claims.csv"), html_columns=("derived in",))

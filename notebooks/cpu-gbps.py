@@ -62,7 +62,7 @@ from mobitrace.studies.cpu_gbps.analysis import Line
 from mobitrace.core.published import value_of
 
 results = Path(results_dir)
-out = ChapterOutputs(results, "analyze@cpu-gbps")
+out = ChapterOutputs(results, "analyze_cpu_gbps")
 tables_dir, figures_dir = out.tables_dir, out.figures_dir
 put, save_table, table = out.put, out.save_table, out.table
 values = pd.read_parquet(Path(published_dir) / "values.parquet")
@@ -81,7 +81,7 @@ def row_of(value_id):
 # ## Table 1: the phones
 #
 # ```{provenance} published
-# :stage: analyze@cpu-gbps
+# :stage: analyze_cpu_gbps
 #
 # Table 1 as printed, from data/published/cpu-gbps.yaml.
 # ```
@@ -100,7 +100,7 @@ table(table1.reset_index(names=""), "table1_phones", "Table 1: Phone Specificati
 # sweeps of Figure 1 and their linear extrapolation.
 #
 # ```{provenance} published
-# :stage: analyze@cpu-gbps
+# :stage: analyze_cpu_gbps
 #
 # Numbers as printed; the location of each is in the last column.
 # ```
@@ -123,7 +123,7 @@ table(stated, "stated_cpu_throughput", "CPU and throughput as the paper states t
 # points used for each phone are set in `params.yaml` (`cpu-gbps.line_points`).
 #
 # ```{provenance} modeled
-# :stage: analyze@cpu-gbps
+# :stage: analyze_cpu_gbps
 #
 # Lines through two published points per phone.
 # ```
@@ -163,7 +163,7 @@ out.show(implied.set_index("device").T.rename_axis("quantity"), "The lines impli
 # ## Figure: implied CPU-vs-throughput lines with the stated points
 #
 # ```{provenance} published, modeled
-# :stage: analyze@cpu-gbps
+# :stage: analyze_cpu_gbps
 #
 # Points as published (filled: they define the line; open: checked against it; arrow: the paper states an upper bound). Lines modeled through the filled points.
 # ```
@@ -201,7 +201,7 @@ out.figure(fig, "implied_lines",
 # Aware Scheduler (on when discharging, off when charging) changes it again.
 #
 # ```{provenance} published
-# :stage: analyze@cpu-gbps
+# :stage: analyze_cpu_gbps
 #
 # Table 2 as printed, from data/published/cpu-gbps.yaml.
 # ```
@@ -219,7 +219,7 @@ table(table2.reset_index(names="state"), "table2_gro_off_mbps", "Table 2: Throug
 # Ratios the prose states, re-derived from Table 2 and §3.3.
 #
 # ```{provenance} published
-# :stage: analyze@cpu-gbps
+# :stage: analyze_cpu_gbps
 #
 # Arithmetic on published numbers.
 # ```
@@ -257,7 +257,7 @@ for name, val in [("affinity_gain", affinity_gain), ("little_ratio", little_rati
 # energy cannot be derived because the paper gives no battery voltage.
 #
 # ```{provenance} published
-# :stage: analyze@cpu-gbps
+# :stage: analyze_cpu_gbps
 #
 # Arithmetic on published numbers (Table 1 capacity, §4.2 drop and rates).
 # ```
@@ -289,7 +289,7 @@ put("rel_tol_approx", rel_tol_approx)
 # (capture kit) addresses them on real hosts.
 #
 # ```{provenance} published, modeled
-# :stage: analyze@cpu-gbps
+# :stage: analyze_cpu_gbps
 #
 # Paper values as published; artifact values from the implied lines (modeled) or from the paper's other numbers (published), as the basis column says.
 # ```

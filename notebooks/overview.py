@@ -27,7 +27,7 @@
 # %% tags=["parameters"]
 study = "overview"
 results_dir = "data/results"
-studies = []
+studies = []  # the study registry's cards (run-notebook --with studies)
 
 # %% tags=["hide-input"]
 from pathlib import Path

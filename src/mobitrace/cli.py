@@ -17,11 +17,12 @@ from pathlib import Path
 
 from mobitrace.core import timings
 from mobitrace.core.errors import InputError
+from mobitrace.studies import registry
 
 EXIT = {"ok": 0, "problems": 1, "input": 2, "bug": 3, "interrupted": 130, "terminated": 143}
 # Commands that only read captures or register one: they leave no timing
 # behind (`validate` writes nothing; `add-device` writes only the device).
-_NO_TIMINGS = {"validate", "add-device"}
+_NO_TIMINGS = {"validate", "add-device", "sync", "capture"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,30 +44,19 @@ def _parser() -> argparse.ArgumentParser:
                    help="also pass params.yaml's SECTION (e.g. power-models) as a parameter")
     p = sub.add_parser("build-book", help="render book/ to book/_build/html (no execution)")
     p.add_argument("book_dir", nargs="?", default="book")
-    p = sub.add_parser("ingest-capture", help="validate a device's raw cpu-gbps captures into parquet")
+    slugs = [study.slug for study in registry.studies()]
+    p = sub.add_parser("ingest", help="validate a device's raw captures (data/raw/<study>/<device>) into parquet")
+    p.add_argument("study", choices=slugs)
     p.add_argument("device_dir")
     p.add_argument("out_dir")
-    p = sub.add_parser("analyze-cpu-gbps-device",
-                       help="fits, extrapolations and Figure 1 of one measured cpu-gbps device")
+    p = sub.add_parser("analyze-device", help="a study's per-device analysis (fits and figures of one device)")
+    p.add_argument("study", choices=[s.slug for s in registry.studies() if s.device_stage])
     p.add_argument("interim_dir")
     p.add_argument("out_dir")
-    p.add_argument("--params-section", default="cpu-gbps-measured")
-    p = sub.add_parser("ingest-priority-boost",
-                       help="validate data/raw/priority-boost/<device> captures into parquet")
-    p.add_argument("device_dir")
-    p.add_argument("out_dir")
-    p = sub.add_parser("ingest-stack-trim",
-                       help="validate data/raw/stack-trim/<device> captures into parquet")
-    p.add_argument("device_dir")
-    p.add_argument("out_dir")
-    p = sub.add_parser("ingest-transfer-tuning",
-                       help="validate data/raw/transfer-tuning/<device> captures into parquet")
-    p.add_argument("device_dir")
-    p.add_argument("out_dir")
-    p = sub.add_parser("ingest-mptcp-dualband",
-                       help="validate data/raw/mptcp-dualband/<device> captures into parquet")
-    p.add_argument("device_dir")
-    p.add_argument("out_dir")
+    p = sub.add_parser("capture", help="run a study's capture kit (root): capture STUDY -- KIT-ARGS")
+    p.add_argument("study", choices=slugs)
+    p.add_argument("kit_args", nargs=argparse.REMAINDER, help="passed to the kit (see its --help)")
+    p = sub.add_parser("sync", help="write dvc.yaml and book/_toc.yml from the study registry")
     p = sub.add_parser("validate", help="check a capture folder (session or device) of any study; "
                                         "print every problem; exit 1 if there is one")
     p.add_argument("path")
@@ -89,30 +79,28 @@ def _dispatch(args) -> None:
     elif args.command == "build-book":
         from mobitrace.book import build as book
         book.build(args.book_dir)
-    elif args.command == "ingest-capture":
-        from mobitrace.studies.cpu_gbps import ingest as captures
-        captures.ingest_device(args.device_dir, args.out_dir)
-    elif args.command == "analyze-cpu-gbps-device":
+    elif args.command == "ingest":
+        registry.by_slug()[args.study].module("ingest").ingest(args.device_dir, args.out_dir)
+    elif args.command == "analyze-device":
         import yaml
 
-        from mobitrace.studies.cpu_gbps import device_analysis as cpugbps_device
         from mobitrace.book.notebooks import repo_root
-        params = yaml.safe_load((repo_root() / "params.yaml").read_text())[args.params_section]
-        cpugbps_device.analyze(args.interim_dir, args.out_dir, alpha=float(params["alpha"]),
-                               targets=[float(t) for t in params["target_rates_gbps"]],
-                               threshold=float(params["cpu_threshold_pct"]))
-    elif args.command == "ingest-priority-boost":
-        from mobitrace.studies.priority_boost import ingest as priority_boost
-        priority_boost.ingest(args.device_dir, args.out_dir)
-    elif args.command == "ingest-stack-trim":
-        from mobitrace.studies.stack_trim import ingest as stack_trim
-        stack_trim.ingest(args.device_dir, args.out_dir)
-    elif args.command == "ingest-transfer-tuning":
-        from mobitrace.studies.transfer_tuning import ingest as transfer_tuning
-        transfer_tuning.ingest(args.device_dir, args.out_dir)
-    elif args.command == "ingest-mptcp-dualband":
-        from mobitrace.studies.mptcp_dualband import ingest as mptcp_dualband
-        mptcp_dualband.ingest(args.device_dir, args.out_dir)
+        study = registry.by_slug()[args.study]
+        params = yaml.safe_load((repo_root() / "params.yaml").read_text())[study.params_section]
+        study.module("device_analysis").analyze(args.interim_dir, args.out_dir,
+                                                {key: params[key] for key in study.device_analysis_params})
+    elif args.command == "capture":
+        import subprocess
+
+        from mobitrace.book.notebooks import repo_root
+        kit = repo_root() / registry.by_slug()[args.study].capture_kit
+        kit_args = args.kit_args[1:] if args.kit_args[:1] == ["--"] else args.kit_args
+        return subprocess.run([sys.executable, str(kit), *kit_args]).returncode
+    elif args.command == "sync":
+        from mobitrace import pipeline
+        from mobitrace.book.notebooks import repo_root
+        for path in pipeline.sync(repo_root()):
+            print(f"wrote {path}")
     elif args.command == "validate":
         return _validate(args.path)
     elif args.command == "add-device":
@@ -143,7 +131,7 @@ def _add_device(path: str, device: str | None, append: bool = False) -> None:
           f"params.yaml {reg.study.params_section}.devices "
           f"{'now lists it' if reg.listed else 'already listed it'}.")
     print("Next: `make` (or `dvc repro`) runs " + ", ".join(reg.stages())
-          + f", then the book; the device gets its own section in {reg.study.chapter}.")
+          + f", then the book; the device gets its own section in chapters/{reg.study.device_chapter.name}.")
 
 
 def main(argv: list[str] | None = None) -> int:

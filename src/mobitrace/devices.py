@@ -29,123 +29,13 @@ import yaml
 
 from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
+from mobitrace.studies import registry
+from mobitrace.studies.registry import Study
 
 
-def _cpu_gbps_session(folder: Path) -> list[InputError]:
-    from mobitrace.studies.cpu_gbps import ingest as captures
+def _study(slug: str) -> Study:
+    return registry.by_slug()[slug]
 
-    manifest = folder / "manifest.yaml"
-    try:
-        rec = captures.parse_session_manifest(manifest)
-    except InputError as exc:
-        return [exc]
-    problems = []
-    for key, want in (("device", folder.parent.name), ("session", folder.name)):
-        if rec[key] != want:
-            problems.append(InputError(manifest, None, key, f"'{want}' (the folder's name)", rec[key]))
-    runs_dir = folder / "runs"
-    present = {p.name for p in runs_dir.iterdir() if p.is_dir()} if runs_dir.is_dir() else set()
-    for run_id in rec["runs"]:
-        if run_id not in present:
-            problems.append(InputError(manifest, None, "runs", f"a folder runs/{run_id}", "no such folder"))
-            continue
-        try:
-            captures.run_row(runs_dir / run_id, rec["n_cpus"])
-        except InputError as exc:
-            problems.append(exc)
-    for extra in sorted(present - set(rec["runs"])):
-        problems.append(InputError(manifest, None, "runs", f"every folder under runs/ listed (runs/{extra})",
-                                   "a run folder the manifest does not list"))
-    return problems
-
-
-def _priority_boost_session(folder: Path) -> list[InputError]:
-    from mobitrace.studies.priority_boost import ingest as priority_boost
-
-    try:
-        priority_boost.read_session(folder)
-    except InputError as exc:
-        return [exc]
-    return []
-
-
-def _stack_trim_session(folder: Path) -> list[InputError]:
-    """Every problem of a stack-trim session: the manifest and runs.csv stop
-    the session; then each run folder is checked on its own."""
-    from mobitrace.studies.stack_trim import ingest as stack_trim
-
-    try:
-        man = stack_trim.read_manifest(folder / "manifest.yaml")
-        runs = stack_trim.read_runs_csv(folder / "runs.csv")
-    except InputError as exc:
-        return [exc]
-    problems = []
-    for key, want in (("device", folder.parent.name), ("session", folder.name)):
-        if man[key] != want:
-            problems.append(InputError(folder / "manifest.yaml", None, key, f"'{want}' (the folder's name)", man[key]))
-    runs_dir = folder / "runs"
-    present = {p.name for p in runs_dir.iterdir() if p.is_dir()} if runs_dir.is_dir() else set()
-    for i, row in enumerate(runs.to_dict("records")):
-        if row["run_id"] not in present:
-            problems.append(InputError(folder / "runs.csv", f"line {i + 2}", "run_id",
-                                       f"a folder runs/{row['run_id']}", "no such folder"))
-            continue
-        if row["status"] != "ok":
-            continue
-        try:
-            stack_trim.run_tables(runs_dir / row["run_id"], row, man["host"]["cpu_count"], man["host"]["user_hz"])
-        except InputError as exc:
-            problems.append(exc)
-    for extra in sorted(present - set(runs["run_id"])):
-        problems.append(InputError(folder / "runs.csv", None, "run_id", f"a line for every run folder (runs/{extra})",
-                                   "a folder runs.csv does not list"))
-    return problems
-
-
-def _transfer_tuning_session(folder: Path) -> list[InputError]:
-    from mobitrace.studies.transfer_tuning import ingest as transfer_tuning
-
-    try:
-        transfer_tuning.read_session(folder)
-    except InputError as exc:
-        return [exc]
-    return []
-
-
-def _mptcp_dualband_session(folder: Path) -> list[InputError]:
-    from mobitrace.studies.mptcp_dualband import ingest as mptcp_dualband
-
-    return mptcp_dualband.validate_session(folder)
-
-
-@dataclass(frozen=True)
-class Study:
-    """How one study's captures are checked and where its devices are listed."""
-
-    slug: str
-    params_section: str                    # params.yaml section with a `devices` list
-    validate_session: Callable[[Path], list[InputError]]  # on <device>/<session>
-    device_stages: tuple[str, ...]         # dvc.yaml stages per device ({device})
-    summary_stages: tuple[str, ...]        # stages that read every device
-    chapter: str                           # book page with the per-device sections
-
-
-STUDIES: dict[str, Study] = {
-    "cpu-gbps": Study("cpu-gbps", "cpu-gbps-measured", _cpu_gbps_session,
-                      ("ingest_capture_cpu_gbps@{device}", "analyze_cpu_gbps_device@{device}"),
-                      ("analyze_cpu_gbps_measured",), "chapters/cpu-gbps-measured"),
-    "priority-boost": Study("priority-boost", "priority-boost", _priority_boost_session,
-                            ("ingest_priority_boost@{device}",), ("analyze_priority_boost",),
-                            "chapters/priority-boost"),
-    "stack-trim": Study("stack-trim", "stack-trim", _stack_trim_session,
-                        ("ingest_stack_trim@{device}",), ("analyze_stack_trim",), "chapters/stack-trim"),
-    "transfer-tuning": Study("transfer-tuning", "transfer-tuning", _transfer_tuning_session,
-                             ("ingest_transfer_tuning@{device}",), ("analyze_transfer_tuning",),
-                             "chapters/transfer-tuning"),
-    "mptcp-dualband": Study("mptcp-dualband", "mptcp-dualband", _mptcp_dualband_session,
-                            ("ingest_mptcp_dualband@{device}",), ("analyze_mptcp_dualband",),
-                            "chapters/mptcp-dualband"),
-}
 
 # One rule for device and session names (and run ids), checked before any
 # path is built from them: capture_reader.NAME.
@@ -174,13 +64,14 @@ def manifest_study(path: Path) -> Study:
     names checked against NAME)."""
     doc = _read_manifest(path)
     study = doc.get("study")
-    if not isinstance(study, str) or study not in STUDIES:
-        raise InputError(path, None, "study", f"one of {sorted(STUDIES)}", study if study is not None else "nothing")
+    known = registry.by_slug()
+    if not isinstance(study, str) or study not in known:
+        raise InputError(path, None, "study", f"one of {sorted(known)}", study if study is not None else "nothing")
     for key in ("device", "session"):
         if key not in doc:
             raise InputError(path, None, key, f"a {key} name", "nothing")
         check_name(doc[key], path, key)
-    return STUDIES[study]
+    return known[study]
 
 
 def sessions_in(path: str | Path) -> list[Path]:
@@ -329,7 +220,7 @@ def validate(path: str | Path, device: str | None = None) -> tuple[Study | None,
             else:
                 tmp = tmp or Path(tempfile.mkdtemp(prefix="mobitrace-validate-"))
                 laid_out = _stage(session, name, tmp)
-            found = study.validate_session(laid_out)
+            found = study.module("ingest").validate_session(laid_out)
             if laid_out != session:  # name the user's file, not the temporary copy
                 found = [_relocate(e, laid_out, session) for e in found]
             problems.extend(found)
@@ -338,7 +229,7 @@ def validate(path: str | Path, device: str | None = None) -> tuple[Study | None,
             shutil.rmtree(tmp, ignore_errors=True)
     if len(studies) > 1:
         problems.append(InputError(path, None, "study", "sessions of one study", sorted(studies)))
-    study = STUDIES[studies.pop()] if len(studies) == 1 else None
+    study = _study(studies.pop()) if len(studies) == 1 else None
     return study, problems
 
 
@@ -393,7 +284,7 @@ class Registration:
     cleaned: list[str] = field(default_factory=list)  # stale staging folders removed
 
     def stages(self) -> list[str]:
-        return [s.format(device=self.device) for s in self.study.device_stages] + list(self.study.summary_stages)
+        return self.study.device_stages(self.device) + self.study.summary_stages()
 
 
 STAGING_PREFIX = ".staging-"

@@ -235,7 +235,7 @@ def test_reproducibility_page_shows_the_build_machine(browser, site):
     assert not _load(browser, base + "reproducibility.html")
     WebDriverWait(browser, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#build-info table"))
     text = browser.find_element(By.ID, "build-info").text
-    assert "Python" in text and "analyze@cpu-gbps" in text and "book" in text
+    assert "Python" in text and "analyze_cpu_gbps" in text and "book" in text
 
 
 def test_math_is_typeset_and_no_raw_tex_is_visible(browser, site):

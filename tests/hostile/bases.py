@@ -10,9 +10,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from mobitrace.studies import registry
+
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "data" / "raw"
-STUDIES = ("cpu-gbps", "priority-boost", "stack-trim", "transfer-tuning", "mptcp-dualband")
+STUDIES = tuple(s.slug for s in registry.studies())
 CPU_BASE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 SOURCES = {
     "cpu-gbps": CPU_BASE,

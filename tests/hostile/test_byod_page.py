@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from mobitrace import devices
+from mobitrace.studies import registry
 from mobitrace.core import capture_reader
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,10 +76,10 @@ def _git_tracked_outputs(stage: dict) -> set[str]:
 
 def test_files_changed_table_matches_dvc_yaml():
     stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
-    rows = {r[0]: r for r in _table_after("checked against dvc.yaml and mobitrace.devices.STUDIES")}
-    assert set(rows) == set(devices.STUDIES)
-    for slug, study in devices.STUDIES.items():
-        names = [s.split("@")[0] for s in study.device_stages] + list(study.summary_stages) + ["ledger", "book"]
+    rows = {r[0]: r for r in _table_after("checked against dvc.yaml and the study registry")}
+    assert set(rows) == set(registry.by_slug())
+    for slug, study in registry.by_slug().items():
+        names = [s.split("@")[0] for s in study.device_stages()] + study.summary_stages() + ["ledger", "book"]
         expected = {"params.yaml", "dvc.lock"}
         for name in names:
             expected |= _git_tracked_outputs(stages[name])
@@ -90,9 +91,9 @@ def test_files_changed_table_matches_dvc_yaml():
 
 def test_page_lists_every_study_in_the_stages_table():
     rows = {r[0]: r for r in _table_after("Next: `make` (or `dvc repro`) runs")}
-    for slug, study in devices.STUDIES.items():
+    for slug, study in registry.by_slug().items():
         assert f"`{study.params_section}.devices`" == rows[slug][1]
-        for stage in study.device_stages:
+        for stage in study.device_stages():
             assert f"`{stage.format(device='<device>')}`" in rows[slug][2]
-        for stage in study.summary_stages:
+        for stage in study.summary_stages():
             assert f"`{stage}`" in rows[slug][3]

@@ -30,7 +30,7 @@ def test_table_html_formats_numbers_and_missing_values_synthetic():
 def test_reproducibility_page_lists_packages_and_stages(repo, tmp_path):
     page = reproducibility.write_page(repo, tmp_path / "reproducibility.md").read_text()
     assert "| pandas |" in page and "| dvc |" in page
-    assert "### `analyze@cpu-gbps`" in page
+    assert "### `analyze_cpu_gbps`" in page
     assert "### `book`" not in page
     assert '<div id="build-info">' in page
 

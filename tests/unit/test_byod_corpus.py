@@ -139,7 +139,7 @@ def test_broken_capture_gets_its_exact_error(case, tmp_path, scratch_project):
     assert (scratch_project / "params.yaml").read_bytes() == params_before
 
     out = tmp_path / "interim" / "dev"
-    ingest = captures.ingest_device if case["base"] == "cpu-gbps" else priority_boost.ingest
+    ingest = captures.ingest if case["base"] == "cpu-gbps" else priority_boost.ingest
     with pytest.raises(InputError):
         ingest(session.parent, out)
     assert not out.parent.exists() or list(out.parent.iterdir()) == []

@@ -53,7 +53,7 @@ def test_smoke_capture_and_ingest(capture_ok, root, tmp_path):
     assert sessions.iloc[0]["kind"] == "smoke"
     assert len(runs) == 4 and set(runs["direction"]) == {"down", "up"}
     assert (runs["throughput_gbps"] > 0).all()
-    captures.ingest_device(device_dir, tmp_path / "interim")
+    captures.ingest(device_dir, tmp_path / "interim")
     assert (tmp_path / "interim" / "runs.parquet").exists()
 
 

@@ -105,7 +105,7 @@ def test_malformed_input_is_named(device_dir, fixtures, tmp_path, target, bad, e
     shutil.copy(fixtures / "malformed" / "cpu-gbps" / bad, dest)
     out = tmp_path / "interim" / DEVICE
     with pytest.raises(InputError) as err:
-        captures.ingest_device(device_dir, out)
+        captures.ingest(device_dir, out)
     msg = str(err.value)
     assert str(dest.name) in msg
     for part in expected:
@@ -120,7 +120,7 @@ def test_malformed_session_manifest(device_dir, fixtures, tmp_path):
     shutil.copy(fixtures / "malformed" / "cpu-gbps" / "session_manifest_bad_count.yaml",
                 device_dir / SESSION / "manifest.yaml")
     with pytest.raises(InputError) as err:
-        captures.ingest_device(device_dir, tmp_path / "out")
+        captures.ingest(device_dir, tmp_path / "out")
     msg = str(err.value)
     assert "manifest.yaml" in msg and "host.cpu.count" in msg and "line 201" in msg and "'two'" in msg
     assert not (tmp_path / "out").exists()
@@ -129,7 +129,7 @@ def test_malformed_session_manifest(device_dir, fixtures, tmp_path):
 def test_run_listed_but_missing(device_dir, tmp_path):
     shutil.rmtree(run_dir(device_dir, "up-max-r1"))
     with pytest.raises(InputError, match="runs/up-max-r1"):
-        captures.ingest_device(device_dir, tmp_path / "out")
+        captures.ingest(device_dir, tmp_path / "out")
 
 
 def test_device_name_must_match_folder(device_dir, tmp_path):
@@ -149,7 +149,7 @@ def test_ingest_writes_parquet_and_replaces_old_output(device_dir, tmp_path):
     out = tmp_path / "interim" / DEVICE
     out.mkdir(parents=True)
     (out / "stale.parquet").write_text("old")
-    captures.ingest_device(device_dir, out)
+    captures.ingest(device_dir, out)
     assert sorted(p.name for p in out.iterdir()) == ["runs.parquet", "sessions.parquet"]
     runs = pd.read_parquet(out / "runs.parquet")
     assert len(runs) == 4
@@ -183,7 +183,7 @@ def test_malformed_cpuacct_is_named(device_dir, fixtures, tmp_path, bad, expecte
     shutil.copy(fixtures / "malformed" / "cpu-gbps" / bad, run_dir(device_dir) / "cpuacct.txt")
     out = tmp_path / "interim" / DEVICE
     with pytest.raises(InputError) as err:
-        captures.ingest_device(device_dir, out)
+        captures.ingest(device_dir, out)
     msg = str(err.value)
     assert "cpuacct.txt" in msg
     for part in expected:

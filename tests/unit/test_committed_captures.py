@@ -35,6 +35,6 @@ def test_raw_captures_are_lean(root):
 
 def test_dvc_stages_cover_the_devices(root):
     dvc = yaml.safe_load((root / "dvc.yaml").read_text())["stages"]
-    for stage in ("ingest_capture_cpu_gbps", "analyze_cpu_gbps_device"):
+    for stage in ("ingest_cpu_gbps", "analyze_cpu_gbps_device"):
         assert dvc[stage]["foreach"] == "${cpu-gbps-measured.devices}"
     assert "analyze_cpu_gbps_measured" in dvc

@@ -34,7 +34,7 @@ def test_analyze_synthetic_outputs_and_determinism(tmp_path):
     synthetic_runs().to_parquet(interim / "runs.parquet", index=False)
     out1, out2 = tmp_path / "a", tmp_path / "b"
     for out in (out1, out2):
-        cpugbps_device.analyze(interim, out, alpha=0.05, targets=[1.6, 4.0, 12.8], threshold=50)
+        cpugbps_device.analyze(interim, out, {"alpha": 0.05, "target_rates_gbps": [1.6, 4.0, 12.8], "cpu_threshold_pct": 50})
     names = sorted(p.name for p in out1.iterdir())
     assert names == ["extrapolations.csv", "figure1.svg", "fits.csv", "metrics.json", "rate_summary.csv"]
     for name in names:

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from mobitrace import devices
+from mobitrace.studies import registry
 from mobitrace.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,21 +17,15 @@ DVC = yaml.safe_load((ROOT / "dvc.yaml").read_text())
 PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text())
 
 
-@pytest.mark.parametrize("study", sorted(devices.STUDIES))
+@pytest.mark.parametrize("study", sorted(registry.by_slug()))
 def test_device_stages_iterate_over_the_params_device_list(study):
-    s = devices.STUDIES[study]
+    s = registry.by_slug()[study]
     assert isinstance(PARAMS[s.params_section]["devices"], list)
-    for template in s.device_stages:
+    for template in s.device_stages():
         stage = template.split("@")[0]
         assert DVC["stages"][stage]["foreach"] == "${" + s.params_section + ".devices}", stage
-    for stage in s.summary_stages:
+    for stage in s.summary_stages():
         assert stage in DVC["stages"]
-
-
-def test_ledger_params_list_the_same_chapters_as_its_stage_deps():
-    studies = PARAMS["claims-ledger"]["studies"]
-    deps = [d for d in DVC["stages"]["ledger"]["deps"] if d.endswith("/claims.csv")]
-    assert sorted(deps) == sorted(f"data/results/{s}/claims.csv" for s in studies)
 
 
 def test_add_device_copies_renames_and_lists(tmp_path, scratch_project):
@@ -40,12 +35,12 @@ def test_add_device_copies_renames_and_lists(tmp_path, scratch_project):
     reg = devices.add_device(src.parent, "my-phone", root=scratch_project)
     dest = scratch_project / "data" / "raw" / "cpu-gbps" / "my-phone" / SMOKE.name
     assert reg.copied and reg.listed and reg.sessions == [dest]
-    assert reg.stages() == ["ingest_capture_cpu_gbps@my-phone", "analyze_cpu_gbps_device@my-phone",
+    assert reg.stages() == ["ingest_cpu_gbps@my-phone", "analyze_cpu_gbps_device@my-phone",
                             "analyze_cpu_gbps_measured"]
     manifest = yaml.safe_load((dest / "manifest.yaml").read_text())
     assert (manifest["device"], manifest["registered_from_device"]) == ("my-phone", "smoke-test")
     # the copy is a valid capture of the new device, in place
-    assert devices.validate(dest.parent) == (devices.STUDIES["cpu-gbps"], [])
+    assert devices.validate(dest.parent) == (registry.by_slug()["cpu-gbps"], [])
     # params.yaml: one device more, every other line (comments included) kept
     after = (scratch_project / "params.yaml").read_text()
     assert yaml.safe_load(after)["cpu-gbps-measured"]["devices"][-1] == "my-phone"

@@ -108,5 +108,5 @@ def test_verdict_bars_draw_one_bar_per_chapter_and_verdict():
 def test_a_thumbnail_the_chapter_does_not_save_is_named_in_one_error(tmp_path):
     _chapter(tmp_path, "pub", findings=True)
     _chapter(tmp_path, "meas", findings=False)
-    with pytest.raises(FileNotFoundError, match=r"overview.studies\[s\].figure: expected a figure .* found no .*fig<1>.svg"):
+    with pytest.raises(FileNotFoundError, match=r"studies \(s\): thumbnail: expected a figure .* found no .*fig<1>.svg"):
         landing.summary_frame(STUDIES, tmp_path)

@@ -60,12 +60,12 @@ def test_sources_of_an_unknown_stage_name_it_synthetic(stages):
 
 
 def test_rebuild_command():
-    assert provenance.rebuild_command("analyze@cpu-gbps") == "dvc repro analyze@cpu-gbps"
+    assert provenance.rebuild_command("analyze_cpu_gbps") == "dvc repro analyze_cpu_gbps"
 
 
 def test_sources_of_the_real_pipeline(repo):
     stages = provenance.load_lock(repo / "dvc.lock")
-    paths = [s.path for s in provenance.sources(stages, "analyze@cpu-gbps")]
+    paths = [s.path for s in provenance.sources(stages, "analyze_cpu_gbps")]
     assert "data/published/cpu-gbps.yaml" in paths
 
 

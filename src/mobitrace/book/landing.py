@@ -83,7 +83,7 @@ def summary_frame(studies: list[dict], results_dir: str | Path) -> pd.DataFrame:
     for study in studies:
         thumb = Path(results_dir) / study["figure"]["chapter"] / "figures" / f'{study["figure"]["name"]}.svg'
         if not thumb.is_file():
-            raise FileNotFoundError(f"params.yaml: overview.studies[{study['name']}].figure: "
+            raise FileNotFoundError(f"src/mobitrace/studies ({study['name']}): thumbnail: "
                                     f"expected a figure the chapter saves, found no {thumb}")
         for chapter in study["chapters"]:
             chapter_dir = Path(results_dir) / chapter["chapter"]

@@ -17,6 +17,8 @@ import nbformat
 import papermill
 import yaml
 
+from mobitrace.studies import registry
+
 ROOT_FILES = ("dvc.yaml", "params.yaml")
 # Papermill and nbclient record run times and paths; none of that is a result.
 _VOLATILE_NB_KEYS = ("start_time", "end_time", "duration", "input_path", "output_path",
@@ -124,10 +126,11 @@ def study_outputs(root: Path, study: str) -> list[Path]:
 def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> Path:
     """Execute notebooks/<study>.py with params.yaml[<study>] as parameters,
     plus each section named in `shared` (e.g. power-models) as one parameter
-    (power_models), so that no notebook reads params.yaml itself; return the
+    (power_models; `studies` is the study registry's cards), so that no notebook reads params.yaml itself; return the
     executed notebook's path."""
     root = repo_root(root)
     params = yaml.safe_load((root / "params.yaml").read_text())
+    params.setdefault("studies", [s.card() for s in registry.studies()])  # the registry's list
     for section in (study, *shared):
         if section not in params:
             raise KeyError(f"params.yaml has no section {section!r}")

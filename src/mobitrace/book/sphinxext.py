@@ -3,7 +3,7 @@
 In a chapter (MyST Markdown, also inside notebooks):
 
     ```{provenance} published, modeled
-    :stage: analyze@cpu-gbps
+    :stage: analyze_cpu_gbps
 
     Published points; lines through two of them (modeled).
     ```

@@ -2,7 +2,7 @@
 (CPU vs throughput), the OLS lines with intervals, extrapolation to target
 rates and the throughput at a CPU threshold, for one device.
 
-Input: data/interim/cpu-gbps/<device>/runs.parquet (captures.ingest_device).
+Input: data/interim/cpu-gbps/<device>/runs.parquet (ingest.ingest).
 Output folder: fits.csv, extrapolations.csv, rate_summary.csv, figure1.svg,
 metrics.json. Statistics in mobitrace.stats.cpufit (formulas and references there).
 """
@@ -200,10 +200,12 @@ def direction_word(ratio: float, higher: str = "higher", lower: str = "lower", s
     return same
 
 
-def analyze(interim_dir: str | Path, out_dir: str | Path, alpha: float, targets: list[float],
-            threshold: float) -> None:
+def analyze(interim_dir: str | Path, out_dir: str | Path, params: dict) -> None:
     """Write one device's fits, extrapolations, rate summary, Figure 1 and
-    metrics to out_dir (replaced as a whole; nothing left on failure)."""
+    metrics to out_dir (replaced as a whole; nothing left on failure).
+    `params`: alpha, target_rates_gbps, cpu_threshold_pct (params.yaml)."""
+    alpha, threshold = float(params["alpha"]), float(params["cpu_threshold_pct"])
+    targets = [float(t) for t in params["target_rates_gbps"]]
     interim_dir, out_dir = Path(interim_dir), Path(out_dir)
     runs = pd.read_parquet(interim_dir / "runs.parquet")
     device = str(runs["device"].iloc[0])

@@ -14,7 +14,7 @@ scripts/capture/capture.py:
 
 Every file may be gzip-compressed or not (`name` or `name.gz`). Each parser
 raises InputError naming the file, the line or record, the field, what was
-expected and what was found. `ingest_device` turns every complete session of a
+expected and what was found. `ingest` turns every complete session of a
 device into one row per run (runs.parquet) plus one row per session
 (sessions.parquet), writing nothing if any input is bad.
 
@@ -553,7 +553,7 @@ def parse_session_manifest(path: str | Path) -> dict:
         keys = SESSION_KEYS["cpu_quota"]
         raise InputError(path, _line_of(node, keys), ".".join(keys), "a number (or no quota)", quota)
     if rec["device"] != path.parent.parent.name and path.parent.parent.name != "":
-        pass  # the folder name is the device; checked by ingest_device
+        pass  # the folder name is the device; checked by ingest
     frame = pd.DataFrame([rec])
     frame["cpu_quota"] = frame["cpu_quota"].astype(float)
     try:
@@ -762,7 +762,7 @@ def load_device(device_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(sessions), pd.DataFrame(runs)
 
 
-def ingest_device(device_dir: str | Path, out_dir: str | Path) -> None:
+def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Validate every capture of a device and write sessions.parquet and
     runs.parquet to out_dir; on any error nothing is written."""
     sessions, runs = load_device(device_dir)
@@ -777,3 +777,30 @@ def ingest_device(device_dir: str | Path, out_dir: str | Path) -> None:
         tmp.rename(out_dir)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def validate_session(folder: Path) -> list[InputError]:
+    """Every problem of one session folder, for `mobitrace validate` (empty: valid)."""
+    manifest = folder / "manifest.yaml"
+    try:
+        rec = parse_session_manifest(manifest)
+    except InputError as exc:
+        return [exc]
+    problems = []
+    for key, want in (("device", folder.parent.name), ("session", folder.name)):
+        if rec[key] != want:
+            problems.append(InputError(manifest, None, key, f"'{want}' (the folder's name)", rec[key]))
+    runs_dir = folder / "runs"
+    present = {p.name for p in runs_dir.iterdir() if p.is_dir()} if runs_dir.is_dir() else set()
+    for run_id in rec["runs"]:
+        if run_id not in present:
+            problems.append(InputError(manifest, None, "runs", f"a folder runs/{run_id}", "no such folder"))
+            continue
+        try:
+            run_row(runs_dir / run_id, rec["n_cpus"])
+        except InputError as exc:
+            problems.append(exc)
+    for extra in sorted(present - set(rec["runs"])):
+        problems.append(InputError(manifest, None, "runs", f"every folder under runs/ listed (runs/{extra})",
+                                   "a run folder the manifest does not list"))
+    return problems

@@ -364,3 +364,12 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
         tmp.rename(out_dir)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def validate_session(folder: Path) -> list[InputError]:
+    """Every problem of one session folder, for `mobitrace validate` (empty: valid)."""
+    try:
+        read_session(folder)
+    except InputError as exc:
+        return [exc]
+    return []

@@ -361,3 +361,34 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
         tmp.rename(out_dir)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def validate_session(folder: Path) -> list[InputError]:
+    """Every problem of a stack-trim session: the manifest and runs.csv stop
+    the session; then each run folder is checked on its own."""
+    try:
+        man = read_manifest(folder / "manifest.yaml")
+        runs = read_runs_csv(folder / "runs.csv")
+    except InputError as exc:
+        return [exc]
+    problems = []
+    for key, want in (("device", folder.parent.name), ("session", folder.name)):
+        if man[key] != want:
+            problems.append(InputError(folder / "manifest.yaml", None, key, f"'{want}' (the folder's name)", man[key]))
+    runs_dir = folder / "runs"
+    present = {p.name for p in runs_dir.iterdir() if p.is_dir()} if runs_dir.is_dir() else set()
+    for i, row in enumerate(runs.to_dict("records")):
+        if row["run_id"] not in present:
+            problems.append(InputError(folder / "runs.csv", f"line {i + 2}", "run_id",
+                                       f"a folder runs/{row['run_id']}", "no such folder"))
+            continue
+        if row["status"] != "ok":
+            continue
+        try:
+            run_tables(runs_dir / row["run_id"], row, man["host"]["cpu_count"], man["host"]["user_hz"])
+        except InputError as exc:
+            problems.append(exc)
+    for extra in sorted(present - set(runs["run_id"])):
+        problems.append(InputError(folder / "runs.csv", None, "run_id", f"a line for every run folder (runs/{extra})",
+                                   "a folder runs.csv does not list"))
+    return problems

@@ -380,3 +380,12 @@ def sweep_summary(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame
                                / ref["energy_per_100mb_j"].reindex(idx).to_numpy())
     out.insert(2, "factor", factor)
     return out.rename(columns={factor: "level"})
+
+
+def validate_session(folder: Path) -> list[InputError]:
+    """Every problem of one session folder, for `mobitrace validate` (empty: valid)."""
+    try:
+        read_session(folder)
+    except InputError as exc:
+        return [exc]
+    return []

@@ -1,0 +1,166 @@
+"""dvc.yaml and book/_toc.yml, written from the study registry.
+
+`python -m mobitrace sync` writes both; tests/unit/test_registry.py fails
+when the checked-in files differ from what this module writes. Each stage
+depends on exactly the code it runs: the mobitrace modules its entry point
+imports, followed transitively (so editing a study's analysis re-runs that
+study's analysis stage, not its ingest and not the other studies).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import yaml
+
+from mobitrace.studies.registry import Study, chapters, studies
+
+PACKAGE = Path(__file__).parent                      # src/mobitrace
+SRC = PACKAGE.parent                                 # src
+HEADER = ("# Written by `python -m mobitrace sync` from the study registry\n"
+          "# (src/mobitrace/studies/*/__init__.py): edit those, not this file.\n"
+          "# ingest -> analyze (papermill) -> ledger, overview -> book. `make` runs `dvc repro`.\n")
+TOC_HEADER = "# Written by `python -m mobitrace sync` from the study registry.\n"
+
+
+def _module_file(dotted: str) -> Path | None:
+    base = SRC / Path(*dotted.split("."))
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py")
+    return None  # a package's __init__ (a description) or not ours
+
+
+def _imports(path: Path) -> set[Path]:
+    """The mobitrace module files `path` imports directly."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name == "mobitrace" or name.startswith("mobitrace."):
+                file = _module_file(name)
+                if file is not None:
+                    found.add(file)
+    return found
+
+
+def code_deps(*entry_points: Path) -> list[str]:
+    """Every mobitrace module the entry points import, transitively, as
+    repository paths (the entry points themselves included when they are
+    modules of the package)."""
+    seen: set[Path] = set()
+    todo = list(entry_points)
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        todo.extend(_imports(path) - seen)
+    root = SRC.parent
+    return sorted(str(p.relative_to(root)) for p in seen if PACKAGE in p.parents)
+
+
+def _notebook(name: str) -> Path:
+    return SRC.parent / "notebooks" / f"{name}.py"
+
+
+def _chapter_stage(name: str, params: list, deps: list[str], outs: list[str], metrics: list[str],
+                   shared: tuple[str, ...] = ()) -> dict:
+    runner = PACKAGE / "book" / "notebooks.py"
+    cmd = " ".join(["python -m mobitrace run-notebook", name, *(f"--with {s}" for s in shared)])
+    stage = {"cmd": cmd, "params": params,
+             "deps": [f"notebooks/{name}.py", *deps, *code_deps(_notebook(name), runner)],
+             "outs": outs}
+    if metrics:
+        stage["metrics"] = [{m: {"cache": False}} for m in metrics]
+    return stage
+
+
+def _study_stages(study: Study) -> dict:
+    slug, pkg = study.slug, study.package
+    devices = "${" + study.params_section + ".devices}"
+    stages = {study.ingest_stage: {"foreach": devices, "do": {
+        "cmd": f"python -m mobitrace ingest {slug} data/raw/{slug}/${{item}} data/interim/{slug}/${{item}}",
+        "deps": [f"data/raw/{slug}/${{item}}", *code_deps(PACKAGE / "studies" / pkg / "ingest.py")],
+        "outs": [f"data/interim/{slug}/${{item}}"]}}}
+    if study.device_stage:
+        stages[study.device_stage] = {"foreach": devices, "do": {
+            "cmd": (f"python -m mobitrace analyze-device {slug} data/interim/{slug}/${{item}} "
+                    f"data/results/{slug}-devices/${{item}}"),
+            "params": [f"{study.params_section}.{key}" for key in study.device_analysis_params],
+            "deps": [f"data/interim/{slug}/${{item}}",
+                     *code_deps(PACKAGE / "studies" / pkg / "device_analysis.py")],
+            "outs": [f"data/results/{slug}-devices/${{item}}"]}}
+    for chapter in study.chapters:
+        res = f"data/results/{chapter.name}"
+        stages[chapter.stage] = _chapter_stage(
+            chapter.name, [chapter.name, *chapter.shared_params],
+            [f"data/interim/published/{slug}", *chapter.inputs],
+            [f"book/chapters/{chapter.name}.ipynb", f"{res}/tables", f"{res}/figures", f"{res}/claims.csv"],
+            [f"{res}/metrics.json"], chapter.shared_params)
+    return stages
+
+
+def _descriptions() -> list[str]:
+    root = SRC.parent
+    return [str((s.folder() / "__init__.py").relative_to(root)) for s in studies()]
+
+
+def dvc_stages() -> dict:
+    """The stages of dvc.yaml, in pipeline order."""
+    stages = {"ingest_published": {"foreach": [s.slug for s in studies()], "do": {
+        "cmd": "python -m mobitrace ingest-published data/published/${item}.yaml data/interim/published/${item}",
+        "deps": ["data/published/${item}.yaml", *code_deps(PACKAGE / "core" / "published.py")],
+        "outs": ["data/interim/published/${item}"]}}}
+    for study in studies():
+        stages.update(_study_stages(study))
+    claims = [f"data/results/{c.name}/claims.csv" for c in chapters()]
+    stages["ledger"] = _chapter_stage(
+        "claims-ledger", ["claims-ledger"], [*claims, *_descriptions()],
+        ["book/chapters/claims-ledger.ipynb", "data/results/claims.csv", "data/results/claims-ledger"],
+        ["data/results/claims-metrics.json"], ("studies",))
+    per_chapter = [f"data/results/{c.name}/{part}" for c in chapters() for part in ("claims.csv", "tables", "figures")]
+    stages["overview"] = _chapter_stage(
+        "overview", ["overview"], ["data/results/claims.csv", *per_chapter, *_descriptions()],
+        ["book/chapters/overview.ipynb", "data/results/overview"], [], ("studies",))
+    book = PACKAGE / "book"
+    stages["book"] = {
+        "cmd": "python -m mobitrace build-book book",
+        "deps": ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/_static",
+                 "book/_templates", "book/chapters",
+                 *code_deps(book / "build.py", book / "sphinxext.py", book / "sphinx_a11y.py"),
+                 "requirements.txt", "data/results", "data/published"],
+        "outs": [{"book/_build/html": {"cache": False}}]}
+    return stages
+
+
+def dvc_yaml() -> str:
+    return HEADER + yaml.safe_dump({"stages": dvc_stages()}, sort_keys=False, width=120, allow_unicode=True)
+
+
+def toc_yaml() -> str:
+    toc = {"format": "jb-book", "root": "chapters/overview", "parts": [
+        {"caption": "Studies", "chapters": [{"file": f"chapters/{c.name}"} for c in chapters()]},
+        {"caption": "The artifact", "chapters": [{"file": f} for f in
+                                                 ("intro", "chapters/claims-ledger", "byod", "reproducibility")]}]}
+    return TOC_HEADER + yaml.safe_dump(toc, sort_keys=False)
+
+
+def generated(root: Path) -> dict[Path, str]:
+    """Each file this module writes, with the text it should hold."""
+    return {root / "dvc.yaml": dvc_yaml(), root / "book" / "_toc.yml": toc_yaml()}
+
+
+def sync(root: Path) -> list[Path]:
+    """Write the generated files that differ; return them."""
+    changed = []
+    for path, text in generated(root).items():
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+            changed.append(path)
+    return changed

@@ -1,0 +1,127 @@
+"""The study registry: the one list of studies.
+
+Every sub-package of mobitrace.studies that defines `STUDY` (a `Study`, in
+its __init__.py) is a study. dvc.yaml, book/_toc.yml, the landing page's
+cards, the claims ledger's chapter list, the CLI's study choices and
+`make capture-<study>` all follow this list (mobitrace.pipeline writes
+dvc.yaml and _toc.yml from it; tests/unit/test_registry.py fails when a
+checked-in file disagrees).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One chapter: notebooks/<name>.py, run by the stage analyze_<name>
+    into book/chapters/<name>.ipynb and data/results/<name>/."""
+
+    name: str
+    label: str                                   # its link on the landing card
+    inputs: tuple[str, ...] = ()                 # data it reads besides its published numbers
+    shared_params: tuple[str, ...] = ()          # other params.yaml sections it is given
+    per_device: bool = False                     # has a section per captured device
+
+    @property
+    def stage(self) -> str:
+        return "analyze_" + self.name.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Thumbnail:
+    """The landing card's figure: data/results/<chapter>/figures/<name>.svg."""
+
+    chapter: str
+    name: str
+    alt: str
+
+
+@dataclass(frozen=True)
+class Study:
+    """What the pipeline, the book and the CLI need to know about a study.
+
+    Its code is in mobitrace/studies/<package>/: `ingest.py` (raw captures
+    -> data/interim/<slug>/<device>/) with `ingest(device_dir, out_dir)` and
+    `validate_session(folder)`, its analyses and its pandera schemas. Its
+    paper's numbers are in data/published/<slug>.yaml, its devices in
+    params.yaml[<params_section>].devices, its capture kit in scripts/capture/.
+    """
+
+    slug: str
+    title: str
+    venue: str
+    order: int                                   # position in the book
+    params_section: str                          # the section listing `devices`
+    chapters: tuple[Chapter, ...]
+    thumbnail: Thumbnail
+    capture_kit: str                             # path of the kit's entry point
+    # Per-device analysis stage (mobitrace.studies.<package>.device_analysis
+    # `analyze(interim_dir, out_dir, params)`) with the params keys it reads.
+    device_analysis_params: tuple[str, ...] | None = None
+    package: str = field(default="", compare=False)
+
+    @property
+    def ingest_stage(self) -> str:
+        return "ingest_" + self.package
+
+    @property
+    def device_stage(self) -> str | None:
+        return None if self.device_analysis_params is None else f"analyze_{self.package}_device"
+
+    @property
+    def device_chapter(self) -> Chapter:
+        """The chapter with a section per device (the first, if none says)."""
+        return next((c for c in self.chapters if c.per_device), self.chapters[-1])
+
+    def device_stages(self, device: str = "{device}") -> list[str]:
+        """The stages that run for one device (ingest, and its own analysis)."""
+        return [f"{s}@{device}" for s in (self.ingest_stage, self.device_stage) if s]
+
+    def summary_stages(self) -> list[str]:
+        """The stages that read every device of the study."""
+        return [c.stage for c in self.chapters if c.per_device]
+
+    def module(self, name: str) -> ModuleType:
+        return importlib.import_module(f"mobitrace.studies.{self.package}.{name}")
+
+    def folder(self) -> Path:
+        return Path(__file__).parent / self.package
+
+    def card(self) -> dict:
+        """The landing page's card (mobitrace.book.landing)."""
+        return {"name": self.slug, "title": self.title, "venue": self.venue,
+                "chapters": [{"chapter": c.name, "label": c.label} for c in self.chapters],
+                "figure": {"chapter": self.thumbnail.chapter, "name": self.thumbnail.name,
+                           "alt": self.thumbnail.alt}}
+
+
+@cache
+def studies() -> tuple[Study, ...]:
+    """Every study, in book order."""
+    import mobitrace.studies as pkg
+
+    found = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.ispkg:
+            continue
+        desc = getattr(importlib.import_module(f"mobitrace.studies.{info.name}"), "STUDY", None)
+        if isinstance(desc, Study):
+            object.__setattr__(desc, "package", info.name)
+            found.append(desc)
+    return tuple(sorted(found, key=lambda s: (s.order, s.slug)))
+
+
+def by_slug() -> dict[str, Study]:
+    return {s.slug: s for s in studies()}
+
+
+def chapters() -> list[Chapter]:
+    """Every study chapter, in book order."""
+    return [c for s in studies() for c in s.chapters]

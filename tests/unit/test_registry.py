@@ -1,0 +1,97 @@
+"""The study registry is the only list of studies: dvc.yaml, book/_toc.yml,
+the CLI, the Makefile, params.yaml and the tests follow it, and each study's
+stages depend on its own code only (issue 17, items 1 and 4)."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+from dvc.repo import Repo
+
+from mobitrace import cli, pipeline
+from mobitrace.studies import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDIES = registry.studies()
+
+
+def test_registry_finds_the_five_studies_in_book_order():
+    assert [s.slug for s in STUDIES] == ["cpu-gbps", "priority-boost", "stack-trim", "transfer-tuning",
+                                         "mptcp-dualband"]
+    assert [c.name for c in registry.chapters()][:2] == ["cpu-gbps", "cpu-gbps-measured"]
+
+
+@pytest.mark.parametrize("path", ["dvc.yaml", "book/_toc.yml"])
+def test_checked_in_file_is_what_the_registry_writes(path):
+    want = pipeline.generated(ROOT)[ROOT / path]
+    assert (ROOT / path).read_text() == want, f"{path} is out of date: run `python -m mobitrace sync`"
+
+
+def _choices(command: str) -> list[str]:
+    sub = next(a for a in cli._parser()._actions if a.dest == "command")
+    return list(next(a for a in sub.choices[command]._actions if a.dest == "study").choices)
+
+
+def test_cli_study_choices_are_the_registry():
+    assert _choices("ingest") == [s.slug for s in STUDIES]
+    assert _choices("analyze-device") == [s.slug for s in STUDIES if s.device_stage]
+
+
+def test_makefile_names_no_study_outside_comments():
+    code = [line for line in (ROOT / "Makefile").read_text().splitlines() if not line.lstrip().startswith("#")]
+    for study in STUDIES:
+        assert not [line for line in code if study.slug in line or study.package in line], study.slug
+
+
+def test_every_study_has_its_files_and_params():
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    for study in STUDIES:
+        assert isinstance(params[study.params_section]["devices"], list), study.slug
+        assert (ROOT / "data" / "published" / f"{study.slug}.yaml").is_file()
+        assert (ROOT / study.capture_kit).is_file()
+        ingest = study.module("ingest")
+        assert callable(ingest.ingest) and callable(ingest.validate_session)
+        for chapter in study.chapters:
+            assert (ROOT / "notebooks" / f"{chapter.name}.py").is_file()
+            assert chapter.name in params, chapter.name
+        assert (ROOT / "data" / "results" / study.thumbnail.chapter).parent.name == "results"
+
+
+def _stage_deps() -> dict[str, list[str]]:
+    """Every stage DVC sees (foreach expanded) with its dependency paths."""
+    with Repo(str(ROOT)) as repo:
+        return {stage.addressing: [str(Path(d.fs_path).relative_to(ROOT)) for d in stage.deps]
+                for stage in repo.index.stages}
+
+
+def _stages_depending_on(deps: dict[str, list[str]], file: str) -> set[str]:
+    return {name for name, paths in deps.items() if any(file == p or file.startswith(p + "/") for p in paths)}
+
+
+@pytest.mark.parametrize("study", STUDIES, ids=lambda s: s.slug)
+def test_editing_analysis_reruns_only_that_studys_analysis(study):
+    deps = _stage_deps()
+    for module in sorted((ROOT / "src/mobitrace/studies" / study.package).glob("*.py")):
+        rel = str(module.relative_to(ROOT))
+        hit = _stages_depending_on(deps, rel)
+        if module.name == "__init__.py":
+            assert hit <= {"ledger", "overview"}, rel  # the description: the cards and the ledger's list
+            continue
+        others = {n for n in hit if not (n.startswith(study.ingest_stage + "@") or n.startswith(f"analyze_{study.package}"))}
+        assert not others, f"{rel} re-runs {sorted(others)}"
+        if "analysis" in module.name:
+            assert hit and not any(n.startswith(study.ingest_stage + "@") for n in hit), f"{rel}: {sorted(hit)}"
+
+
+def test_ledger_and_overview_read_every_chapter():
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    claims = sorted(d for d in stages["ledger"]["deps"] if d.endswith("/claims.csv"))
+    assert claims == sorted(f"data/results/{c.name}/claims.csv" for c in registry.chapters())
+    assert {f"data/results/{c.name}/figures" for c in registry.chapters()} <= set(stages["overview"]["deps"])
+
+
+def test_toc_lists_every_chapter_once():
+    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
+    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    assert files[: len(registry.chapters())] == [f"chapters/{c.name}" for c in registry.chapters()]
+    assert len(files) == len(set(files))
