@@ -22,7 +22,7 @@ from mobitrace.studies import registry
 EXIT = {"ok": 0, "problems": 1, "input": 2, "bug": 3, "interrupted": 130, "terminated": 143}
 # Commands that only read captures or register one: they leave no timing
 # behind (`validate` writes nothing; `add-device` writes only the device).
-_NO_TIMINGS = {"validate", "add-device", "sync", "capture"}
+_NO_TIMINGS = {"validate", "add-device", "sync", "capture", "new-study"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("capture", help="run a study's capture kit (root): capture STUDY -- KIT-ARGS")
     p.add_argument("study", choices=slugs)
     p.add_argument("kit_args", nargs=argparse.REMAINDER, help="passed to the kit (see its --help)")
+    p = sub.add_parser("new-study", help="scaffold a study: its folder, notebook, published numbers, "
+                                         "params section and book entry")
+    p.add_argument("name", help="lower-case words joined by '-'")
     p = sub.add_parser("sync", help="write dvc.yaml and book/_toc.yml from the study registry")
     p = sub.add_parser("validate", help="check a capture folder (session or device) of any study; "
                                         "print every problem; exit 1 if there is one")
@@ -93,9 +96,20 @@ def _dispatch(args) -> None:
         import subprocess
 
         from mobitrace.book.notebooks import repo_root
-        kit = repo_root() / registry.by_slug()[args.study].capture_kit
+        study = registry.by_slug()[args.study]
+        if study.capture_kit is None:
+            raise InputError(Path("src/mobitrace/studies") / study.package / "__init__.py", None, "capture_kit",
+                             "a capture kit", "none yet")
+        kit = repo_root() / study.capture_kit
         kit_args = args.kit_args[1:] if args.kit_args[:1] == ["--"] else args.kit_args
         return subprocess.run([sys.executable, str(kit), *kit_args]).returncode
+    elif args.command == "new-study":
+        from mobitrace.book.notebooks import repo_root
+        from mobitrace.scaffold import new_study
+        root = repo_root()
+        for path in new_study(args.name, root):
+            print(f"wrote {path.relative_to(root)}")
+        print("Next: fill in the TODOs, then `make` runs the study's stages and builds its chapter.")
     elif args.command == "sync":
         from mobitrace import pipeline
         from mobitrace.book.notebooks import repo_root

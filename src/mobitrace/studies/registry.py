@@ -61,7 +61,7 @@ class Study:
     params_section: str                          # the section listing `devices`
     chapters: tuple[Chapter, ...]
     thumbnail: Thumbnail
-    capture_kit: str                             # path of the kit's entry point
+    capture_kit: str | None                      # path of the kit's entry point (None: no kit yet)
     # Per-device analysis stage (mobitrace.studies.<package>.device_analysis
     # `analyze(interim_dir, out_dir, params)`) with the params keys it reads.
     device_analysis_params: tuple[str, ...] | None = None

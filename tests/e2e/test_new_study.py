@@ -1,0 +1,61 @@
+"""A sixth study in four places (issue 17, item 6): in a copy of the built
+repository, `new-study` scaffolds a toy study (synthetic: a placeholder
+published value, no capture), `dvc repro` runs its stages, its chapter is in
+the book; the copy is then removed."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e.conftest import env, run
+
+pytestmark = pytest.mark.e2e
+NAME = "toy-study"
+
+
+@pytest.fixture(scope="module")
+def scaffolded(built, tmp_path_factory):
+    clone, _ = built
+    work = tmp_path_factory.mktemp("new-study") / "repo"
+    shutil.copytree(clone, work, symlinks=True)
+    done = subprocess.run([sys.executable, "-m", "mobitrace", "new-study", NAME], cwd=work, env=env(),
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    log = run(["dvc", "repro"], work)
+    yield work, done.stdout, log
+    shutil.rmtree(work)
+
+
+def test_synthetic_toy_study_touches_at_most_four_places(scaffolded):
+    work, out, _ = scaffolded
+    written = {line.split(" ", 1)[1] for line in out.splitlines() if line.startswith("wrote ")}
+    places = {("study folder" if w.startswith("src/mobitrace/studies/toy_study/") else w) for w in written}
+    # The folder, the notebook, the published numbers, params.yaml; dvc.yaml and
+    # the table of contents are generated from the registry.
+    assert places == {"study folder", f"notebooks/{NAME}.py", f"data/published/{NAME}.yaml", "params.yaml",
+                      "dvc.yaml", "book/_toc.yml"}
+    changed = subprocess.run(["git", "status", "--porcelain"], cwd=work, capture_output=True, text=True).stdout
+    assert not [ln for ln in changed.splitlines() if not re.search(
+        r"(toy_study/|toy-study|params\.yaml|dvc\.yaml|dvc\.lock|_toc\.yml)", ln)], changed
+
+
+def test_synthetic_toy_study_runs_its_stages(scaffolded):
+    _, _, log = scaffolded
+    ran = set(re.findall(r"Running stage '([^']+)'", log))
+    assert {f"ingest_published@{NAME}", "analyze_toy_study", "ledger", "overview", "book"} <= ran
+    assert not [s for s in ran if s.startswith(("ingest_cpu", "ingest_priority", "analyze_cpu", "analyze_priority",
+                                                  "analyze_stack", "analyze_transfer", "analyze_mptcp"))], ran
+
+
+def test_synthetic_toy_study_has_its_chapter_in_the_book(scaffolded):
+    work, _, _ = scaffolded
+    page = work / "book" / "_build" / "html" / "chapters" / f"{NAME}.html"
+    text = page.read_text()
+    assert "Toy study" in text and 'id="fig-published_values"' in text
+    landing = (work / "book" / "_build" / "html" / "chapters" / "overview.html").read_text()
+    assert f'href="{NAME}.html"' in landing
