@@ -131,7 +131,7 @@ def dvc_stages() -> dict:
     book = PACKAGE / "book"
     stages["book"] = {
         "cmd": "python -m mobitrace build-book book",
-        "deps": ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/_static",
+        "deps": ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/code.md", "book/_static",
                  "book/_templates", "book/chapters",
                  *code_deps(book / "build.py", book / "sphinxext.py", book / "sphinx_a11y.py"),
                  "requirements.txt", "data/results", "data/published"],
@@ -147,7 +147,7 @@ def toc_yaml() -> str:
     toc = {"format": "jb-book", "root": "chapters/overview", "parts": [
         {"caption": "Studies", "chapters": [{"file": f"chapters/{c.name}"} for c in chapters()]},
         {"caption": "The artifact", "chapters": [{"file": f} for f in
-                                                 ("intro", "chapters/claims-ledger", "byod", "reproducibility")]}]}
+                                                 ("intro", "chapters/claims-ledger", "byod", "code", "reproducibility")]}]}
     return TOC_HEADER + yaml.safe_dump(toc, sort_keys=False)
 
 
