@@ -55,14 +55,8 @@ SAMPLES_CSV = pa.DataFrameSchema({c: pa.Column(int, pa.Check.ge(0)) for c in SAM
                                  strict=True, ordered=True)
 TRANSFERS_CSV = pa.DataFrameSchema(
     {
-        "file": pa.Column(int, pa.Check.ge(0)),
-        "part": pa.Column(int, pa.Check.ge(0)),
-        "conn": pa.Column(int, pa.Check.ge(0)),
-        "offset": pa.Column(int, pa.Check.ge(0)),
-        "length": pa.Column(int, pa.Check.gt(0)),
-        "t_start_ns": pa.Column(int, pa.Check.gt(0)),
-        "t_first_byte_ns": pa.Column(int, pa.Check.gt(0)),
-        "t_end_ns": pa.Column(int, pa.Check.gt(0)),
+        **{c: pa.Column(int, pa.Check.ge(0)) for c in ("file", "part", "conn", "offset")},
+        **{c: pa.Column(int, pa.Check.gt(0)) for c in ("length", "t_start_ns", "t_first_byte_ns", "t_end_ns")},
         "bytes": pa.Column(int, pa.Check.ge(0)),
         "status": pa.Column(str, pa.Check.eq("ok")),
     },
