@@ -1,4 +1,6 @@
-"""Ingest and energy of synthetic transfer-tuning sessions (hand-computable)."""
+"""Ingest (mobitrace.studies.transfer_tuning.ingest) and energy
+(mobitrace.studies.transfer_tuning.analysis) of synthetic transfer-tuning
+sessions (hand-computable)."""
 
 import shutil
 
@@ -8,6 +10,7 @@ import pytest
 
 from conftest import write_session
 from mobitrace import devices
+from mobitrace.studies.transfer_tuning import analysis as tta
 from mobitrace.studies.transfer_tuning import ingest as tt
 from mobitrace.core.errors import InputError
 from mobitrace.energy.power_models import CpuPowerModel, RadioPowerModel
@@ -38,7 +41,7 @@ def test_synthetic_modeled_energy_is_hand_computable(synthetic_session, tmp_path
     runs = pd.read_parquet(out / "runs.parquet")
     samples = pd.read_parquet(out / "samples.parquet")
     power = pd.read_parquet(out / "power.parquet")
-    table = tt.energy_table(runs, samples, power, CPU, RADIO, base_w=0.2, tail_tolerance_w=0.0).set_index("run_id")
+    table = tta.energy_table(runs, samples, power, CPU, RADIO, base_w=0.2, tail_tolerance_w=0.0).set_index("run_id")
     r = table.loc["sweep-video-cc1-p1-io16-r1"]
     # during the transfer: 0.5 CPU x 1000 mW + radio at 8 Mbps >= r_max -> 500 mW: 1.0 W above base for 1 s.
     # Readings are interval averages stamped at interval ends and the transfer starts and ends on
@@ -63,8 +66,8 @@ def test_synthetic_measured_power_log_replaces_the_model(tmp_path):
                      "units": {"time": "s", "power": "W"}, "max_gap_s": 0.3})
     out = tmp_path / "interim"
     tt.ingest(folder.parent, out)
-    table = tt.energy_table(*(pd.read_parquet(out / f"{n}.parquet") for n in ("runs", "samples", "power")),
-                            CPU, RADIO, base_w=0.2, tail_tolerance_w=0.0)
+    table = tta.energy_table(*(pd.read_parquet(out / f"{n}.parquet") for n in ("runs", "samples", "power")),
+                             CPU, RADIO, base_w=0.2, tail_tolerance_w=0.0)
     r = table.iloc[0]
     # base window [99.5, 100]: 1 W except the last 0.1 s ramp 1->3 W: (0.4 x 1 + 0.1 x 2) / 0.5 = 1.2 W
     assert r["energy_source"] == "measured" and r["base_w"] == pytest.approx(1.2)
@@ -78,7 +81,7 @@ def test_synthetic_sweep_summary_xfold_and_saving():
                       "parallelism": 1, "io_kib": 16, "rep": [1, 2, 1, 2],
                       "throughput_mbps": [2.0, 4.0, 9.0, 9.0], "energy_per_100mb_j": [100.0, 100.0, 30.0, 50.0],
                       "client_cpu_s": 0.1})
-    s = tt.sweep_summary(t, "concurrency", {"parallelism": 1}).set_index("level")
+    s = tta.sweep_summary(t, "concurrency", {"parallelism": 1}).set_index("level")
     assert s.loc[4, "x_fold"] == pytest.approx(3.0)       # 9 / mean(2, 4)
     assert s.loc[4, "saving_pct"] == pytest.approx(60.0)  # 1 - 40 / 100
     assert s.loc[1, "n"] == 2

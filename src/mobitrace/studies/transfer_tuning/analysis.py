@@ -1,27 +1,52 @@
-"""Intervals of the transfer-tuning chapter: bootstrap over repetitions
-(mobitrace.stats.resampling) of the x-fold throughput and the energy ratio of a
-knob's level against its level 1, the quantities behind the paper's
-"x-fold" and "saves y%" statements.
+"""Everything the transfer-tuning chapter derives from the ingested tables
+(Guner & Kosar), kept apart from mobitrace.studies.transfer_tuning.ingest
+(which the ingest stage depends on) so that changing the chapter's analysis
+does not re-run the ingest:
 
-Kept apart from mobitrace.studies.transfer_tuning.ingest (which the ingest stage depends
-on) so that changing the chapter's statistics does not re-run the ingest.
+- energy per run (`modeled_power`, `run_energy`, `energy_table`): a measured
+  power trace when the session has one, else a *modeled* trace: for each
+  sampling interval (t_{i-1}, t_i], as an averaging power meter reports it,
+
+      P_i = P_base + CPU(client CPU seconds in the interval / dt)
+                + radio_rx(interface rx rate) + radio_tx(interface tx rate)
+
+  with mobitrace.energy.power_models's CpuPowerModel (busy-core power at its
+  nominal frequency) and RadioPowerModel (dynamic power above its idle
+  power); then the paper's E_d = int (P - P_base) dt over [first request,
+  last byte], base power from the idle window before the first request,
+  energy per 100 MB and tail energy (mobitrace.energy.integrals);
+- summaries along each knob and over the concurrency x parallelism grid,
+  with the x-fold throughput and the saving 100 (1 - E / E_base) against
+  level 1 (`sweep_summary`, `grid_summary`, `level_value`);
+- intervals: bootstrap over repetitions (mobitrace.stats.resampling) of the
+  x-fold throughput and the energy ratio (`ratio_ci`);
+- the chapter's other tables (`datasets_table`, `power_model_table`,
+  `gains_vs_paper`, `cpu_table`, `tail_table`) and figures.
+
+Every results table is validated against
+mobitrace.studies.transfer_tuning.schema before it is returned.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
+from mobitrace.energy import integrals as energy
 from mobitrace.stats import resampling as rs
 from mobitrace.book.figures import SEED
+from mobitrace.studies.transfer_tuning import schema
 
 VALUES = ["throughput_mbps", "energy_per_100mb_j"]
 
 
 def knob_runs(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame:
     """The sweep runs along one knob with the others held at `fixed`, one
-    row per run, with the knob's value as `level` (the runs
-    mobitrace.studies.transfer_tuning.ingest.sweep_summary averages)."""
+    row per run, with the knob's value as `level` (the runs `sweep_summary`
+    averages)."""
     sel = table[table["kind"] == "sweep"]
     for k, v in fixed.items():
         sel = sel[sel[k] == v]
@@ -62,9 +87,18 @@ def ratio_ci(runs: pd.DataFrame, by: list[str], level: str = "level", baseline: 
     return pd.DataFrame(rows)
 
 
+def ratios_table(knob_runs_: pd.DataFrame, device: str, knobs) -> pd.DataFrame:
+    """`ratio_ci` of every knob in `knobs` on one device (runs of
+    `knob_runs`), by device, factor and dataset: the table ratios_ci."""
+    sel = knob_runs_[knob_runs_["device"] == device]
+    out = pd.concat([ratio_ci(sel[sel["factor"] == f], ["device", "factor", "dataset"]) for f in knobs],
+                    ignore_index=True)
+    return schema.RATIOS_CI.validate(out)
+
+
 XLABEL = {"concurrency": "concurrency (files at once)", "parallelism": "parallelism (streams per file)",
           "io_kib": "I/O request size (KiB)"}
-DATASETS = ["html", "image", "video"]
+DATASETS = list(schema.DATASETS)
 
 
 def sweep_figure(runs: pd.DataFrame, energy_kind: str, n_boot: int = rs.N_BOOT, seed: int = SEED):
@@ -120,11 +154,9 @@ def grid_figure(grid: pd.DataFrame, energy_kind: str):
 
 
 def power_trace(row, power_logs: pd.DataFrame, samples: pd.DataFrame, cpu, radio, base_w: float):
-    """The power trace (t, P) of one run (a row of
-    mobitrace.studies.transfer_tuning.ingest.energy_table): the measured power log where
-    the run has one, else the modeled trace from its samples."""
-    from mobitrace.studies.transfer_tuning.ingest import modeled_power
-
+    """The power trace (t, P) of one run (a row of `energy_table`): the
+    measured power log where the run has one, else the modeled trace from
+    its samples."""
     if row.energy_source == "measured":
         g = power_logs[(power_logs["device"] == row.device) & (power_logs["run_id"] == row.run_id)]
         return g["t_s"].to_numpy(), g["power_w"].to_numpy()
@@ -151,3 +183,371 @@ def power_panel(ax, row, t, p, title: str) -> None:
     ax.axhline(row.base_w, color="grey", ls="--", lw=0.7, label="base power")
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("time from first request (s)")
+
+
+# --------------------------------------------------------------------------- #
+# Inputs
+
+
+def load_interim(interim_dir: str | Path, devices: list[str]) -> dict[str, pd.DataFrame]:
+    """The ingested tables of `devices` (runs, samples, power, sessions;
+    mobitrace.studies.transfer_tuning.schema.INTERIM), devices concatenated."""
+    return {name: pd.concat([pd.read_parquet(Path(interim_dir) / d / f"{name}.parquet") for d in devices],
+                            ignore_index=True) for name in ("runs", "samples", "power", "sessions")}
+
+
+def session_manifest(sessions: pd.DataFrame, device: str) -> dict:
+    """The manifest of the first session of `device` (sessions.parquet)."""
+    return json.loads(sessions.loc[sessions["device"] == device, "manifest_json"].iloc[0])
+
+
+# --------------------------------------------------------------------------- #
+# Energy
+
+
+def modeled_power(samples: pd.DataFrame, cpu, radio, base_w: float) -> tuple[np.ndarray, np.ndarray]:
+    """A modeled power-meter trace (t in s, P in W) from one run's samples:
+    P_i over (t_{i-1}, t_i] = base + cpu busy-core power x client CPU share
+    + radio rx/tx dynamic power at the interface rates (see module doc).
+    The first sample has no interval before it and gets P_base."""
+    t = samples["t_ns"].to_numpy(float) / 1e9
+    dt = np.diff(t)
+    cpu_share = np.diff(samples["client_cpu_ns"].to_numpy(float)) / 1e9 / dt
+    rx_mbps = 8 * np.diff(samples["if_rx_bytes"].to_numpy(float)) / dt / 1e6
+    tx_mbps = 8 * np.diff(samples["if_tx_bytes"].to_numpy(float)) / dt / 1e6
+    p_mw = (cpu.energy_from_cpu_seconds_mj(cpu_share)  # mJ per s of CPU = mW at share
+            + radio.dynamic_power_mw(rx_mbps, "rx") + radio.dynamic_power_mw(tx_mbps, "tx"))
+    p = np.concatenate(([base_w], base_w + p_mw / 1e3))
+    return t, p
+
+
+def run_energy(t, p, t_start: float, t_end: float, nbytes: int, tail_tolerance_w: float) -> dict:
+    """Base power (idle window before t_start), E_d over [t_start, t_end],
+    energy per 100 MB, tail after t_end; energies in J."""
+    base = energy.base_power(t, p, t[0], t_start)
+    e_d = energy.dynamic_energy(t, p, base, t_start, t_end)
+    tail = energy.tail_energy(t, p, base, t_end, tail_tolerance_w)
+    return {"base_w": base, "energy_j": e_d, "energy_per_100mb_j": float(energy.energy_per_100mb(e_d, nbytes)),
+            "mean_power_w": base + e_d / (t_end - t_start), "tail_j": tail.energy_j, "tail_s": tail.duration_s,
+            "tail_ended": tail.ended}
+
+
+def energy_table(runs: pd.DataFrame, samples: pd.DataFrame, power: pd.DataFrame, cpu, radio,
+                 base_w: float, tail_tolerance_w: float) -> pd.DataFrame:
+    """run_energy for every run: from its measured power trace when there is
+    one (energy_source 'measured'), else from modeled_power ('modeled')."""
+    rows = []
+    by_run = {k: g for k, g in samples.groupby(["device", "run_id"], sort=False)}
+    meas = {k: g for k, g in power.groupby(["device", "run_id"], sort=False)} if len(power) else {}
+    for r in runs.itertuples(index=False):
+        key = (r.device, r.run_id)
+        if key in meas:
+            g = meas[key]
+            t, p, src = g["t_s"].to_numpy(float), g["power_w"].to_numpy(float), "measured"
+        else:
+            t, p = modeled_power(by_run[key], cpu, radio, base_w)
+            src = "modeled"
+        e = run_energy(t, p, r.t_start_s, r.t_end_s, r.bytes, tail_tolerance_w)
+        rows.append({"device": r.device, "run_id": r.run_id, "energy_source": src, **e})
+    out = runs.merge(pd.DataFrame(rows), on=["device", "run_id"], how="left", validate="one_to_one")
+    return schema.ENERGY_TABLE.validate(out)
+
+
+def runs_energy(table: pd.DataFrame) -> pd.DataFrame:
+    """The table runs_energy: `energy_table` without the run's clock times."""
+    return schema.RUNS_ENERGY.validate(table.drop(columns=["t_start_s", "t_end_s"]))
+
+
+def energy_kind(table: pd.DataFrame) -> str:
+    """'measured' or 'modeled' when every run's energy is, else 'measured and modeled'."""
+    src = table["energy_source"]
+    return "measured" if (src == "measured").all() else (
+        "modeled" if (src == "modeled").all() else "measured and modeled")
+
+
+# --------------------------------------------------------------------------- #
+# Summaries
+
+
+def sweep_summary(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame:
+    """Mean and SD over repetitions of throughput and energy per 100 MB along
+    one factor (others fixed), per device and dataset, with the x-fold
+    throughput and the energy saving % relative to the factor's level 1
+    (saving = 100 (1 - E(level) / E(1)), the paper's "reduced energy by x%")."""
+    sel = table[table["kind"] == "sweep"]
+    for k, v in fixed.items():
+        sel = sel[sel[k] == v]
+    g = sel.groupby(["device", "dataset", factor])
+    out = g.agg(n=("rep", "size"), throughput_mbps=("throughput_mbps", "mean"),
+                throughput_sd=("throughput_mbps", "std"), energy_per_100mb_j=("energy_per_100mb_j", "mean"),
+                energy_sd=("energy_per_100mb_j", "std"), client_cpu_s=("client_cpu_s", "mean")).reset_index()
+    ref = out[out[factor] == out.groupby(["device", "dataset"])[factor].transform("min")]
+    ref = ref.set_index(["device", "dataset"])[["throughput_mbps", "energy_per_100mb_j"]]
+    idx = pd.MultiIndex.from_frame(out[["device", "dataset"]])
+    out["x_fold"] = out["throughput_mbps"].to_numpy() / ref["throughput_mbps"].reindex(idx).to_numpy()
+    out["saving_pct"] = 100 * (1 - out["energy_per_100mb_j"].to_numpy()
+                               / ref["energy_per_100mb_j"].reindex(idx).to_numpy())
+    out.insert(2, "factor", factor)
+    return schema.SWEEP.validate(out.rename(columns={factor: "level"}))
+
+
+def knobs(default_io_kib: int) -> dict[str, dict]:
+    """The paper's one-knob sweeps: each knob with the others held at
+    concurrency 1, parallelism 1 and `default_io_kib`."""
+    return {"concurrency": {"parallelism": 1, "io_kib": default_io_kib},
+            "parallelism": {"concurrency": 1, "io_kib": default_io_kib},
+            "io_kib": {"concurrency": 1, "parallelism": 1}}
+
+
+def level_value(sweep: pd.DataFrame, dataset: str, level: int, col: str) -> float:
+    """Column `col` of a `sweep_summary` (one device) at `dataset` and `level`; NaN when absent."""
+    s = sweep[(sweep["dataset"] == dataset) & (sweep["level"] == level)][col]
+    return float(s.iloc[0]) if len(s) else float("nan")
+
+
+def best_level(sweep: pd.DataFrame, dataset: str) -> pd.Series:
+    """The row of a `sweep_summary` (one device) with the largest x-fold for `dataset`."""
+    return sweep[sweep["dataset"] == dataset].sort_values("x_fold").iloc[-1]
+
+
+def grid_runs(table: pd.DataFrame, levels, io_kib: int) -> pd.DataFrame:
+    """The sweep runs at I/O size `io_kib` with concurrency and parallelism both in `levels`."""
+    return table[(table["kind"] == "sweep") & (table["io_kib"] == io_kib)
+                 & table["concurrency"].isin(levels) & table["parallelism"].isin(levels)]
+
+
+def grid_summary(runs: pd.DataFrame) -> pd.DataFrame:
+    """Means over repetitions per device, dataset, concurrency and
+    parallelism (runs of `grid_runs`), with the x-fold throughput and the
+    saving % against concurrency 1, parallelism 1: the table grid."""
+    grid = (runs.groupby(["device", "dataset", "concurrency", "parallelism"])
+            .agg(n=("rep", "size"), throughput_mbps=("throughput_mbps", "mean"),
+                 energy_per_100mb_j=("energy_per_100mb_j", "mean")).reset_index())
+    base = grid[(grid["concurrency"] == 1) & (grid["parallelism"] == 1)].set_index(["device", "dataset"])
+    key = pd.MultiIndex.from_frame(grid[["device", "dataset"]])
+    grid["x_fold"] = grid["throughput_mbps"].to_numpy() / base["throughput_mbps"].reindex(key).to_numpy()
+    grid["saving_pct"] = 100 * (1 - grid["energy_per_100mb_j"].to_numpy()
+                                / base["energy_per_100mb_j"].reindex(key).to_numpy())
+    return schema.GRID.validate(grid)
+
+
+def cpu_table(table: pd.DataFrame, device: str, io_kib: int) -> pd.DataFrame:
+    """CPU during the transfer along the concurrency sweep (parallelism 1,
+    I/O size `io_kib`) of `device`, means over repetitions: the client's and
+    nginx's CPU in % of one CPU (CPU seconds / transfer seconds), the
+    client's CPU ms per MB and /proc/stat busy %: the table cpu_concurrency."""
+    t = table[(table["device"] == device) & (table["kind"] == "sweep") & (table["parallelism"] == 1)
+              & (table["io_kib"] == io_kib)]
+    t = (t.assign(client_pct=100 * t["client_cpu_s"] / t["transfer_s"],
+                  nginx_pct=100 * t["server_cpu_s"] / t["transfer_s"],
+                  client_ms_per_mb=1e3 * t["client_cpu_s"] / (t["bytes"] / 1e6))
+         .groupby(["dataset", "concurrency"])
+         .agg(runs=("rep", "size"), client_pct=("client_pct", "mean"), nginx_pct=("nginx_pct", "mean"),
+              client_ms_per_mb=("client_ms_per_mb", "mean"), proc_stat_busy_pct=("stat_busy_pct", "mean"))
+         .reset_index())
+    return schema.CPU_CONCURRENCY.validate(t)
+
+
+TAIL_CASES = {(1, 1): "one file", (2, 1): "two files back to back", (2, 2): "two files at once"}
+
+
+def tail_runs(table: pd.DataFrame, device: str) -> pd.DataFrame:
+    """The tail runs of `device`, by repetition, files and concurrency."""
+    return table[(table["device"] == device) & (table["kind"] == "tail")].sort_values(["rep", "files",
+                                                                                       "concurrency"])
+
+
+def tail_table(tails: pd.DataFrame, device: str) -> pd.DataFrame:
+    """Means over repetitions per case (TAIL_CASES by files and concurrency)
+    of transfer time, transfer energy E_d, tail energy, tail time and the
+    tail's share 100 tail / (tail + E_d): the table tail_<device>."""
+    t = tails.assign(case=[TAIL_CASES.get((f, c), "") for f, c in zip(tails["files"], tails["concurrency"])],
+                     tail_share_pct=100 * tails["tail_j"] / (tails["tail_j"] + tails["energy_j"]))
+    t = (t.groupby("case", sort=False)
+         .agg(runs=("rep", "size"), transfer_s=("transfer_s", "mean"), energy_j=("energy_j", "mean"),
+              tail_j=("tail_j", "mean"), tail_s=("tail_s", "mean"),
+              tail_share_pct=("tail_share_pct", "mean")).reset_index())
+    return schema.TAIL.validate(t.assign(device=device))
+
+
+# --------------------------------------------------------------------------- #
+# Tables against the paper
+
+
+def datasets_table(values, served: dict, table: pd.DataFrame, device: str) -> pd.DataFrame:
+    """Table 2 (published: files and size range of each dataset, `values` a
+    mobitrace.core.published.Values) beside what the kit served (`served`:
+    the manifest's configuration.datasets) and the bytes of the largest
+    sweep run of `device` in MB: the table datasets."""
+    rows = []
+    for name in DATASETS:
+        d = served.get(name)
+        if d is None:
+            continue
+        rows.append({"dataset": name, "paper files": int(values(f"{name}_files")),
+                     "paper sizes": paper_sizes(values, name),
+                     "served files": d["files"], "served sizes (KiB)": f"{d['min_kib']}-{d['max_kib']}",
+                     "served total (MB)": round(table.loc[(table["dataset"] == name) & (table["kind"] == "sweep")
+                                                          & (table["device"] == device), "bytes"].max() / 1e6, 2)})
+    return schema.DATASETS_TABLE.validate(pd.DataFrame(rows))
+
+
+def paper_sizes(values, name: str) -> str:
+    """Table 2's size range of dataset `name`, e.g. '102-153 kB'."""
+    return f"{values(name + '_min'):g}-{values(name + '_max'):g} {values.row(name + '_min')['unit']}"
+
+
+def power_model_table(cpu, radio, base_w: float) -> pd.DataFrame:
+    """The power model behind every modeled energy: base, CPU and radio
+    components with their formula, coefficients, provenance and source."""
+    return schema.POWER_MODEL.validate(pd.DataFrame([
+        {"component": "base (subtracted again by E_d)", "model": "constant", "coefficients": f"{base_w * 1e3:g} mW",
+         "provenance": "published", "source": "Zhu et al. HotNets'16 §2.1 (seed 003): S3 idle power"},
+        {"component": f"CPU ({cpu.name})", "model": "P = u (k_f f + k_0)",
+         "coefficients": f"k_f={cpu.mw_per_ghz:g} mW/GHz, k_0={cpu.mw_at_zero_ghz:g} mW, f={cpu.nominal_ghz:g} GHz",
+         "provenance": cpu.provenance, "source": cpu.source},
+        {"component": f"radio ({radio.name})", "model": "P = (P_active - P_idle) min(1, r / r_max)",
+         "coefficients": f"P_active={radio.rx_active_mw:g} mW, P_idle={radio.idle_mw:g} mW, "
+                         f"r_max={radio.max_rate_mbps:g} Mbps",
+         "provenance": radio.provenance, "source": radio.source},
+    ]))
+
+
+def gains_vs_paper(values, sweeps: dict[str, pd.DataFrame], ratios: pd.DataFrame, cc_top: int) -> pd.DataFrame:
+    """The paper's x-fold and saving (§4, Figure 2 prose: concurrency 1 to 16
+    per dataset, the best parallelism for video) beside ours (`sweeps`: one
+    device's `sweep_summary` per knob; concurrency at `cc_top`), with the
+    bootstrap intervals of `ratios` (`ratios_table`): the table gains_vs_paper."""
+    comp = []
+    for ds in DATASETS:
+        comp.append({"dataset": ds, "knob": f"concurrency 1 -> {cc_top}", "key": ("concurrency", ds, cc_top),
+                     "paper x-fold": values(f"cc_{ds}_xfold"),
+                     "artifact x-fold": level_value(sweeps["concurrency"], ds, cc_top, "x_fold"),
+                     "paper saving %": values(f"cc_{ds}_saving"),
+                     "artifact saving %": level_value(sweeps["concurrency"], ds, cc_top, "saving_pct")})
+    p_best = best_level(sweeps["parallelism"], "video")
+    comp.append({"dataset": "video", "knob": f"parallelism 1 -> {int(p_best['level'])} (best)",
+                 "key": ("parallelism", "video", int(p_best["level"])),
+                 "paper x-fold": values("p_video_xfold"), "artifact x-fold": float(p_best["x_fold"]),
+                 "paper saving %": values("p_video_saving"), "artifact saving %": float(p_best["saving_pct"])})
+    comp = pd.DataFrame(comp)
+    idx = ratios.set_index(["factor", "dataset", "level"])
+    for col in ("x_fold_low", "x_fold_high", "saving_pct_low", "saving_pct_high", "energy_ratio",
+                "energy_ratio_low", "energy_ratio_high"):
+        comp[col] = [float(idx.loc[k, col]) for k in comp["key"]]
+    return schema.GAINS_VS_PAPER.validate(comp.drop(columns=["key"]))
+
+
+def interval_of(ratios: pd.DataFrame, key: tuple, col: str) -> tuple[float, float] | None:
+    """(low, high) of `col` ('x_fold' or 'saving_pct') at `key`, an index of
+    `ratios` ((factor, dataset, level) or (dataset, concurrency, parallelism)
+    as `ratios` is indexed); None when `key` is not there."""
+    if key not in ratios.index:
+        return None
+    return float(ratios.loc[key, f"{col}_low"]), float(ratios.loc[key, f"{col}_high"])
+
+
+def claim_intervals(ratios: pd.DataFrame, grid_ci: pd.DataFrame, cc_top: int, p_video_best: int,
+                    reduce_level: int, grid_best: pd.Series, grid_top_x: pd.Series) -> dict:
+    """The 95% bootstrap interval behind each claim with one: `ratios` is
+    `ratios_table` indexed by factor, dataset, level; `grid_ci` is
+    `ratio_ci` of the grid indexed by dataset, concurrency, parallelism;
+    `grid_best` and `grid_top_x` the grid rows with the largest saving and
+    x-fold."""
+    cc = {ds: ("concurrency", ds, cc_top) for ds in DATASETS}
+    out = {**{f"cc_{ds}_xfold": interval_of(ratios, k, "x_fold") for ds, k in cc.items()},
+           **{f"cc_{ds}_helps": interval_of(ratios, k, "x_fold") for ds, k in cc.items()},
+           **{f"cc_{ds}_saving": interval_of(ratios, k, "saving_pct") for ds, k in cc.items()}}
+    for ds in ("html", "image"):
+        ci = interval_of(ratios, ("parallelism", ds, reduce_level), "x_fold")
+        if ci is not None:
+            out[f"p8_{ds}_reduces"] = ci
+    out["p_video_xfold"] = interval_of(ratios, ("parallelism", "video", p_video_best), "x_fold")
+    for name, row, col in (("combined_saving", grid_best, "saving_pct"), ("combined_xfold", grid_top_x, "x_fold")):
+        out[name] = interval_of(grid_ci, (row["dataset"], row["concurrency"], row["parallelism"]), col)
+    return {k: v for k, v in out.items() if v is not None}
+
+
+# --------------------------------------------------------------------------- #
+# Power over time (Figure 8 and 9 analogs)
+
+
+def concurrency_runs(table: pd.DataFrame, device: str, io_kib: int, dataset: str = "video") -> pd.DataFrame:
+    """Repetition 1 of each concurrency level of `dataset` (parallelism 1,
+    I/O size `io_kib`) on `device`, by concurrency: the runs of Figure 9."""
+    t = table[(table["device"] == device) & (table["kind"] == "sweep") & (table["dataset"] == dataset)
+              & (table["parallelism"] == 1) & (table["io_kib"] == io_kib) & (table["rep"] == 1)]
+    return t.sort_values("concurrency")
+
+
+def concurrency_power_figure(runs: pd.DataFrame, power_logs: pd.DataFrame, samples: pd.DataFrame, cpu, radio,
+                             base_w: float, energy_kind: str):
+    """Figure 9 analog: one `power_panel` per run of `concurrency_runs`
+    (three per row), titled with its concurrency, throughput and energy per
+    100 MB. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    from mobitrace.book.figures import legend_outside
+
+    n_rows = -(-len(runs) // 3)
+    fig, axes = plt.subplots(n_rows, min(3, len(runs)), figsize=(8, 2.8 * n_rows), sharey=True, squeeze=False)
+    for ax in axes.flat[len(runs):]:
+        ax.set_axis_off()
+    for ax, row in zip(axes.flat, runs.itertuples()):
+        t, p = power_trace(row, power_logs, samples, cpu, radio, base_w)
+        power_panel(ax, row, t, p, f"cc={row.concurrency}: {row.throughput_mbps:.0f} Mbit/s\n"
+                                   f"{row.energy_per_100mb_j:.1f} J/100MB")
+    for ax in axes[:, 0]:
+        ax.set_ylabel(f"power (W), {energy_kind}")
+    for ax in axes.flat[1:]:
+        ax.set_xlabel("")
+    axes[0, -1].legend()
+    legend_outside(axes[0, -1])
+    fig.tight_layout()
+    return fig
+
+
+def tail_power_figure(tails: pd.DataFrame, power_logs: pd.DataFrame, samples: pd.DataFrame, cpu, radio,
+                      base_w: float, energy_kind: str):
+    """Figure 8 analog: one `power_panel` per tail run of the first
+    repetition (`tail_runs`), titled with its TAIL_CASES name. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    from mobitrace.book.figures import legend_outside
+
+    first = tails[tails["rep"] == tails["rep"].min()]
+    fig, axes = plt.subplots(1, len(first), figsize=(3.3 * len(first), 3.0), sharey=True, squeeze=False)
+    for ax, row in zip(axes[0], first.itertuples()):
+        t, p = power_trace(row, power_logs, samples, cpu, radio, base_w)
+        power_panel(ax, row, t, p, TAIL_CASES.get((row.files, row.concurrency), row.run_id))
+    axes[0, 0].set_ylabel(f"power (W), {energy_kind}")
+    for ax in axes[0, 1:]:
+        ax.set_xlabel("")
+    axes[0, -1].legend()
+    legend_outside(axes[0, -1])
+    fig.tight_layout()
+    return fig
+
+
+def ratio_figure(comp: pd.DataFrame, energy_kind: str):
+    """Ratios against level 1 as points with their intervals, the paper's as
+    crosses (`comp`: `gains_vs_paper`): throughput (left, log2) and energy
+    per 100 MB (right). Returns the figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FormatStrFormatter
+
+    from mobitrace.book.figures import legend_outside
+
+    lab = [f"{d}, {k}" for d, k in zip(comp["dataset"], comp["knob"])]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 0.5 * len(comp) + 1.6), sharey=True)
+    rs.ratio_points(pd.DataFrame({"comparison": lab, "ratio": comp["artifact x-fold"], "low": comp["x_fold_low"],
+                                  "high": comp["x_fold_high"], "paper": comp["paper x-fold"]}),
+                    ax=ax1, xlabel="throughput ratio (x-fold, measured)")
+    rs.ratio_points(pd.DataFrame({"comparison": lab, "ratio": comp["energy_ratio"], "low": comp["energy_ratio_low"],
+                                  "high": comp["energy_ratio_high"], "paper": 1 - comp["paper saving %"] / 100}),
+                    ax=ax2, xlabel=f"energy per 100 MB ratio ({energy_kind})")
+    ax1.get_legend().remove()
+    legend_outside(ax2)
+    ax1.set_xscale("log", base=2)
+    ax1.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+    return fig

@@ -1,5 +1,7 @@
-"""Raw captures of the transfer-tuning capture kit -> validated tidy tables,
-and the run-level energy analysis (Guner & Kosar).
+"""Raw captures of the transfer-tuning capture kit -> validated tidy tables
+(Guner & Kosar). Reading and validating only: energy and every other
+derived result live in mobitrace.studies.transfer_tuning.analysis, so that an
+analysis edit does not re-run the ingest stage.
 
 A device folder data/raw/transfer-tuning/<device>/ holds session folders,
 each written by scripts/capture/transfer_tuning/run.py:
@@ -16,17 +18,8 @@ each written by scripts/capture/transfer_tuning/run.py:
 sessions.parquet atomically: on any InputError (file, line/record, field,
 expected, found) nothing is written.
 
-Energy (`run_energy`): a measured power trace when the session has one, else
-a *modeled* 10 Hz trace (`modeled_power`): for each sampling interval
-(t_{i-1}, t_i], as an averaging power meter reports it,
-
-    P_i = P_base + CPU(client CPU seconds in the interval / dt)
-              + radio_rx(interface rx rate) + radio_tx(interface tx rate)
-
-with mobitrace.energy.power_models's CpuPowerModel (busy-core power at its nominal
-frequency) and RadioPowerModel (dynamic power above its idle power). Then the
-paper's E_d over [first request, last byte], base power from the idle window
-before the first request, energy per 100 MB and tail energy (mobitrace.energy.integrals).
+Schemas of the raw files and of the parquet written here are in
+mobitrace.studies.transfer_tuning.schema.
 """
 
 from __future__ import annotations
@@ -42,62 +35,18 @@ import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
-from mobitrace.energy import integrals as energy
 from mobitrace.energy import power_traces as pt
 from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
+from mobitrace.studies.transfer_tuning import schema
 
-RUN_FIELDS = ["run_id", "kind", "dataset", "concurrency", "parallelism", "io_kib", "files", "rep", "status",
-              "started_utc", "wall_s"]
-SAMPLE_FIELDS = ["t_ns", "client_cpu_ns", "server_cpu_ns", "rx_bytes_app", "if_rx_bytes", "if_tx_bytes",
-                 "stat_user", "stat_nice", "stat_system", "stat_idle", "stat_iowait", "stat_irq", "stat_softirq"]
-TRANSFER_FIELDS = ["file", "part", "conn", "offset", "length", "t_start_ns", "t_first_byte_ns", "t_end_ns",
-                   "bytes", "status"]
-DATASETS = ("html", "image", "video")
-
-RUNS_SCHEMA = pa.DataFrameSchema(
-    {
-        "run_id": pa.Column(str, pa.Check.str_matches(r"^(sweep|tail)-[a-z]+-cc\d+-p\d+-io\d+(-n\d+)?-r\d+$"),
-                            unique=True),
-        "kind": pa.Column(str, pa.Check.isin(["sweep", "tail"])),
-        "dataset": pa.Column(str, pa.Check.isin(DATASETS)),
-        "concurrency": pa.Column(int, pa.Check.in_range(1, 1024)),
-        "parallelism": pa.Column(int, pa.Check.in_range(1, 1024)),
-        "io_kib": pa.Column(int, pa.Check.in_range(1, 1 << 20)),
-        "files": pa.Column(int, pa.Check.ge(1)),
-        "rep": pa.Column(int, pa.Check.ge(1)),
-        "status": pa.Column(str, pa.Check.str_length(min_value=1)),
-        "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")),
-        "wall_s": pa.Column(float, pa.Check.ge(0)),
-    },
-    strict=True, ordered=True,
-)
-SAMPLES_SCHEMA = pa.DataFrameSchema({c: pa.Column(int, pa.Check.ge(0)) for c in SAMPLE_FIELDS},
-                                    strict=True, ordered=True)
-TRANSFERS_SCHEMA = pa.DataFrameSchema(
-    {
-        "file": pa.Column(int, pa.Check.ge(0)),
-        "part": pa.Column(int, pa.Check.ge(0)),
-        "conn": pa.Column(int, pa.Check.ge(0)),
-        "offset": pa.Column(int, pa.Check.ge(0)),
-        "length": pa.Column(int, pa.Check.gt(0)),
-        "t_start_ns": pa.Column(int, pa.Check.gt(0)),
-        "t_first_byte_ns": pa.Column(int, pa.Check.gt(0)),
-        "t_end_ns": pa.Column(int, pa.Check.gt(0)),
-        "bytes": pa.Column(int, pa.Check.ge(0)),
-        "status": pa.Column(str, pa.Check.eq("ok")),
-    },
-    checks=[pa.Check(lambda d: d["bytes"] == d["length"], error="bytes == length"),
-            pa.Check(lambda d: d["t_end_ns"] >= d["t_first_byte_ns"], error="t_end_ns >= t_first_byte_ns"),
-            pa.Check(lambda d: d["t_first_byte_ns"] >= d["t_start_ns"], error="t_first_byte_ns >= t_start_ns")],
-    strict=True, ordered=True,
-)
-RUN_COLUMNS = ["device", "session", "run_id", "kind", "dataset", "concurrency", "parallelism", "io_kib",
-               "files", "rep", "bytes", "transfer_s", "throughput_mbps", "connections", "client_cpu_s",
-               "server_cpu_s", "stat_busy_pct", "loadavg_1min", "t_start_s", "t_end_s", "sample_ms"]
+RUN_FIELDS, SAMPLE_FIELDS, TRANSFER_FIELDS = schema.RUN_FIELDS, schema.SAMPLE_FIELDS, schema.TRANSFER_FIELDS
+DATASETS = schema.DATASETS
+RUNS_SCHEMA, SAMPLES_SCHEMA, TRANSFERS_SCHEMA = schema.RUNS_CSV, schema.SAMPLES_CSV, schema.TRANSFERS_CSV
+RUN_COLUMNS = schema.RUN_COLUMNS
 
 
-def _csv(path: Path, fields: list[str], schema: pa.DataFrameSchema) -> pd.DataFrame:
+def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema) -> pd.DataFrame:
     if not capture_reader.exists(path):
         raise InputError(path, None, None, "a file written by the capture kit", "no such file")
     path = capture_reader.resolve(path)
@@ -110,7 +59,7 @@ def _csv(path: Path, fields: list[str], schema: pa.DataFrameSchema) -> pd.DataFr
         raise InputError(path, None, None, f"a CSV with columns {','.join(fields)}", str(exc).strip()) from None
     if list(frame.columns) != fields:
         raise InputError(path, "line 1", "header", ",".join(fields), ",".join(frame.columns))
-    for col, spec in schema.columns.items():
+    for col, spec in file_schema.columns.items():
         if spec.dtype is not None and str(spec.dtype).startswith("int"):
             num = pd.to_numeric(frame[col], errors="coerce")
             bad = num.isna() | (num.astype(float).abs() > capture_reader.LIMITS.magnitude)
@@ -127,7 +76,7 @@ def _csv(path: Path, fields: list[str], schema: pa.DataFrameSchema) -> pd.DataFr
                 raise InputError(path, f"line {i + 2}", col, "a number", frame[col].iloc[i])
             frame[col] = num.astype(float)
     try:
-        return schema.validate(frame, lazy=False)
+        return file_schema.validate(frame, lazy=False)
     except (pa.errors.SchemaError,) as exc:
         fc = exc.failure_cases
         row = None if fc is None or fc.empty or pd.isna(fc["index"].iloc[0]) else int(fc["index"].iloc[0])
@@ -278,6 +227,22 @@ def _tree_hash(folder: Path) -> str:
     return h.hexdigest()
 
 
+def _check_interim(frame: pd.DataFrame, name: str, device_dir: Path) -> None:
+    """Validate an interim table against schema.INTERIM[name] before it is
+    written; a failure is one InputError line naming the table, the row's
+    run and the column."""
+    try:
+        schema.INTERIM[name].validate(frame, lazy=False)
+    except pa.errors.SchemaError as exc:
+        fc = exc.failure_cases
+        row = None if fc is None or fc.empty or pd.isna(fc["index"].iloc[0]) else int(fc["index"].iloc[0])
+        where = f"{name}.parquet" + (f", run {frame['run_id'].iloc[row]}" if row is not None and "run_id" in frame
+                                     else "")
+        found = None if fc is None or fc.empty else fc["failure_case"].iloc[0]
+        raise InputError(device_dir, where, getattr(exc.schema, "name", None),
+                         str(exc.check) if exc.check is not None else "the schema", found) from None
+
+
 def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Every session of a device -> runs/samples/power/sessions parquet (atomic)."""
     device_dir, out_dir = Path(device_dir), Path(out_dir)
@@ -295,91 +260,22 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
         "manifest_json": json.dumps({k: v for k, v in p["manifest"].items() if not k.startswith("_")},
                                     sort_keys=True, default=str),
     } for p, s in zip(parts, sessions)])
+    tables = {"runs": pd.concat([p["runs"] for p in parts], ignore_index=True),
+              "samples": pd.concat([p["samples"] for p in parts], ignore_index=True),
+              "power": pd.concat([p["power"] for p in parts], ignore_index=True),
+              "sessions": sess}
+    for name, frame in tables.items():
+        _check_interim(frame, name, device_dir)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent if out_dir.parent.exists() else None))
     try:
-        pd.concat([p["runs"] for p in parts], ignore_index=True).to_parquet(tmp / "runs.parquet", index=False)
-        pd.concat([p["samples"] for p in parts], ignore_index=True).to_parquet(tmp / "samples.parquet", index=False)
-        pd.concat([p["power"] for p in parts], ignore_index=True).to_parquet(tmp / "power.parquet", index=False)
-        sess.to_parquet(tmp / "sessions.parquet", index=False)
+        for name, frame in tables.items():
+            frame.to_parquet(tmp / f"{name}.parquet", index=False)
         if out_dir.exists():
             shutil.rmtree(out_dir)
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(tmp), str(out_dir))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-# --------------------------------------------------------------------------- #
-# Energy
-
-
-def modeled_power(samples: pd.DataFrame, cpu, radio, base_w: float) -> tuple[np.ndarray, np.ndarray]:
-    """A modeled power-meter trace (t in s, P in W) from one run's samples:
-    P_i over (t_{i-1}, t_i] = base + cpu busy-core power x client CPU share
-    + radio rx/tx dynamic power at the interface rates (see module doc).
-    The first sample has no interval before it and gets P_base."""
-    t = samples["t_ns"].to_numpy(float) / 1e9
-    dt = np.diff(t)
-    cpu_share = np.diff(samples["client_cpu_ns"].to_numpy(float)) / 1e9 / dt
-    rx_mbps = 8 * np.diff(samples["if_rx_bytes"].to_numpy(float)) / dt / 1e6
-    tx_mbps = 8 * np.diff(samples["if_tx_bytes"].to_numpy(float)) / dt / 1e6
-    p_mw = (cpu.energy_from_cpu_seconds_mj(cpu_share)  # mJ per s of CPU = mW at share
-            + radio.dynamic_power_mw(rx_mbps, "rx") + radio.dynamic_power_mw(tx_mbps, "tx"))
-    p = np.concatenate(([base_w], base_w + p_mw / 1e3))
-    return t, p
-
-
-def run_energy(t, p, t_start: float, t_end: float, nbytes: int, tail_tolerance_w: float) -> dict:
-    """Base power (idle window before t_start), E_d over [t_start, t_end],
-    energy per 100 MB, tail after t_end; energies in J."""
-    base = energy.base_power(t, p, t[0], t_start)
-    e_d = energy.dynamic_energy(t, p, base, t_start, t_end)
-    tail = energy.tail_energy(t, p, base, t_end, tail_tolerance_w)
-    return {"base_w": base, "energy_j": e_d, "energy_per_100mb_j": float(energy.energy_per_100mb(e_d, nbytes)),
-            "mean_power_w": base + e_d / (t_end - t_start), "tail_j": tail.energy_j, "tail_s": tail.duration_s,
-            "tail_ended": tail.ended}
-
-
-def energy_table(runs: pd.DataFrame, samples: pd.DataFrame, power: pd.DataFrame, cpu, radio,
-                 base_w: float, tail_tolerance_w: float) -> pd.DataFrame:
-    """run_energy for every run: from its measured power trace when there is
-    one (energy_source 'measured'), else from modeled_power ('modeled')."""
-    rows = []
-    by_run = {k: g for k, g in samples.groupby(["device", "run_id"], sort=False)}
-    meas = {k: g for k, g in power.groupby(["device", "run_id"], sort=False)} if len(power) else {}
-    for r in runs.itertuples(index=False):
-        key = (r.device, r.run_id)
-        if key in meas:
-            g = meas[key]
-            t, p, src = g["t_s"].to_numpy(float), g["power_w"].to_numpy(float), "measured"
-        else:
-            t, p = modeled_power(by_run[key], cpu, radio, base_w)
-            src = "modeled"
-        e = run_energy(t, p, r.t_start_s, r.t_end_s, r.bytes, tail_tolerance_w)
-        rows.append({"device": r.device, "run_id": r.run_id, "energy_source": src, **e})
-    return runs.merge(pd.DataFrame(rows), on=["device", "run_id"], how="left", validate="one_to_one")
-
-
-def sweep_summary(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame:
-    """Mean and SD over repetitions of throughput and energy per 100 MB along
-    one factor (others fixed), per device and dataset, with the x-fold
-    throughput and the energy saving % relative to the factor's level 1
-    (saving = 100 (1 - E(level) / E(1)), the paper's "reduced energy by x%")."""
-    sel = table[table["kind"] == "sweep"]
-    for k, v in fixed.items():
-        sel = sel[sel[k] == v]
-    g = sel.groupby(["device", "dataset", factor])
-    out = g.agg(n=("rep", "size"), throughput_mbps=("throughput_mbps", "mean"),
-                throughput_sd=("throughput_mbps", "std"), energy_per_100mb_j=("energy_per_100mb_j", "mean"),
-                energy_sd=("energy_per_100mb_j", "std"), client_cpu_s=("client_cpu_s", "mean")).reset_index()
-    ref = out[out[factor] == out.groupby(["device", "dataset"])[factor].transform("min")]
-    ref = ref.set_index(["device", "dataset"])[["throughput_mbps", "energy_per_100mb_j"]]
-    idx = pd.MultiIndex.from_frame(out[["device", "dataset"]])
-    out["x_fold"] = out["throughput_mbps"].to_numpy() / ref["throughput_mbps"].reindex(idx).to_numpy()
-    out["saving_pct"] = 100 * (1 - out["energy_per_100mb_j"].to_numpy()
-                               / ref["energy_per_100mb_j"].reindex(idx).to_numpy())
-    out.insert(2, "factor", factor)
-    return out.rename(columns={factor: "level"})
 
 
 def validate_session(folder: Path) -> list[InputError]:

@@ -1,0 +1,356 @@
+"""The transfer-tuning chapter's outputs, section by section
+(notebooks/transfer-tuning.py calls one method per code cell, in order).
+
+Each method derives its tables with mobitrace.studies.transfer_tuning.analysis,
+saves them (validated against mobitrace.studies.transfer_tuning.schema) and
+shows them, the figures, the provenance lines and the numbers the prose
+glues, through mobitrace.book.chapter.ChapterOutputs. Paper numbers come
+from data/published/transfer-tuning.yaml (mobitrace.core.published.Values);
+claims go through mobitrace.core.claims.Claims.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mobitrace.book.build import with_interval
+from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.core import claims as cl
+from mobitrace.core import numbers
+from mobitrace.core.published import Values
+from mobitrace.energy import power_models as power
+from mobitrace.studies.transfer_tuning import analysis as tta
+from mobitrace.studies.transfer_tuning import schema
+
+STAGE = "analyze_transfer_tuning"
+DATASETS = tta.DATASETS
+HEADLINE = ["cc_html_xfold", "cc_html_saving", "cc_order", "p8_html_reduces", "combined_saving"]
+
+
+class TransferTuningChapter:
+    """State shared by the chapter's sections: the parameters (params.yaml's
+    transfer-tuning section and power-models), the ingested tables, the run
+    energy table and what later sections reuse (sweeps, grid, claims)."""
+
+    def __init__(self, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str], *,
+                 power_models: dict, cpu_model: str, radio_model: str, modeled_base_w: float,
+                 tail_tolerance_w: float, default_io_kib: int, claim_level: int, rel_tol_approx: float):
+        self.study, self.devices = study, list(devices)
+        self.results = Path(results_dir)
+        self.out = ChapterOutputs(self.results, STAGE)
+        self.values = Values(published_dir)
+        self.cpu = power.cpu_models(power_models)[cpu_model]
+        self.radio = power.radio_models(power_models)[radio_model]
+        self.base_w, self.tail_tolerance_w = modeled_base_w, tail_tolerance_w
+        self.io_kib, self.claim_level, self.rel_tol = default_io_kib, claim_level, rel_tol_approx
+        self.interim = tta.load_interim(interim_dir, self.devices)
+        self.samples, self.power_logs = self.interim["samples"], self.interim["power"]
+
+    # Saving through the schema: every results table is validated when written.
+    def _save(self, frame: pd.DataFrame, name: str) -> pd.DataFrame:
+        return self.out.save_table(schema.results_schema(name).validate(frame), name)
+
+    def _table(self, frame: pd.DataFrame, name: str, caption: str, shown: pd.DataFrame | None = None):
+        return self.out.table(schema.results_schema(name).validate(frame), name, caption, shown=shown)
+
+    def _trace_args(self):
+        return self.power_logs, self.samples, self.cpu, self.radio, self.base_w, self.energy_kind
+
+    def setup(self) -> TransferTuningChapter:
+        """Energy of every run (table runs_energy), the reference device's
+        testbed configuration, and the numbers of the testbed section.
+        Returns the chapter."""
+        put, v = self.out.put, self.values
+        i = self.interim
+        self.table = tta.energy_table(i["runs"], i["samples"], i["power"], self.cpu, self.radio, self.base_w,
+                                      self.tail_tolerance_w)
+        self._save(tta.runs_energy(self.table), "runs_energy")
+        self.ref_device = self.devices[0]
+        self.manifest = tta.session_manifest(i["sessions"], self.ref_device)
+        self.conf = conf = self.manifest["configuration"]
+        self.energy_kind = tta.energy_kind(self.table)
+        put("ref_device", self.ref_device)
+        put("n_runs", len(self.table))
+        put("n_devices", len(self.devices))
+        put("rate_mbit", float(conf["link"]["rate_mbit"]))
+        put("rtt_ms", float(conf["rtt_ms"]))
+        put("rmem_kib", conf["client_tcp_rmem_max"] / 1024)
+        put("reps", int(conf["repetitions"]))
+        put("energy_kind", self.energy_kind)
+        put("lock_s", float(sum(inv["lock_held_s"] for inv in self.manifest["invocations"])))
+        put("loadavg_max", float(self.table["loadavg_1min"].max()))
+        put("p_rtt_sydney", v("rtt_sydney"))
+        return self
+
+    def datasets(self) -> None:
+        """Table 2 beside the served datasets, and the sizes the prose names."""
+        out, v = self.out, self.values
+        frame = tta.datasets_table(v, self.conf["datasets"], self.table, self.ref_device)
+        for name in frame["dataset"]:
+            d = self.conf["datasets"][name]
+            out.put(f"files_{name}", int(d["files"]))
+            out.put(f"paper_files_{name}", int(v(f"{name}_files")))
+            out.put_text(f"served_sizes_{name}", f"{d['min_kib'] / 1024:g}-{d['max_kib'] / 1024:g} MiB")
+            out.put_text(f"paper_sizes_{name}", tta.paper_sizes(v, name))
+        self._table(frame, "datasets", "Table 2 (published) and the datasets the kit served (measured bytes)")
+        out.provenance("published (Table 2) and measured (bytes served in the reference capture).")
+
+    def power_model(self) -> None:
+        """The power model's components and coefficients."""
+        out = self.out
+        out.put("default_io", float(self.io_kib))
+        out.put("r_max", float(self.radio.max_rate_mbps))
+        self._table(tta.power_model_table(self.cpu, self.radio, self.base_w), "power_model",
+                    "The power model behind every modeled energy (params.yaml power-models)")
+        out.provenance("modeled: coefficients from params.yaml with their provenance (published or assumed) and "
+                       "source.")
+
+    def sweeps(self) -> None:
+        """One knob at a time: the sweep tables and Figure 2 per device."""
+        out, kind = self.out, self.energy_kind
+        out.put("tail_tol_mw", self.tail_tolerance_w * 1e3)
+        self.knobs = tta.knobs(self.io_kib)
+        self.sweep = {name: tta.sweep_summary(self.table, name, fixed) for name, fixed in self.knobs.items()}
+        for name, frame in self.sweep.items():
+            self._save(frame, f"sweep_{name}")
+        self.knob_runs = pd.concat([tta.knob_runs(self.table, name, fixed) for name, fixed in self.knobs.items()],
+                                   ignore_index=True)
+        for device in self.devices:
+            out.figure(tta.sweep_figure(self.knob_runs[self.knob_runs["device"] == device], kind), f"fig2_{device}",
+                       alt=f"Six panels for {device}: throughput in Mbit/s (top) and energy per 100 MB in joules "
+                           "(bottom) against concurrency, parallelism and I/O request size (log scale), one line "
+                           "per dataset (html, image, video) with 95% confidence bands.",
+                       caption=f"One knob at a time on {device}: throughput (measured) and energy per 100 MB "
+                               f"({kind}), means over repetitions, bands: 95% bootstrap CI. Look at how throughput "
+                               "rises and energy per 100 MB falls with concurrency, most for the small html files.")
+            out.provenance(f"measured throughput and {kind} energy ({device}): data/raw/transfer-tuning/{device}/.")
+
+    def at(self, factor: str, ds: str, level: int, col: str) -> float:
+        """Column `col` of the reference device's sweep along `factor` at `ds`, `level`."""
+        return tta.level_value(self.ref[factor], ds, level, col)
+
+    def gains(self) -> None:
+        """The paper's gains and savings beside ours, with intervals (table and
+        ratio figure), and the numbers of the sweeps' prose."""
+        out, v, kind, ref_device = self.out, self.values, self.energy_kind, self.ref_device
+        self.ref = {k: f[f["device"] == ref_device] for k, f in self.sweep.items()}
+        self.cc_top = cc_top = min(self.claim_level, int(self.ref["concurrency"]["level"].max()))
+        self.p_best = p_best = tta.best_level(self.ref["parallelism"], "video")
+        rci = tta.ratios_table(self.knob_runs, ref_device, self.knobs)
+        self._save(rci, "ratios_ci")
+        self.rci = rci.set_index(["factor", "dataset", "level"])
+        comp = tta.gains_vs_paper(v, self.ref, rci, cc_top)
+        self._table(comp, "gains_vs_paper",
+                    f"x-fold throughput and energy saving per 100 MB: paper (Galaxy S5, WiFi, Sydney) vs {ref_device} "
+                    "[95% bootstrap CI over repetitions]",
+                    shown=with_interval(with_interval(comp, "artifact x-fold", "x_fold_low", "x_fold_high"),
+                                        "artifact saving %", "saving_pct_low", "saving_pct_high")
+                    [["dataset", "knob", "paper x-fold", "artifact x-fold", "paper saving %", "artifact saving %"]]
+                    .rename(columns={"paper saving %": "paper saving (%)",
+                                     "artifact saving %": "artifact saving (%)"}))
+        out.provenance(f"published (§4, Figure 2 prose) and measured throughput / {kind} energy ({ref_device}); "
+                       "intervals: bootstrap over repetitions.")
+        out.figure(tta.ratio_figure(comp, kind), "ratios_vs_paper",
+                   alt="Two dot plots, one row per dataset and knob: the throughput ratio (x-fold) and the "
+                       "energy-per-100-MB ratio against level 1, with 95% bootstrap intervals, a dashed reference "
+                       "line at 1 and the paper's ratios as crosses.",
+                   caption=f"Throughput ratio (left, log scale) and energy ratio (right) of each knob against its "
+                           f"level 1 on {ref_device} (points, 95% bootstrap CI over repetitions) and in the paper "
+                           "(crosses). Right of 1 on the left: faster; left of 1 on the right: less energy. Look at "
+                           "the gap between the points and the crosses: the directions agree, the magnitudes do not.")
+        out.provenance(f"measured throughput and {kind} energy ({ref_device}); published ratios (§4); "
+                       "intervals: bootstrap over repetitions.")
+        for ds in DATASETS:
+            out.put(f"cc_{ds}_xfold", self.at("concurrency", ds, cc_top, "x_fold"))
+            out.put(f"cc_{ds}_saving", self.at("concurrency", ds, cc_top, "saving_pct"))
+            out.put(f"p_cc_{ds}_xfold", v(f"cc_{ds}_xfold"))
+            out.put(f"p_cc_{ds}_saving", v(f"cc_{ds}_saving"))
+        out.put("cc_top", cc_top)
+        p8 = int(v("p_reduce_level"))
+        out.put("p8_html_xfold", self.at("parallelism", "html", p8, "x_fold"))
+        out.put("p8_image_xfold", self.at("parallelism", "image", p8, "x_fold"))
+        out.put("p_video_best", int(p_best["level"]))
+        out.put("p_video_xfold", float(p_best["x_fold"]))
+        out.put("p_p_video_xfold", v("p_video_xfold"))
+        io_f = self.ref["io_kib"][self.ref["io_kib"]["dataset"] == "video"].set_index("level")
+        out.put("io_video_16_over_1", float(io_f.loc[16, "throughput_mbps"] / io_f.loc[1, "throughput_mbps"]) if
+                {1, 16} <= set(io_f.index) else float("nan"))
+        self.xf = xf = [self.at("concurrency", ds, cc_top, "x_fold") for ds in DATASETS]
+        out.put_text("cc_word", "multiplied" if min(xf) >= 1 else "changed")
+        out.put_text("cc_saving_word", "fell" if all(self.at("concurrency", ds, cc_top, "saving_pct") > 0
+                                                     for ds in DATASETS) else "changed")
+        out.put_text("order_word", "holds" if xf[0] > xf[1] > xf[2] else "does not hold")
+
+    def cpu_time(self) -> None:
+        """CPU during the transfer against concurrency (table cpu_concurrency)."""
+        ref_device = self.ref_device
+        cpu_tab = tta.cpu_table(self.table, ref_device, self.io_kib)
+        self._table(cpu_tab, "cpu_concurrency",
+                    f"CPU during the transfer vs concurrency ({ref_device}): precise per-process CPU and /proc/stat "
+                    "busy (host-wide)",
+                    shown=cpu_tab.rename(columns={"client_pct": "client CPU (% of one CPU)",
+                                                  "nginx_pct": "nginx CPU (% of one CPU)",
+                                                  "client_ms_per_mb": "client CPU (ms/MB)",
+                                                  "proc_stat_busy_pct": "/proc/stat busy (% of all CPUs)"}))
+        self.out.provenance(f"measured ({ref_device}): getrusage of the client, /proc/<pid>/schedstat of nginx, "
+                            "/proc/stat.")
+
+    def grid(self) -> None:
+        """Concurrency x parallelism: the table grid, Figure 7 per device, the
+        largest saving and x-fold with their intervals."""
+        out, v, kind = self.out, self.values, self.energy_kind
+        runs = tta.grid_runs(self.table, sorted(set(self.conf["grid"])), self.io_kib)
+        grid = self._save(tta.grid_summary(runs), "grid")
+        for device in self.devices:
+            out.figure(tta.grid_figure(grid[grid["device"] == device], kind), f"fig7_{device}",
+                       alt=f"Six annotated heat maps for {device}, one column per dataset: mean throughput in Mbit/s "
+                           f"(top) and energy per 100 MB in joules (bottom) over concurrency (x) and parallelism (y).",
+                       caption=f"Combined knobs on {device}: mean throughput (measured) and energy per 100 MB "
+                               f"({kind}) over repetitions, I/O size {self.io_kib} KiB. Look for the brightest "
+                               "throughput cell and the darkest energy cell of each dataset.")
+            out.provenance(f"measured throughput and {kind} energy per 100 MB ({device}), mean over repetitions.")
+        self.gref = gref = grid[grid["device"] == self.ref_device]
+        self.best = best = gref.sort_values("saving_pct").iloc[-1]
+        self.gci = tta.ratio_ci(runs[runs["device"] == self.ref_device], ["device", "dataset"],
+                                level=["concurrency", "parallelism"], baseline={"concurrency": 1, "parallelism": 1}
+                                ).set_index(["dataset", "concurrency", "parallelism"])
+        self.top_x = gref.sort_values("x_fold").iloc[-1]
+        out.put("grid_best_saving", float(best["saving_pct"]))
+        out.put("grid_best_where", f"{best['dataset']} at concurrency {int(best['concurrency'])}, "
+                                   f"parallelism {int(best['parallelism'])}")
+        out.put("grid_best_xfold", float(gref["x_fold"].max()))
+        out.put("p_combined_saving", v("combined_saving"))
+        out.put("p_combined_xfold", v("combined_xfold"))
+
+    def power_over_time(self) -> None:
+        """Figures 9 and 8 and the tail table per device, the longest tail."""
+        out, kind = self.out, self.energy_kind
+        for device in self.devices:
+            vids = tta.concurrency_runs(self.table, device, self.io_kib)
+            if len(vids):
+                out.figure(tta.concurrency_power_figure(vids, *self._trace_args()), f"fig9_{device}",
+                           alt=f"{len(vids)} power traces in watts against time in seconds for the video dataset on "
+                               f"{device}, one per concurrency level, with the transfer's energy and the tail shaded.",
+                           caption=f"Power over time of one video transfer per concurrency level ({kind}, {device}, "
+                                   "repetition 1). Look at how the shaded transfer gets shorter as concurrency rises "
+                                   "while its height changes little: under the model, energy follows time.")
+                out.provenance(f"{kind} power ({device}), repetition 1 of each concurrency level; throughput "
+                               "measured.")
+            tails = tta.tail_runs(self.table, device)
+            if len(tails):
+                out.figure(tta.tail_power_figure(tails, *self._trace_args()), f"fig8_{device}",
+                           alt=f"Three power traces in watts against time in seconds on {device}: one file, two "
+                               "files back to back, two files at once, with the transfer's energy and the tail "
+                               "shaded.",
+                           caption=f"Transfer (red) and tail (green) energy of one, two sequential and two concurrent "
+                                   f"files ({kind}, {device}). Look at the green tails: the modeled radio has no "
+                                   "tail state.")
+                tab = self._save(tta.tail_table(tails, device), f"tail_{device}")
+                out.show(tab.drop(columns=["device"]).rename(columns={
+                    "transfer_s": "transfer (s)", "energy_j": "transfer energy (J)", "tail_j": "tail energy (J)",
+                    "tail_s": "tail (s)", "tail_share_pct": "tail share (%)"}),
+                    f"Transfer and tail energy ({device}, {kind}; mean over repetitions)",
+                    csv_href=out.href(f"tail_{device}"))
+                out.provenance(f"{kind} energy ({device}); transfer times measured (figure and table).")
+        tails_ref = tta.tail_runs(self.table, self.ref_device)
+        out.put("tail_max_s", float(tails_ref["tail_s"].max()) if len(tails_ref) else float("nan"))
+
+    def claims(self) -> None:
+        """The claims table (claims.csv), shown with intervals, and the key findings."""
+        out, v, kind, cc_top, at = self.out, self.values, self.energy_kind, self.cc_top, self.at
+        claims = cl.Claims(self.study)
+        src = f"on {self.ref_device}"
+        cc_level, p8 = v("cc_level"), int(v("p_reduce_level"))
+        sweeps = "transfer-tuning-sweeps"
+        for ds in DATASETS:
+            claims.add(f"cc_{ds}_xfold", f"Concurrency 1 to {cc_level:g} multiplies {ds} throughput by "
+                                         f"{v(f'cc_{ds}_xfold'):g}",
+                       location=v.row(f"cc_{ds}_xfold")["location"], relation="~", paper=v(f"cc_{ds}_xfold"),
+                       artifact=at("concurrency", ds, cc_top, "x_fold"), unit="x",
+                       basis=f"measured x-fold at concurrency {cc_top}, {src}", provenance="measured", section=sweeps,
+                       rel_tol=self.rel_tol)
+            claims.add(f"cc_{ds}_saving", f"Concurrency 1 to {cc_level:g} saves {v(f'cc_{ds}_saving'):g}% energy per "
+                                          f"100 MB ({ds})",
+                       location=v.row(f"cc_{ds}_saving")["location"], relation="~", paper=v(f"cc_{ds}_saving"),
+                       artifact=at("concurrency", ds, cc_top, "saving_pct"), unit="%",
+                       basis=f"{kind} saving at concurrency {cc_top}, {src}",
+                       provenance=kind if kind != "measured and modeled" else "modeled", section=sweeps,
+                       rel_tol=self.rel_tol)
+            claims.add(f"cc_{ds}_helps", f"Concurrency raises {ds} throughput", location="§4; lessons",
+                       relation=">", paper=1.0, artifact=at("concurrency", ds, cc_top, "x_fold"), unit="x",
+                       basis=f"measured x-fold at concurrency {cc_top}, {src}", provenance="measured", section=sweeps)
+        xf = self.xf
+        claims.add("cc_order", "Concurrency helps html most, then image, then video",
+                   location=v.row("cc_html_xfold")["location"], relation="=", paper=1.0,
+                   artifact=float("nan") if any(np.isnan(xf)) else float(xf[0] > xf[1] > xf[2]), unit="true=1",
+                   basis=f"measured x-folds at concurrency {cc_top}, {src}", provenance="measured", section=sweeps,
+                   tolerance="ordering holds")
+        for ds in ("html", "image"):
+            claims.add(f"p8_{ds}_reduces", f"Parallelism up to {p8} reduces {ds} throughput",
+                       location=v.row("p8_html_reduces")["location"], relation="<", paper=1.0,
+                       artifact=at("parallelism", ds, p8, "x_fold"), unit="x",
+                       basis=f"measured x-fold at parallelism {p8}, {src}", provenance="measured", section=sweeps)
+        claims.add("p_video_xfold", f"Parallelism improves video throughput {v('p_video_xfold'):g}x",
+                   location=v.row("p_video_xfold")["location"], relation="~", paper=v("p_video_xfold"),
+                   artifact=float(self.p_best["x_fold"]), unit="x", basis=f"measured, best parallelism level, {src}",
+                   provenance="measured", section=sweeps, rel_tol=self.rel_tol)
+        claims.add("combined_saving", f"Combined concurrency and parallelism save up to {v('combined_saving'):g}% "
+                                      "energy per 100 MB",
+                   location=v.row("combined_saving")["location"], relation="~", paper=v("combined_saving"),
+                   artifact=float(self.best["saving_pct"]), unit="%",
+                   basis=f"largest {kind} saving in the concurrency x parallelism grid, {src}",
+                   provenance="modeled" if kind != "measured" else "measured", section="transfer-tuning-grid",
+                   rel_tol=self.rel_tol)
+        claims.add("combined_xfold", f"Tuning concurrency and parallelism raises throughput up to "
+                                     f"{v('combined_xfold'):g}x",
+                   location=v.row("combined_xfold")["location"], relation="~", paper=v("combined_xfold"),
+                   artifact=float(self.gref["x_fold"].max()), unit="x",
+                   basis=f"largest measured x-fold in the concurrency x parallelism grid, {src}",
+                   provenance="measured", section="transfer-tuning-grid", rel_tol=self.rel_tol)
+        claims.add("tail_concurrency", "Concurrency reduces the share of tail energy like back-to-back transfers",
+                   location="§4, Figure 8", relation=None, paper=None, artifact=None, unit="%",
+                   basis="the modeled radio has no tail state; needs a phone's power log", provenance="modeled",
+                   section="transfer-tuning-power-time")
+        claims.add("lte_tail_longer", "4G LTE has a much longer tail than WiFi", location="§4, Figure 8",
+                   relation=None, paper=None, artifact=None, unit="s", basis="no LTE or WiFi radio on the host",
+                   provenance="published", section="transfer-tuning-power-time")
+        self.claims_table = table = claims.frame()
+        cl.write_claims(table, self.results / "claims.csv")
+        intervals = tta.claim_intervals(self.rci, self.gci, cc_top, int(self.p_best["level"]), p8, self.best,
+                                        self.top_x)
+        shown = table.assign(
+            paper=[paper_text(rel, val) for rel, val in zip(table["paper_relation"], table["paper_value"])],
+            ours=[numbers.interval(a, *intervals.get(c, (None, None))) for c, a in
+                  zip(table["claim_id"], table["artifact_value"])])
+        out.show(shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "provenance"]]
+                 .rename(columns={"ours": "this artifact [95% CI]"}),
+                 "Claims of the transfer-tuning paper and their verdicts",
+                 csv_href=site_href(self.results / "claims.csv"))
+        out.provenance(f"published (paper values, locations in the table) against measured throughput and {kind} "
+                       f"energy ({self.ref_device}); intervals: bootstrap over repetitions.")
+        out.findings(table, headline=HEADLINE, intervals=intervals)
+
+    def metrics(self) -> dict:
+        """Verdict counts for the prose, and metrics.json (returned)."""
+        counts = self.claims_table["verdict"].value_counts()
+        for verdict_name in cl.VERDICTS:
+            self.out.put(f"n_{verdict_name.replace(' ', '_')}", int(counts.get(verdict_name, 0)))
+        m = numbers.metric
+        metrics = {
+            "reference_device": self.ref_device,
+            "energy": self.energy_kind,
+            "runs": int(len(self.table)),
+            "concurrency_xfold": {ds: m(self.at("concurrency", ds, self.cc_top, "x_fold")) for ds in DATASETS},
+            "concurrency_saving_pct": {ds: m(self.at("concurrency", ds, self.cc_top, "saving_pct"))
+                                       for ds in DATASETS},
+            "parallelism_video_best_xfold": m(self.p_best["x_fold"]),
+            "grid_best_saving_pct": m(self.best["saving_pct"]),
+            "grid_best_xfold": m(self.gref["x_fold"].max()),
+            "claims": {k.replace(" ", "_"): int(counts.get(k, 0)) for k in cl.VERDICTS},
+        }
+        (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+        return metrics
