@@ -36,10 +36,8 @@ STAT_STATES = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "st
 RUN_FIELDS = ["run_id", "experiment", "link", "direction", "proto", "size", "sender_mode", "receiver_mode",
               "mtu", "rate_mbps", "rep", "duration_s", "status", "started_utc"]
 
-RUNS_CSV_SCHEMA = pa.DataFrameSchema(
-    {
-        "run_id": pa.Column(str, pa.Check.str_matches(r"^(lo|veth)-(up|down)-(tcp|udp)\d+-[a-z]+-[a-z]+-r[\d.]+-\d+$"),
-                            unique=True),
+# The fields that make a run's condition (and its MTU), as the kit writes them.
+CONDITION_COLUMNS = {
         "experiment": pa.Column(str, pa.Check.isin(EXPERIMENTS)),
         "link": pa.Column(str, pa.Check.isin(LINKS)),
         "direction": pa.Column(str, pa.Check.isin(DIRECTIONS)),
@@ -48,6 +46,13 @@ RUNS_CSV_SCHEMA = pa.DataFrameSchema(
         "sender_mode": pa.Column(str, pa.Check.isin(MODES)),
         "receiver_mode": pa.Column(str, pa.Check.isin(MODES)),
         "mtu": pa.Column(int, pa.Check.in_range(68, 65536)),
+}
+
+RUNS_CSV_SCHEMA = pa.DataFrameSchema(
+    {
+        "run_id": pa.Column(str, pa.Check.str_matches(r"^(lo|veth)-(up|down)-(tcp|udp)\d+-[a-z]+-[a-z]+-r[\d.]+-\d+$"),
+                            unique=True),
+        **CONDITION_COLUMNS,
         "rate_mbps": pa.Column(float, pa.Check.ge(0)),
         "rep": pa.Column(int, pa.Check.ge(0)),
         "duration_s": pa.Column(float, pa.Check.gt(0)),
@@ -82,16 +87,9 @@ _RUNS = pa.DataFrameSchema(
         "session": pa.Column(str),
         "run_id": pa.Column(str, unique=True),
         "condition": pa.Column(str),
-        "experiment": pa.Column(str, pa.Check.isin(EXPERIMENTS)),
-        "link": pa.Column(str, pa.Check.isin(LINKS)),
-        "direction": pa.Column(str, pa.Check.isin(DIRECTIONS)),
-        "proto": pa.Column(str, pa.Check.isin(PROTOS)),
-        "size": pa.Column(int, pa.Check.gt(0)),
-        "sender_mode": pa.Column(str, pa.Check.isin(MODES)),
-        "receiver_mode": pa.Column(str, pa.Check.isin(MODES)),
+        **CONDITION_COLUMNS,
         "device_side": pa.Column(str, pa.Check.isin(["sender", "receiver"])),
         "device_mode": pa.Column(str, pa.Check.isin(MODES)),
-        "mtu": pa.Column(int, pa.Check.in_range(68, 65536)),
         "rate_mbps": pa.Column(float, _NONNEG),
         "rep": pa.Column(int, _NONNEG),
         "duration_s": pa.Column(float, pa.Check.gt(0)),
@@ -151,14 +149,8 @@ SESSIONS_SCHEMA = pa.DataFrameSchema(
 CONDITIONS_SCHEMA = pa.DataFrameSchema(
     {
         "condition": pa.Column(str),
-        "experiment": pa.Column(str, pa.Check.isin(EXPERIMENTS)),
-        "link": pa.Column(str, pa.Check.isin(LINKS)),
-        "direction": pa.Column(str, pa.Check.isin(DIRECTIONS)),
-        "proto": pa.Column(str, pa.Check.isin(PROTOS)),
-        "size": pa.Column(int, pa.Check.gt(0)),
-        "mtu": pa.Column(int, pa.Check.in_range(68, 65536)),
-        "sender_mode": pa.Column(str, pa.Check.isin(MODES)),
-        "receiver_mode": pa.Column(str, pa.Check.isin(MODES)),
+        **{c: CONDITION_COLUMNS[c] for c in ("experiment", "link", "direction", "proto", "size", "mtu",
+                                             "sender_mode", "receiver_mode")},
         "rates": pa.Column(int, pa.Check.gt(0)),
         "runs": pa.Column(int, pa.Check.gt(0)),
         "reps_min": pa.Column(int, pa.Check.gt(0)),
