@@ -20,11 +20,21 @@ paired=False, seeded, fixed number of resamples).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+import pandera.pandas as pa
 from scipy import stats
 
+from mobitrace.book.chapter import paper_text
+from mobitrace.core import claims as cl
+from mobitrace.core.numbers import metric
+from mobitrace.core.published import Values
 from mobitrace.energy.power_models import CpuPowerModel
+from mobitrace.studies.stack_trim.schema import (BREAKDOWN_SCHEMA, CONDITIONS_SCHEMA, CROSSOVER_SCHEMA,
+                                                 ONECOPY_SCHEMA, POWER_MODEL_SCHEMA, TRANSPORT_SCHEMA)
 
 CPU_BASES = {"both": "both_cpu_s", "device": "device_cpu_s"}
 
@@ -236,3 +246,420 @@ def transport_shown(table: pd.DataFrame) -> pd.DataFrame:
         "lowest delivered share": table["min_delivered"],
         "sustained": table["sustained"].map({True: "yes", False: "no"}),
     })
+
+
+# ---------------------------------------------------------------------------
+# The chapter's steps (notebooks/stack-trim.py calls these in order; each
+# results table is validated against mobitrace.studies.stack_trim.schema
+# before the chapter writes it).
+
+ONECOPY_BY = ["link", "direction", "rate_mbps"]
+UDP_SIZES = (1472, 20000)  # the capture kit's datagrams: MTU 1500 minus headers, and 20000 B at MTU 21000
+TCP_WRITE = 16384  # the capture kit's TCP write size (B)
+
+
+def validated(schema: pa.DataFrameSchema, frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` checked against `schema`; a table with no rows (no device
+    captured) gets the schema's columns and is not checked."""
+    if frame.empty:
+        return frame.reindex(columns=list(schema.columns))
+    return schema.validate(frame)
+
+
+def load_measured(interim_dir: str | Path, devices: list[str],
+                  model: CpuPowerModel) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """{device: (runs priced with `model` (:func:`price`), sessions)} from
+    the ingested tables under interim_dir/<device>/."""
+    measured = {}
+    for device in devices:
+        folder = Path(interim_dir) / device
+        runs = pd.read_parquet(folder / "runs.parquet")
+        sessions = pd.read_parquet(folder / "sessions.parquet")
+        measured[device] = (price(runs, model), sessions)
+    return measured
+
+
+def sessions_shown(sessions: pd.DataFrame) -> pd.DataFrame:
+    """The capture sessions for people."""
+    return sessions[["device", "session", "runs", "reps", "duration_s", "kernel", "cpu_model", "cpu_count",
+                     "cpufreq", "lock_seconds", "md5"]].rename(columns={
+        "reps": "repetitions", "duration_s": "run length (s)", "cpu_model": "CPU", "cpu_count": "cores",
+        "lock_seconds": "capture lock held (s)", "md5": "md5 of the session's files"})
+
+
+def conditions(runs: pd.DataFrame) -> pd.DataFrame:
+    """The conditions captured: per condition, the number of rates, of runs
+    and the smallest number of repetitions (CONDITIONS_SCHEMA)."""
+    conds = (runs.groupby(["condition", "experiment", "link", "direction", "proto", "size", "mtu",
+                           "sender_mode", "receiver_mode"], as_index=False)
+             .agg(rates=("rate_mbps", "nunique"), runs=("run_id", "count"), reps_min=("rep", "nunique")))
+    return validated(CONDITIONS_SCHEMA, conds)
+
+
+def conditions_shown(conds: pd.DataFrame) -> pd.DataFrame:
+    """The conditions table for people."""
+    return conds.rename(columns={
+        "proto": "protocol", "size": "write / datagram (B)", "mtu": "MTU (B)", "sender_mode": "sender",
+        "receiver_mode": "receiver", "rates": "rates", "reps_min": "repetitions"})
+
+
+def power_model_table(model: CpuPowerModel) -> pd.DataFrame:
+    """The CPU power model's coefficients, one row (POWER_MODEL_SCHEMA)."""
+    return validated(POWER_MODEL_SCHEMA, pd.DataFrame([{
+        "model": model.name, "k_f (mW/GHz)": model.mw_per_ghz, "k_0 (mW)": model.mw_at_zero_ghz,
+        "idle (mW, subtracted)": model.idle_mw, "nominal GHz": model.nominal_ghz,
+        "provenance": model.provenance, "source": model.source}]))
+
+
+def host_numbers(runs: pd.DataFrame, sessions: pd.DataFrame, model: CpuPowerModel) -> dict:
+    """The numbers of the text about the capture host, in the order the
+    chapter glues them: range of the reported MHz, the modeled power of a
+    fully busy core at the mean MHz, the median ratio of data-phase CPU time
+    to wait4's whole-process CPU time, the median host busy share
+    (/proc/stat) and endpoints' share of the host's capacity (% of all
+    cores), the median 1-min load average and the number of runs."""
+    n_cpu = int(sessions["cpu_count"].iloc[0])
+    host_busy = 100 * runs["stat_busy_s"] / runs["stat_interval_s"] / n_cpu
+    endpoints = 100 * runs["both_cpu_s"] / runs["elapsed_s"] / n_cpu
+    return {
+        "mhz_min": float(runs["mean_mhz"].min()),
+        "mhz_max": float(runs["mean_mhz"].max()),
+        "busy_core_mw": float(model.busy_core_mw(runs["mean_mhz"].mean() / 1000)),
+        "cpu_time_ratio_wait4": float((runs["both_cpu_s"] / (runs["sender_cpu_wait4_s"]
+                                                             + runs["receiver_cpu_wait4_s"])).median()),
+        "host_busy_median": float(host_busy.median()),
+        "endpoints_busy_median": float(endpoints.median()),
+        "loadavg_median": float(runs["loadavg_1min"].median()),
+        "n_runs_ref": int(len(runs)),
+    }
+
+
+def onecopy_table(runs: pd.DataFrame, level: float, n_resamples: int, seed: int,
+                  min_delivered: float) -> pd.DataFrame:
+    """One-copy (variant) against two-copy (baseline) per link, direction
+    and rate (:func:`compare`), for the CPU time of both endpoints and of
+    the device alone (column `basis`; ONECOPY_SCHEMA)."""
+    oc = runs[runs["experiment"] == "onecopy"]
+    parts = []
+    for basis in ("both", "device"):
+        t = compare(oc, ONECOPY_BY, {"device_mode": "onecopy"}, {"device_mode": "copy"}, basis=basis, level=level,
+                    n_resamples=n_resamples, seed=seed, min_delivered=min_delivered)
+        parts.append(t.assign(basis=basis))
+    return validated(ONECOPY_SCHEMA, pd.concat(parts, ignore_index=True))
+
+
+def sustained_points(onecopy: pd.DataFrame, cpu_basis: str) -> pd.DataFrame:
+    """The one-copy rows of one CPU-time basis at sustained rates."""
+    t = onecopy[onecopy["basis"] == cpu_basis]
+    return t[t["sustained"]]
+
+
+def onecopy_summary(onecopy: pd.DataFrame, cpu_basis: str) -> dict:
+    """Counts of sustained points whose saving interval contains zero, lies
+    above or below it; the median saving (%) and the median coefficient of
+    variation (%) of a condition's energy; a sentence for the verdict."""
+    t = sustained_points(onecopy, cpu_basis)
+    n_pos = int((t["saving_lo"] > 0).sum())
+    return {
+        "oc_n_points": int(len(t)),
+        "oc_n_zero_in": int(((t["saving_lo"] <= 0) & (t["saving_hi"] >= 0)).sum()),
+        "oc_n_pos": n_pos,
+        "oc_n_neg": int((t["saving_hi"] < 0).sum()),
+        "oc_median_saving": float(100 * t["saving"].median()),
+        "oc_cv_median": float(pd.concat([t["cv_variant_pct"], t["cv_baseline_pct"]]).median()),
+        "oc_verdict_text": "On this host one-copy saves no CPU energy distinguishable from the run-to-run spread."
+        if n_pos == 0 else f"One-copy saves CPU energy beyond the spread at {n_pos} of {len(t)} points.",
+    }
+
+
+def transport_table(runs: pd.DataFrame, cpu_basis: str, level: float, n_resamples: int, seed: int,
+                    min_delivered: float) -> pd.DataFrame:
+    """UDP (variant, each datagram size of UDP_SIZES) against TCP (baseline),
+    uplink two-copy, per link and rate (:func:`compare`; TRANSPORT_SCHEMA)."""
+    up = runs[(runs["direction"] == "up") & (runs["sender_mode"] == "copy")]
+    parts = []
+    for size in UDP_SIZES:
+        t = compare(up, ["link", "rate_mbps"], {"proto": "udp", "size": size}, {"proto": "tcp"}, basis=cpu_basis,
+                    level=level, n_resamples=n_resamples, seed=seed, min_delivered=min_delivered)
+        parts.append(t.assign(udp_size=size))
+    return validated(TRANSPORT_SCHEMA, pd.concat(parts, ignore_index=True))
+
+
+def crossover_table(transport: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per device, link and UDP size: the crossover rate of E(UDP)/E(TCP)
+    (:func:`crossover_rate`, from the estimates and from the intervals'
+    lower bounds), the largest ratio and the ratio at the top rate
+    (CROSSOVER_SCHEMA)."""
+    rows = []
+    for device, table in transport.items():
+        for (link, size), g in table.groupby(["link", "udp_size"]):
+            g = g.sort_values("rate_mbps")
+            r, below = crossover_rate(g["rate_mbps"], g["ratio"])
+            r_sig, _ = crossover_rate(g["rate_mbps"], g["ratio"], g["ratio_lo"])
+            rows.append({"device": device, "link": link, "udp_size": size, "crossover_mbps": r,
+                         "last_rate_below_mbps": below, "crossover_interval_above_1_mbps": r_sig,
+                         "max_ratio": g["ratio"].max(), "ratio_at_max_rate": g["ratio"].iloc[-1]})
+    return validated(CROSSOVER_SCHEMA, pd.DataFrame(rows))
+
+
+def crossover_shown(crossover: pd.DataFrame) -> pd.DataFrame:
+    """The crossover table for people."""
+    return crossover.assign(link=crossover["link"].map(LINK_NAMES)).rename(columns={
+        "udp_size": "UDP datagram (B)", "crossover_mbps": "UDP costs more from (Mbps)",
+        "last_rate_below_mbps": "last rate below (Mbps)",
+        "crossover_interval_above_1_mbps": "interval above 1 from (Mbps)",
+        "max_ratio": "largest E(UDP)/E(TCP)", "ratio_at_max_rate": "E(UDP)/E(TCP) at the top rate"})
+
+
+def _crossover_of(crossover: pd.DataFrame, device: str, link: str, size: int, column: str) -> float:
+    hit = crossover[(crossover["device"] == device) & (crossover["link"] == link) & (crossover["udp_size"] == size)]
+    return float(hit[column].iloc[0]) if len(hit) else float("nan")
+
+
+def transport_numbers(runs: pd.DataFrame, transport: pd.DataFrame, crossover: pd.DataFrame, device: str,
+                      paper_crossover_mbps: float) -> dict:
+    """The numbers of the text under the UDP-vs-TCP figure, in the order the
+    chapter glues them: the sender's system calls per MB (median over the
+    uplink two-copy runs) for TCP and each UDP size, the lowest loopback rate
+    and the E(UDP 1472 B)/E(TCP) ratio there, and a sentence on the
+    loopback crossover against the paper's (`paper_crossover_mbps`)."""
+    up = runs[(runs["direction"] == "up") & (runs["sender_mode"] == "copy")]
+    calls_per_mb = (up["sender_calls"] / (up["sender_bytes"] / 1e6)).groupby([up["proto"], up["size"]]).median()
+    lo_rates = transport[(transport["link"] == "lo") & (transport["udp_size"] == UDP_SIZES[0])]
+    c_rate = _crossover_of(crossover, device, "lo", UDP_SIZES[0], "crossover_mbps")
+    if np.isnan(c_rate):
+        text = "Over loopback UDP with 1472-byte datagrams does not end up costing more than TCP at the top rates."
+    elif c_rate == lo_rates["rate_mbps"].min():
+        text = ("Over loopback UDP with 1472-byte datagrams costs more CPU energy than TCP at every rate measured: "
+                f"the crossover the paper places at {paper_crossover_mbps:g} Mbps lies below the lowest rate here.")
+    else:
+        text = (f"Over loopback UDP with 1472-byte datagrams costs more CPU energy than TCP from {c_rate:g} Mbps up "
+                f"(paper: from {paper_crossover_mbps:g} Mbps).")
+    return {
+        "calls_tcp": float(calls_per_mb.loc[("tcp", TCP_WRITE)]),
+        "calls_udp1": float(calls_per_mb.loc[("udp", UDP_SIZES[0])]),
+        "calls_udp20": float(calls_per_mb.loc[("udp", UDP_SIZES[1])]),
+        "udp1_min_rate": float(lo_rates["rate_mbps"].min()),
+        "udp1_ratio_lowest": float(lo_rates.sort_values("rate_mbps")["ratio"].iloc[0]),
+        "cross_text": text,
+    }
+
+
+def tcp_uplink_breakdown(runs: pd.DataFrame) -> pd.DataFrame:
+    """:func:`breakdown` of the TCP two-copy uplink runs (BREAKDOWN_SCHEMA)."""
+    b = breakdown(runs[(runs["proto"] == "tcp") & (runs["direction"] == "up") & (runs["sender_mode"] == "copy")])
+    return validated(BREAKDOWN_SCHEMA, b)
+
+
+def breakdown_shown(b: pd.DataFrame) -> pd.DataFrame:
+    """The CPU-time breakdown for people."""
+    return b.drop(columns=["condition", "proto", "size"]).assign(link=b["link"].map(LINK_NAMES)).rename(columns={
+        "rate_mbps": "rate (Mbps)", "app_user_pct": "application, user (%)",
+        "endpoint_kernel_pct": "endpoints, kernel (%)", "endpoints_pct": "endpoints (%)",
+        "host_softirq_pct": "host softirq (%)", "host_busy_pct": "host busy (%)", "other_pct": "other (%)"})
+
+
+def table1_shown(text_tables: pd.DataFrame) -> pd.DataFrame:
+    """The paper's Table 1 (text_tables of the published file) as printed."""
+    t1 = text_tables[text_tables["table"] == "table1"].pivot(index="row", columns="column", values="text")
+    return t1[["Logging", "OS Proc.", "WiFi Driver", "Network Stack"]].reset_index(names="CBR rate")
+
+
+def largest_saving(t: pd.DataFrame) -> pd.Series | None:
+    """The row with the largest saving (None for no rows)."""
+    return t.loc[t["saving"].idxmax()] if len(t) else None
+
+
+def wifi_best(onecopy: pd.DataFrame, cpu_basis: str, wifi_link: str, wifi_max_mbps: float) -> pd.Series | None:
+    """The sustained point with the largest saving on the link standing in
+    for WiFi at rates up to `wifi_max_mbps`."""
+    t = sustained_points(onecopy, cpu_basis)
+    return largest_saving(t[(t["link"] == wifi_link) & (t["rate_mbps"] <= wifi_max_mbps)])
+
+
+def power_rates(values: Values) -> dict[str, float]:
+    """The loopback rates (Mbps) at which the paper states a one-copy power
+    saving (Figure 3(c)), keyed by the chapter's number name (oc_p100, ...)."""
+    rates = {}
+    for vid in ("onecopy_power_100", "onecopy_power_240"):
+        rate = round(1000 * float(values.row(vid)["throughput_gbps"]), 6)
+        rates[f"oc_p{rate:g}"] = rate
+    return rates
+
+
+def key_numbers(onecopy: pd.DataFrame, transport: pd.DataFrame, crossover: pd.DataFrame, device: str,
+                values: Values, cpu_basis: str, wifi_link: str, wifi_max_mbps: float) -> dict:
+    """The chapter's key numbers on the reference device (the `numbers` of
+    metrics.json), in the order the chapter glues them:
+
+    * oc_lo_max*: the largest sustained loopback saving (%), its interval,
+      rate and direction; oc_wifi_*: the same on the WiFi stand-in link up to
+      `wifi_max_mbps`;
+    * oc_p<rate>[_lo, _hi]: the loopback uplink power saving (mW) at the
+      rates of the paper's Figure 3(c) (:func:`power_rates`), NaN if absent;
+    * oc_lo_spearman[_p]: Spearman's rho of saving against rate on loopback;
+      oc_lo_min_rate_saving: the saving (%) at the lowest loopback rate;
+    * cross_lo, cross_lo_sig, cross_veth: crossover rates of UDP 1472 B;
+    * udp_top_rate and udp{1,20}_ratio_top[_lo, _hi]: E(UDP)/E(TCP) at the
+      highest loopback rate both UDP sizes sustained;
+    * udp1_ratio_below_40: the smallest E(UDP 1472 B)/E(TCP) on loopback
+      below the paper's crossover (udp_crossover, 40 Mbps);
+    * cv_median: the median coefficient of variation (%) of the energies;
+      sustained_tcp_max: the highest sustained loopback one-copy rate."""
+    nums = {}
+    t = sustained_points(onecopy, cpu_basis)
+    lo_ = largest_saving(t[t["link"] == "lo"])
+    nums.update(oc_lo_max=100 * lo_["saving"], oc_lo_max_lo=100 * lo_["saving_lo"],
+                oc_lo_max_hi=100 * lo_["saving_hi"], oc_lo_max_rate=lo_["rate_mbps"], oc_lo_max_dir=lo_["direction"])
+    w = wifi_best(onecopy, cpu_basis, wifi_link, wifi_max_mbps)
+    nums.update(oc_wifi_max=100 * w["saving"], oc_wifi_max_hi=100 * w["saving_hi"], oc_wifi_rate=w["rate_mbps"])
+    up_lo = t[(t["link"] == "lo") & (t["direction"] == "up")].set_index("rate_mbps")
+    for key, r in power_rates(values).items():
+        nums[key] = float(up_lo.loc[r, "power_saving_mw"]) if r in up_lo.index else float("nan")
+        nums[key + "_lo"] = float(up_lo.loc[r, "power_saving_lo_mw"]) if r in up_lo.index else float("nan")
+        nums[key + "_hi"] = float(up_lo.loc[r, "power_saving_hi_mw"]) if r in up_lo.index else float("nan")
+    oc_all = t[t["link"] == "lo"]
+    rho = stats.spearmanr(oc_all["rate_mbps"], oc_all["saving"])
+    nums["oc_lo_spearman"], nums["oc_lo_spearman_p"] = float(rho.statistic), float(rho.pvalue)
+    nums["oc_lo_min_rate_saving"] = float(100 * oc_all.loc[oc_all["rate_mbps"].idxmin(), "saving"])
+    small, large = UDP_SIZES
+    nums["cross_lo"] = _crossover_of(crossover, device, "lo", small, "crossover_mbps")
+    nums["cross_lo_sig"] = _crossover_of(crossover, device, "lo", small, "crossover_interval_above_1_mbps")
+    nums["cross_veth"] = _crossover_of(crossover, device, "veth", small, "crossover_mbps")
+    tr = transport
+    both_sus = tr[tr["sustained"] & (tr["link"] == "lo")]
+    common = sorted(set(both_sus.loc[both_sus["udp_size"] == small, "rate_mbps"])
+                    & set(both_sus.loc[both_sus["udp_size"] == large, "rate_mbps"]))
+    top = common[-1] if common else float("nan")
+    nums["udp_top_rate"] = top
+    for size, key in ((small, "udp1_ratio_top"), (large, "udp20_ratio_top")):
+        row = tr[(tr["link"] == "lo") & (tr["udp_size"] == size) & (tr["rate_mbps"] == top)]
+        nums[key] = float(row["ratio"].iloc[0]) if len(row) else float("nan")
+        nums[key + "_lo"] = float(row["ratio_lo"].iloc[0]) if len(row) else float("nan")
+        nums[key + "_hi"] = float(row["ratio_hi"].iloc[0]) if len(row) else float("nan")
+    below = tr[(tr["link"] == "lo") & (tr["udp_size"] == small) & (tr["rate_mbps"] < values("udp_crossover"))]
+    nums["udp1_ratio_below_40"] = float(below["ratio"].min()) if len(below) else float("nan")
+    cv = pd.concat([onecopy[onecopy["basis"] == cpu_basis][["cv_variant_pct", "cv_baseline_pct"]].stack(),
+                    tr[["cv_variant_pct"]].stack()])
+    nums["cv_median"] = float(cv.median())
+    nums["sustained_tcp_max"] = float(t.loc[t["link"] == "lo", "rate_mbps"].max())
+    return nums
+
+
+# The paper's values the chapter's prose quotes: glue name -> published id.
+PAPER_GLUE = {"p_oc_max": "onecopy_loopback_saving_max", "p_oc_wifi": "onecopy_wifi_saving",
+              "p_p100": "onecopy_power_100", "p_p240": "onecopy_power_240", "p_cross": "udp_crossover"}
+
+
+def paper_numbers(values: Values) -> dict:
+    """{glue name: the paper's value} for PAPER_GLUE."""
+    return {key: values(vid) for key, vid in PAPER_GLUE.items()}
+
+
+def chapter_claims(nums: dict, values: Values, *, study: str, device: str | None, wifi_link: str,
+                   wifi_max_mbps: float, rel_tol_approx: float) -> pd.DataFrame:
+    """The chapter's claims table (mobitrace.core.claims.Claims): the paper's
+    values from `values`, ours from `nums` (:func:`key_numbers`; empty when
+    no device was captured, which makes the measured claims not checkable).
+    "About x" is reproduced within `rel_tol_approx` of x; the growth of the
+    saving with rate and the 20 KB-vs-1.5 KB comparison have stated rules."""
+    c = cl.Claims(study)
+    g = nums.get
+    src = f"measured on {device}, modeled energy" if device else "no capture"
+    c.add("onecopy_wifi_small", "One-copy saves <10% of CPU energy at WiFi rates (<24 Mbps)",
+          location="§4.1, Fig. 3(a)", relation="<", paper=values("onecopy_wifi_saving"), artifact=g("oc_wifi_max"),
+          unit="%", basis=f"largest saving on the {wifi_link} link at rates <= {wifi_max_mbps} Mbps (both endpoints), "
+                          f"{src}", provenance="modeled", section="stack-trim-onecopy")
+    c.add("onecopy_loopback_max", "One-copy achieves up to 40% CPU energy reduction on loopback",
+          location="§4.1, Fig. 3(b)", relation="~", paper=values("onecopy_loopback_saving_max"),
+          artifact=g("oc_lo_max"), unit="%",
+          basis=f"largest saving over loopback rates and directions, sustained rates (both endpoints), {src}",
+          provenance="modeled", section="stack-trim-onecopy", rel_tol=rel_tol_approx)
+    c.add("onecopy_grows_with_rate", "The one-copy saving grows with the streaming rate (loopback)",
+          location="§4.1, Fig. 3(b)", relation=">", paper=0.0, artifact=g("oc_lo_spearman"), unit="rho",
+          basis=f"Spearman correlation of saving with rate over the sustained loopback points, both directions "
+                f"(p = {g('oc_lo_spearman_p', np.nan):.2f}), {src}", provenance="modeled", section="stack-trim-onecopy",
+          verdict=(cl.REPRODUCED if g("oc_lo_spearman", np.nan) > 0 and g("oc_lo_spearman_p", np.nan) < 0.05
+                   else cl.NOT_REPRODUCED) if device else cl.NOT_CHECKABLE,
+          tolerance="rho > 0 with p < 0.05")
+    c.add("onecopy_power_100", "One-copy power saving about 100 mW at 100 Mbps", location="§4.1, Fig. 3(c)",
+          relation="~", paper=values("onecopy_power_100"), artifact=g("oc_p100"), unit="mW",
+          basis=f"loopback uplink at 100 Mbps, assumed model coefficients (scale with them), {src}",
+          provenance="modeled", section="stack-trim-onecopy", rel_tol=rel_tol_approx)
+    c.add("onecopy_power_240", "One-copy power saving about 300 mW at 240 Mbps", location="§4.1, Fig. 3(c)",
+          relation="~", paper=values("onecopy_power_240"), artifact=g("oc_p240"), unit="mW",
+          basis=f"loopback uplink at 240 Mbps, assumed model coefficients (scale with them), {src}",
+          provenance="modeled", section="stack-trim-onecopy", rel_tol=rel_tol_approx)
+    c.add("udp_crossover", "UDP (1.5 KB) costs more CPU energy than TCP at 40 Mbps and higher (loopback)",
+          location="§5.1, Fig. 5(c)", relation="<=", paper=values("udp_crossover"), artifact=g("cross_lo"),
+          unit="Mbps", basis=f"lowest rate from which E(UDP 1472 B)/E(TCP) > 1 at every higher rate, {src}",
+          provenance="modeled", section="stack-trim-transport")
+    c.add("udp_not_above_below_40", "Below 40 Mbps UDP (1.5 KB) does not cost more than TCP (loopback)",
+          location="§5.1, Fig. 5(c) (implied by 'at 40Mbps and higher')", relation="<=", paper=1.0,
+          artifact=g("udp1_ratio_below_40"), unit="x",
+          basis=f"smallest E(UDP 1472 B)/E(TCP) on loopback at rates below 40 Mbps, {src}", provenance="modeled",
+          section="stack-trim-transport")
+    u20_ok = g("udp20_ratio_top_hi", np.nan) < g("udp1_ratio_top_lo", np.nan)
+    c.add("udp20_more_efficient", "UDP with 20 KB datagrams (raised MTU) is much more efficient than with 1.5 KB",
+          location="§5.1, Fig. 5(c)", relation=None, paper=None, artifact=g("udp20_ratio_top"), unit="x",
+          basis=f"E(UDP 20000 B)/E(TCP) at {g('udp_top_rate')} Mbps on loopback, against "
+                f"{g('udp1_ratio_top', np.nan):.2f} for 1472 B, {src}", provenance="modeled",
+          section="stack-trim-transport",
+          verdict=(cl.REPRODUCED if u20_ok else cl.NOT_REPRODUCED) if device else cl.NOT_CHECKABLE,
+          tolerance="20000 B interval entirely below the 1472 B interval")
+    c.add("sd_low", "Standard deviation across repetitions below 2.5%", location="§2.1", relation="<",
+          paper=values("sd_across_runs"), artifact=g("cv_median"), unit="%",
+          basis=f"median coefficient of variation of the energy over conditions and rates, {src}",
+          provenance="measured", section="stack-trim-numbers")
+    c.add("stack_share", "Network stack processing is more than 50% of CPU activity (WiFi streaming)",
+          location="§2.2, Table 1", relation=">", paper=values("stack_share"), artifact=None, unit="%",
+          basis="needs per-process logging on a phone with a WiFi driver; not captured", provenance="published",
+          section="stack-trim-breakdown")
+    for vid, text, loc in (
+            ("offload_wifi_saving", "TCP offload saves about 40% CPU energy beyond 20 Mbps (WiFi)", "§5.1, Fig. 5(a)"),
+            ("offload_loopback_saving", "TCP offload saves more than 60% CPU energy above 100 Mbps", "§5.1, Fig. 5(c)"),
+            ("cpu_share_wifi_max", "CPU is more than 60% of networking energy on WiFi", "§2.2, Fig. 1")):
+        c.add(vid, text, location=loc, relation=values.row(vid)["relation"], paper=values(vid), artifact=None,
+              unit="%", basis="not re-run: needs an offloading AP / a WiFi radio model", provenance="published",
+              section="stack-trim-claims")
+    return c.frame()
+
+
+def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:
+    """The claims table for people: the paper's value with its relation."""
+    shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
+                                       zip(claims_table["paper_relation"], claims_table["paper_value"])])
+    return shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "provenance"]].rename(
+        columns={"artifact_value": "this artifact"})
+
+
+def findings_intervals(onecopy: pd.DataFrame, nums: dict, cpu_basis: str, wifi_link: str,
+                       wifi_max_mbps: float) -> dict:
+    """The intervals shown with the headline claims of the key findings."""
+    w = wifi_best(onecopy, cpu_basis, wifi_link, wifi_max_mbps)
+    g = nums.get
+    return {"onecopy_wifi_small": (100 * w["saving_lo"], 100 * w["saving_hi"]),
+            "onecopy_loopback_max": (g("oc_lo_max_lo"), g("oc_lo_max_hi")),
+            "onecopy_power_100": (g("oc_p100_lo"), g("oc_p100_hi")),
+            "udp20_more_efficient": (g("udp20_ratio_top_lo"), g("udp20_ratio_top_hi"))}
+
+
+def verdict_counts(claims_table: pd.DataFrame) -> dict[str, int]:
+    """{verdict with underscores: number of claims}, for every verdict."""
+    counts = claims_table["verdict"].value_counts()
+    return {v.replace(" ", "_"): int(counts.get(v, 0)) for v in cl.VERDICTS}
+
+
+def write_metrics(path: str | Path, device: str | None, model: CpuPowerModel, nums: dict,
+                  claims_table: pd.DataFrame) -> dict:
+    """Write metrics.json: the reference device, the power model, the key
+    numbers (rounded by mobitrace.core.numbers.metric; text kept) and the
+    verdict counts. Returns the document."""
+    doc = {
+        "reference_device": device,
+        "power_model": {"name": model.name, "provenance": model.provenance},
+        "numbers": {k: x if isinstance(x, str) else metric(x) for k, x in sorted(nums.items())},
+        "claims": verdict_counts(claims_table),
+    }
+    Path(path).write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    return doc

@@ -37,45 +37,13 @@ import pandera.pandas as pa
 
 from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
+from mobitrace.studies.stack_trim.schema import (RUN_COLUMNS, RUN_FIELDS, RUNS_CSV_SCHEMA, RUNS_SCHEMA,
+                                                 SAMPLE_COLUMNS, SAMPLES_SCHEMA, SESSION_COLUMNS,
+                                                 SESSIONS_SCHEMA, STAT_STATES)
 
-RUN_FIELDS = ["run_id", "experiment", "link", "direction", "proto", "size", "sender_mode", "receiver_mode",
-              "mtu", "rate_mbps", "rep", "duration_s", "status", "started_utc"]
 REPORT_FIELDS = {"role": str, "proto": str, "mode": str, "size": int, "bytes": int, "calls": int,
                  "short_calls": int, "errors": int, "elapsed_s": float, "phase_utime_s": float,
                  "phase_stime_s": float, "utime_s": float, "stime_s": float}
-STAT_STATES = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"]
-
-RUNS_CSV_SCHEMA = pa.DataFrameSchema(
-    {
-        "run_id": pa.Column(str, pa.Check.str_matches(r"^(lo|veth)-(up|down)-(tcp|udp)\d+-[a-z]+-[a-z]+-r[\d.]+-\d+$"),
-                            unique=True),
-        "experiment": pa.Column(str, pa.Check.isin(["onecopy", "transport"])),
-        "link": pa.Column(str, pa.Check.isin(["lo", "veth"])),
-        "direction": pa.Column(str, pa.Check.isin(["up", "down"])),
-        "proto": pa.Column(str, pa.Check.isin(["tcp", "udp"])),
-        "size": pa.Column(int, pa.Check.gt(0)),
-        "sender_mode": pa.Column(str, pa.Check.isin(["copy", "onecopy", "mem"])),
-        "receiver_mode": pa.Column(str, pa.Check.isin(["copy", "onecopy", "mem"])),
-        "mtu": pa.Column(int, pa.Check.in_range(68, 65536)),
-        "rate_mbps": pa.Column(float, pa.Check.ge(0)),
-        "rep": pa.Column(int, pa.Check.ge(0)),
-        "duration_s": pa.Column(float, pa.Check.gt(0)),
-        "status": pa.Column(str, pa.Check.str_length(min_value=1)),
-        "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")),
-    },
-    strict=True, ordered=True,
-)
-
-RUN_COLUMNS = ["device", "session", "run_id", "condition", "experiment", "link", "direction", "proto", "size",
-               "sender_mode", "receiver_mode", "device_side", "device_mode", "mtu", "rate_mbps", "rep",
-               "duration_s", "status", "loadavg_1min",
-               "sender_bytes", "receiver_bytes", "sender_calls", "receiver_calls", "elapsed_s",
-               "offered_mbps", "goodput_mbps", "delivered_fraction",
-               "sender_user_s", "sender_sys_s", "receiver_user_s", "receiver_sys_s",
-               "sender_cpu_s", "receiver_cpu_s", "sender_cpu_wait4_s", "receiver_cpu_wait4_s",
-               "device_cpu_s", "peer_cpu_s", "both_cpu_s",
-               "stat_interval_s", *[f"stat_{s}_s" for s in STAT_STATES], "stat_busy_s", "mean_mhz"]
-SAMPLE_COLUMNS = ["device", "session", "run_id", "interval", "t_s", "dt_s", "cpu", "busy", "mhz"]
 
 
 def _open_text(path: Path) -> str:
@@ -327,6 +295,23 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     return man, frame[RUN_COLUMNS], smp[SAMPLE_COLUMNS]
 
 
+def validated(schema: pa.DataFrameSchema, frame: pd.DataFrame, device_dir: Path) -> pd.DataFrame:
+    """`frame` checked against `schema` (mobitrace.studies.stack_trim.schema);
+    the first failure as an InputError naming the session and run it comes
+    from (when the row has them), the column, the check and the value."""
+    try:
+        return schema.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        case = exc.failure_cases.iloc[0]
+        idx = case["index"]
+        path, where = device_dir, None
+        if idx is not None and not pd.isna(idx) and "session" in frame.columns:
+            row = frame.loc[int(idx)]
+            path = device_dir / str(row["session"])
+            where = f"run {row['run_id']}" if "run_id" in frame.columns else None
+        raise InputError(path, where, case["column"], f"to pass check {case['check']}", case["failure_case"]) from None
+
+
 def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Validate every session of a device folder and write runs.parquet,
     samples.parquet and sessions.parquet to out_dir (all or nothing)."""
@@ -350,12 +335,16 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
                      "lock_seconds": float(cfg.get("lock_seconds") or 0.0),
                      "shared_host_note": str(host.get("shared_host_note", "")),
                      "md5": content_hash(folder)})
+    tables = {
+        "runs.parquet": validated(RUNS_SCHEMA, pd.concat(runs, ignore_index=True), device_dir),
+        "samples.parquet": validated(SAMPLES_SCHEMA, pd.concat(samples, ignore_index=True), device_dir),
+        "sessions.parquet": validated(SESSIONS_SCHEMA, pd.DataFrame(meta, columns=SESSION_COLUMNS), device_dir),
+    }
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.ingest-", dir=out_dir.parent))
     try:
-        pd.concat(runs, ignore_index=True).to_parquet(tmp / "runs.parquet", index=False)
-        pd.concat(samples, ignore_index=True).to_parquet(tmp / "samples.parquet", index=False)
-        pd.DataFrame(meta).to_parquet(tmp / "sessions.parquet", index=False)
+        for name, frame in tables.items():
+            frame.to_parquet(tmp / name, index=False)
         if out_dir.exists():
             shutil.rmtree(out_dir)
         tmp.rename(out_dir)

@@ -1,0 +1,199 @@
+"""The stack-trim chapter (notebooks/stack-trim.py), one method per code cell.
+
+The notebook narrates; each method here computes with
+:mod:`mobitrace.studies.stack_trim.analysis`, draws with
+:mod:`mobitrace.studies.stack_trim.figures`, writes the results tables
+(validated against :mod:`mobitrace.studies.stack_trim.schema`), and shows and
+glues what the prose of its section uses, in the order the chapter reads.
+The methods are called in the order of the chapter: later sections use what
+earlier ones computed (the one-copy and UDP-vs-TCP tables, the key numbers,
+the claims).
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pandas as pd
+
+from mobitrace.book.chapter import ChapterOutputs, site_href
+from mobitrace.core import claims as cl
+from mobitrace.core.published import Values
+from mobitrace.energy.power_models import cpu_models
+from mobitrace.studies.stack_trim import analysis as sta
+from mobitrace.studies.stack_trim import figures as stf
+
+STAGE = "analyze_stack_trim"
+HEADLINE = ["onecopy_wifi_small", "onecopy_loopback_max", "onecopy_power_100", "udp_crossover",
+            "udp20_more_efficient"]
+
+
+class Chapter:
+    """The chapter's state: the notebook's parameters, the priced runs of
+    each device, and the tables and numbers each section adds."""
+
+    def __init__(self, *, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str],
+                 power_model: str, power_models: dict, cpu_basis: str, ci_level: float, n_resamples: int, seed: int,
+                 min_delivered: float, wifi_max_mbps: float, wifi_link: str, rel_tol_approx: float):
+        self.study, self.cpu_basis, self.ci_level, self.n_resamples = study, cpu_basis, ci_level, n_resamples
+        self.seed, self.min_delivered, self.rel_tol_approx = seed, min_delivered, rel_tol_approx
+        self.wifi_max_mbps, self.wifi_link = wifi_max_mbps, wifi_link
+        self.results = Path(results_dir)
+        self.out = ChapterOutputs(self.results, STAGE)
+        self.values = Values(published_dir)
+        self.text_tables = pd.read_parquet(Path(published_dir) / "text_tables.parquet")
+        self.model = cpu_models(power_models)[power_model]
+        self.measured = sta.load_measured(interim_dir, devices, self.model)
+        self.ref = devices[0] if devices else None
+        self.onecopy: dict[str, pd.DataFrame] = {}
+        self.transport: dict[str, pd.DataFrame] = {}
+        self.crossover = pd.DataFrame()
+        self.nums: dict = {}
+        self.claims = pd.DataFrame()
+        self.out.put("ref_device", self.ref or "none")
+
+    @classmethod
+    def from_parameters(cls, namespace: dict) -> "Chapter":
+        """The chapter from the notebook's parameters (its namespace after
+        papermill injected them): every keyword argument of the constructor."""
+        names = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+        missing = [n for n in names if n not in namespace]
+        if missing:
+            raise TypeError(f"the notebook has no parameter {', '.join(missing)}")
+        return cls(**{n: namespace[n] for n in names})
+
+    def _glue(self, numbers: dict) -> None:
+        for key, x in numbers.items():
+            self.out.put(key, x)
+
+    def captures(self) -> None:
+        """The capture sessions and the conditions captured, per device."""
+        out = self.out
+        for device, (runs, sessions) in self.measured.items():
+            out.show(sta.sessions_shown(sessions), f"Capture sessions of {device}")
+            out.provenance(f"measured: session manifests of data/raw/stack-trim/{device}/; "
+                           f"{sessions['shared_host_note'].iloc[0]}.")
+            conds = sta.conditions(runs)
+            out.table(conds, f"conditions_{device}", f"Conditions captured on {device}",
+                      shown=sta.conditions_shown(conds))
+            out.provenance("measured: the conditions found in the ingested runs.")
+
+    def power_model(self) -> None:
+        """The CPU power model's coefficients, and the numbers about the host."""
+        self.out.table(sta.power_model_table(self.model), "power_model",
+                       "CPU power model coefficients (params.yaml power-models.cpu)")
+        self.out.provenance("modeled: coefficients assumed (see source); idle value published (§2.1), subtracted.")
+        if self.ref:
+            self._glue(sta.host_numbers(*self.measured[self.ref], self.model))
+
+    def onecopy_section(self) -> None:
+        """One-copy against two-copy: tables, figures and their provenance."""
+        out = self.out
+        out.put("ci_pct", 100 * self.ci_level)
+        out.put("n_boot", self.n_resamples)
+        out.put("min_deliv_pct", 100 * self.min_delivered)
+        for device, (runs, _) in self.measured.items():
+            self.onecopy[device] = out.save_table(sta.onecopy_table(runs, self.ci_level, self.n_resamples, self.seed,
+                                                                    self.min_delivered), f"onecopy_{device}")
+        for device, table in self.onecopy.items():
+            out.figure(stf.onecopy_figure(table, self.cpu_basis), f"onecopy_{device}",
+                       alt=f"Two panels against the constant bit rate in Mbps on {device}: the normalized CPU energy "
+                           "saving of one-copy over two-copy in % (left) and the modeled CPU power saving in mW "
+                           "(right), with 95% bootstrap intervals, for loopback and veth, uplink and downlink.",
+                       caption="One-copy against two-copy, CPU time of both endpoints, with 95% bootstrap intervals "
+                               "over the repetitions. Look at where the intervals lie against the zero line (no "
+                               "saving); crosses mark rates the host did not sustain.")
+            out.provenance(f"measured CPU time on {device}; energies and powers modeled ({self.model.name}, assumed "
+                           f"coefficients); intervals: bootstrap over repetitions.")
+            out.show(sta.onecopy_shown(table), f"One-copy vs two-copy on {device} (energies above idle, modeled)",
+                     csv_href=out.href(f"onecopy_{device}"))
+            out.provenance("measured CPU time and goodput; energies, savings and intervals modeled from it.")
+
+    def onecopy_summary(self) -> None:
+        """The numbers of the text under the one-copy figure."""
+        if self.ref:
+            self._glue(sta.onecopy_summary(self.onecopy[self.ref], self.cpu_basis))
+
+    def transport_section(self) -> None:
+        """UDP against TCP: tables, figures, the crossover table, and the
+        numbers of the text under them."""
+        out = self.out
+        for device, (runs, _) in self.measured.items():
+            self.transport[device] = out.save_table(
+                sta.transport_table(runs, self.cpu_basis, self.ci_level, self.n_resamples, self.seed,
+                                    self.min_delivered), f"transport_{device}")
+        self.crossover = out.save_table(sta.crossover_table(self.transport), "crossover")
+        for device, table in self.transport.items():
+            out.figure(stf.transport_figure(table), f"transport_{device}",
+                       alt=f"The ratio of UDP's to TCP's CPU energy for uplink streaming on {device} against the "
+                           "constant bit rate in Mbps, for 1472-byte and 20000-byte datagrams over loopback and veth, "
+                           "with 95% bootstrap intervals and a dashed reference line at 1.",
+                       caption="UDP against TCP, uplink, CPU time of both endpoints, with 95% bootstrap intervals over "
+                               "the repetitions. Above the dashed line UDP costs more CPU energy than TCP; crosses "
+                               "mark rates the host did not sustain.")
+            out.provenance(f"measured CPU time on {device}; energies modeled ({self.model.name}); intervals: bootstrap "
+                           "over repetitions.")
+            out.show(sta.transport_shown(table), f"UDP vs TCP on {device}: energy ratio E(UDP)/E(TCP) with its interval",
+                     csv_href=out.href(f"transport_{device}"))
+            out.provenance("measured CPU time and goodput; energies, ratios and intervals modeled from it.")
+        out.show(sta.crossover_shown(self.crossover),
+                 "Rate from which UDP costs more CPU energy than TCP at every higher rate (empty: none)",
+                 csv_href=out.href("crossover"))
+        out.provenance("measured CPU time; energy ratios modeled; crossover read from the ratio table.")
+        if self.ref:
+            self._glue(sta.transport_numbers(self.measured[self.ref][0], self.transport[self.ref], self.crossover,
+                                             self.ref, self.values("udp_crossover")))
+
+    def breakdown(self) -> None:
+        """The CPU-time breakdown per device, and the paper's Table 1."""
+        out = self.out
+        for device, (runs, _) in self.measured.items():
+            b = sta.tcp_uplink_breakdown(runs)
+            out.table(b, f"breakdown_{device}", f"CPU utilization (% of one core) of TCP two-copy uplink on {device}",
+                      shown=sta.breakdown_shown(b))
+            out.provenance("measured: endpoint times precise (getrusage); softirq, busy and other tick-sampled "
+                           "(/proc/stat).")
+        out.show(sta.table1_shown(self.text_tables),
+                 "Table 1 of the paper: CPU utilization during WiFi CBR streaming (Galaxy S3)")
+        out.provenance("published (Table 1).")
+
+    def key_numbers(self) -> None:
+        """The key numbers on the reference device and the paper's values
+        the prose quotes."""
+        if self.ref:
+            self.nums = sta.key_numbers(self.onecopy[self.ref], self.transport[self.ref], self.crossover, self.ref,
+                                        self.values, self.cpu_basis, self.wifi_link, self.wifi_max_mbps)
+        self._glue(self.nums)
+        self.out.put("wifi_max", self.wifi_max_mbps)
+        self._glue(sta.paper_numbers(self.values))
+
+    def published(self) -> None:
+        """Every value the chapter compares with, as printed."""
+        self.out.show(self.values.frame[["id", "quantity", "device", "relation", "value", "unit", "location"]],
+                      "Values stated by Zhu et al. (data/published/stack-trim.yaml)")
+        self.out.provenance("published: transcribed from the paper, location per row.")
+
+    def claims_section(self) -> None:
+        """The claims table: written to claims.csv and shown."""
+        self.out.put("tol_pct", 100 * self.rel_tol_approx)
+        self.claims = sta.chapter_claims(self.nums, self.values, study=self.study, device=self.ref,
+                                         wifi_link=self.wifi_link, wifi_max_mbps=self.wifi_max_mbps,
+                                         rel_tol_approx=self.rel_tol_approx)
+        cl.write_claims(self.claims, self.results / "claims.csv")
+        self.out.show(sta.claims_shown(self.claims), "Claims of the stack-trim paper",
+                      csv_href=site_href(self.results / "claims.csv"))
+
+    def findings(self) -> None:
+        """The key findings (moved to the top of the page by the book)."""
+        intervals = {}
+        if self.ref:
+            intervals = sta.findings_intervals(self.onecopy[self.ref], self.nums, self.cpu_basis, self.wifi_link,
+                                               self.wifi_max_mbps)
+        self.out.findings(self.claims, headline=HEADLINE, intervals=intervals)
+
+    def metrics(self) -> None:
+        """The verdict counts for the prose, and metrics.json."""
+        for verdict_name, n in sta.verdict_counts(self.claims).items():
+            self.out.put(f"n_{verdict_name}", n)
+        sta.write_metrics(self.results / "metrics.json", self.ref, self.model, self.nums, self.claims)
