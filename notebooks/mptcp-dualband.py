@@ -192,8 +192,7 @@ for k, x in mda.fig1_facts(r, v).items():
 # steering tests concentration of the SoftIRQ work, not a big/LITTLE effect.
 
 # %%
-dl = mda.downlink_mptcp(R)
-dl_ref = dl[dl["device"] == ref].assign(tput_gbps=lambda f: f["tput_eq_mbps"] / 1000)
+dl_ref = mda.downlink_ref(mda.downlink_mptcp(R), ref)
 cdf = mda.cdf_table(dl_ref, R.rates_paper, v("cdf_below_threshold"))
 figure(plots.cdf_lines(dl_ref, [(v("cdf_default_median"), "paper median, default", ":"),
                                 (v("cdf_affinity_median"), "paper median, SIRQ on big cores", "--")]),

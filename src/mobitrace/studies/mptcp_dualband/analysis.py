@@ -449,6 +449,11 @@ def downlink_mptcp(r: Runs) -> pd.DataFrame:
     return dl
 
 
+def downlink_ref(dl: pd.DataFrame, ref: str) -> pd.DataFrame:
+    """The reference device's rows of downlink_mptcp, with throughput in Gbps (tput_gbps)."""
+    return dl[dl["device"] == ref].assign(tput_gbps=lambda f: f["tput_eq_mbps"] / 1000)
+
+
 def cdf_table(dl_ref: pd.DataFrame, rates_paper: dict, threshold_gbps: float) -> pd.DataFrame:
     """Per configuration (ECDF of throughput in Gbps): runs, median, min,
     max, runs below `threshold_gbps` (the paper's 2 Gbps), the median as % of
