@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mobitrace.studies.mptcp_dualband import ingest as md
+from mobitrace.studies.mptcp_dualband import analysis as mda
+from mobitrace.studies.mptcp_dualband import energy as men
 from mobitrace.energy.power_models import CpuPowerModel, RadioPowerModel
 
 
@@ -33,30 +34,30 @@ CPU = CpuPowerModel("cpu", 300.0, 100.0, 0.0, 2.0, "assumed", "test")  # busy co
 ])
 def test_guideline_ratio_matches_the_papers_examples(demand, direction, expected):
     rates = {"downlink": 1600, "uplink": 1450}
-    assert md.guideline_ratio(demand, rates[direction], 600, direction) == pytest.approx(expected)
+    assert mda.guideline_ratio(demand, rates[direction], 600, direction) == pytest.approx(expected)
 
 
 def test_guideline_ratio_rejects_bad_input():
     with pytest.raises(ValueError):
-        md.guideline_ratio(100, 1600, 600, "sideways")
+        mda.guideline_ratio(100, 1600, 600, "sideways")
     with pytest.raises(ValueError):
-        md.guideline_ratio(-5, 1600, 600, "uplink")
+        mda.guideline_ratio(-5, 1600, 600, "uplink")
     with pytest.raises(ValueError):
-        md.guideline_ratio(100, 0, 600, "uplink")
+        mda.guideline_ratio(100, 0, 600, "uplink")
 
 
 def test_radio_power_hand_computed():
     # downlink, half of each path: 2200/2 + 1100/2 = 1650 mW (receive powers)
-    assert md.radio_power_mw(RADIO["downlink"], 800, 300, "downlink") == pytest.approx(1650)
+    assert men.radio_power_mw(RADIO["downlink"], 800, 300, "downlink") == pytest.approx(1650)
     # uplink, both full: 1600 + 2800 = 4400 mW (transmit powers); above full rate capped
-    assert md.radio_power_mw(RADIO["uplink"], 1450, 900, "uplink") == pytest.approx(4400)
-    assert md.radio_power_mw(RADIO["uplink"], 0, 0, "uplink") == pytest.approx(0)
+    assert men.radio_power_mw(RADIO["uplink"], 1450, 900, "uplink") == pytest.approx(4400)
+    assert men.radio_power_mw(RADIO["uplink"], 0, 0, "uplink") == pytest.approx(0)
 
 
 def test_cpu_power_hand_computed():
     # 0.5 CPU-s over 1 s at a 700 mW busy core = 350 mW; a capture at half scale prices double
-    assert md.cpu_power_mw(CPU, 0.5, 1.0) == pytest.approx(350)
-    assert md.cpu_power_mw(CPU, 0.5, 1.0, scale=0.5) == pytest.approx(700)
+    assert men.cpu_power_mw(CPU, 0.5, 1.0) == pytest.approx(350)
+    assert men.cpu_power_mw(CPU, 0.5, 1.0, scale=0.5) == pytest.approx(700)
 
 
 def _synthetic_runs():
@@ -70,7 +71,7 @@ def _synthetic_runs():
 
 
 def test_energy_table_synthetic_hand_computed():
-    e = md.energy_table(_synthetic_runs(), RADIO, CPU).set_index("run_id")
+    e = men.energy_table(_synthetic_runs(), RADIO, CPU).set_index("run_id")
     # 100:0 -> 2200 mW / 1600 Mbps = 1.375 nJ/bit; 0:100 -> 1100 / 600 = 1.8333
     assert e.loc["r100", "nj_per_bit"] == pytest.approx(1.375)
     assert e.loc["r0", "nj_per_bit"] == pytest.approx(1100 / 600)
@@ -79,12 +80,12 @@ def test_energy_table_synthetic_hand_computed():
 
 
 def test_optima_and_guideline_vs_search_synthetic():
-    e = md.energy_table(_synthetic_runs(), RADIO, CPU)
-    s = md.ratio_summary(e)
-    o = md.optima(s).iloc[0]
+    e = men.energy_table(_synthetic_runs(), RADIO, CPU)
+    s = mda.ratio_summary(e)
+    o = mda.optima(s).iloc[0]
     assert o["tput_opt_ratio"] == 73 and o["energy_opt_ratio"] == 100
     assert o["energy_opt_both_ratio"] == 73  # (2200 + 1100*592/600) / 2192 < 50:50's 1.604
-    gl = md.guideline_vs_search(s, md.optima(s), {"downlink": {"a": 1600, "b": 600}}).iloc[0]
+    gl = mda.guideline_vs_search(s, mda.optima(s), {"downlink": {"a": 1600, "b": 600}}).iloc[0]
     assert gl["grid_ratio"] == 73
     expected = 100 * ((2200 + 1100 * 592 / 600) / 2192 / 1.375 - 1)
     assert gl["excess_energy_pct"] == pytest.approx(expected)
@@ -92,9 +93,9 @@ def test_optima_and_guideline_vs_search_synthetic():
 
 
 def test_nearest_ratio_and_ecdf():
-    assert md.nearest_ratio(65.7, [0, 60, 66, 70, 100]) == 66
-    assert md.nearest_ratio(72.7, [70, 73]) == 73
-    x, y = md.ecdf([3, 1, 2, 2])
+    assert mda.nearest_ratio(65.7, [0, 60, 66, 70, 100]) == 66
+    assert mda.nearest_ratio(72.7, [70, 73]) == 73
+    x, y = mda.ecdf([3, 1, 2, 2])
     assert list(x) == [1, 2, 2, 3] and list(y) == [0.25, 0.5, 0.75, 1.0]
     assert math.isclose(y[-1], 1.0)
 
@@ -102,13 +103,13 @@ def test_nearest_ratio_and_ecdf():
 def test_radio_floor_model_hand_computed():
     m = RADIO["downlink"]
     # f = 0 is the linear model
-    assert md.radio_power_floor_mw(m, 800, 300, "downlink", 0.0) == pytest.approx(1650)
+    assert men.radio_power_floor_mw(m, 800, 300, "downlink", 0.0) == pytest.approx(1650)
     # f = 0.5: a: 2200 * (0.5 + 0.5 * 0.5) = 1650; b unused: 0
-    assert md.radio_power_floor_mw(m, 800, 0, "downlink", 0.5) == pytest.approx(1650)
+    assert men.radio_power_floor_mw(m, 800, 0, "downlink", 0.5) == pytest.approx(1650)
     # f = 1: any traffic costs the backlogged power
-    assert md.radio_power_floor_mw(m, 1, 1, "downlink", 1.0) == pytest.approx(3300)
+    assert men.radio_power_floor_mw(m, 1, 1, "downlink", 1.0) == pytest.approx(3300)
     with pytest.raises(ValueError):
-        md.radio_power_floor_mw(m, 1, 1, "downlink", 1.5)
+        men.radio_power_floor_mw(m, 1, 1, "downlink", 1.5)
 
 
 def test_floor_sensitivity_flips_the_cheaper_receiver_synthetic():
@@ -118,7 +119,7 @@ def test_floor_sensitivity_flips_the_cheaper_receiver_synthetic():
     s = pd.DataFrame({"direction": "downlink", "demand": 500.0, "ratio_a_pct": [0.0, 100.0],
                       "tput_mbps": [500.0, 500.0], "tput_a_mbps": [0.0, 500.0], "tput_b_mbps": [500.0, 0.0],
                       "cpu_nj_per_bit": [0.0, 0.0]})
-    out = md.floor_sensitivity(s, RADIO, [0.0, 0.9]).set_index("floor_frac")
+    out = mda.floor_sensitivity(s, RADIO, [0.0, 0.9]).set_index("floor_frac")
     assert out.loc[0.0, "energy_opt_ratio"] == 100 and out.loc[0.9, "energy_opt_ratio"] == 0
 
 
@@ -128,9 +129,9 @@ def test_select_runs_sets_aside_mptcp_runs_of_sessions_before_the_fix_synthetic(
                       "bytes_a": [10.0, 5, 7, 10, 10], "bytes_b": [0.0, 5, 3, 0.05, 10]})
     manifests = {"d": {"s1": {"config": {}}, "s2": {"config": {"mptcp_subflow_wait_ms": 300}}},
                  "e": {"t1": {"config": {}}}}
-    used, aside = md.select_runs(f, manifests)
+    used, aside = mda.select_runs(f, manifests)
     assert list(zip(aside["device"], aside["session"], aside["part"])) == [("d", "s1", "mptcp")]
     # a device without a fixed session keeps all its runs; sweep runs are always kept
     assert set(zip(used["device"], used["session"], used["part"])) == {
         ("d", "s1", "sweep"), ("d", "s2", "mptcp"), ("d", "s2", "backup"), ("e", "t1", "mptcp")}
-    assert list(md.paths_used(f)) == [1, 2, 2, 1, 2]
+    assert list(mda.paths_used(f)) == [1, 2, 2, 1, 2]

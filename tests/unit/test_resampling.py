@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from mobitrace.studies.mptcp_dualband import analysis as mda
+from mobitrace.studies.mptcp_dualband import plots as mdp
 from mobitrace.stats import resampling as rs
 
 
@@ -89,7 +90,7 @@ def test_sweep_figure_draws_two_rows_per_direction():
     runs["radio_nj_per_bit"] = runs["nj_per_bit"] - 0.02
     opt = pd.DataFrame([{"direction": d, "demand": 0.0, "tput_opt_ratio": 73.0, "energy_opt_satisfying_ratio": 100.0}
                         for d in ("downlink", "uplink")])
-    fig = mda.sweep_figure(runs, opt, {"downlink": 0.0, "uplink": 0.0}, "t",
+    fig = mdp.sweep_figure(runs, opt, {"downlink": 0.0, "uplink": 0.0}, "t",
                            {"a": "C0", "b": "C1", "total": "C2"}, n_boot=20)
     assert len(fig.axes) == 4
     assert fig.axes[1].get_ylabel() == "throughput (Mbps)"

@@ -1,25 +1,218 @@
-"""Intervals of the mptcp-dualband chapter: bootstrap over the repetitions
-of the ratio sweep (mobitrace.stats.resampling) for the optimal ratios and for the
-paper's "x% more throughput at y% more energy per bit" comparisons.
+"""Everything the mptcp-dualband chapter derives from the ingested runs:
+which runs it uses, ratio summaries and the throughput- and energy-optimal
+ratios, the paper's Figure 9 guideline against exhaustive search, the wake-up
+floor sensitivity, bootstrap intervals over the repetitions of the ratio
+sweep (mobitrace.stats.resampling), the chapter's tables (validated by
+mobitrace.studies.mptcp_dualband.schema), glued values, claims and metrics.
 
-Kept apart from mobitrace.studies.mptcp_dualband.ingest (which the ingest stage depends on)
-so that changing the chapter's statistics does not re-run the ingest.
+Energy per bit is in mobitrace.studies.mptcp_dualband.energy, the figures in
+.plots. Kept apart from mobitrace.studies.mptcp_dualband.ingest (which the
+ingest stage depends on) so that changing the chapter's analysis does not
+re-run the ingest.
 """
 
 from __future__ import annotations
 
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
-from mobitrace.stats import resampling as rs
 from mobitrace.book.figures import SEED
+from mobitrace.core import claims as cl
+from mobitrace.core.numbers import metric
+from mobitrace.energy.power_models import RadioPowerModel
+from mobitrace.stats import resampling as rs
+from mobitrace.studies.mptcp_dualband import energy as en
+from mobitrace.studies.mptcp_dualband import schema as sc
+from mobitrace.studies.mptcp_dualband.schema import DIRECTIONS, PATHS
+
+# --------------------------------------------------------------------------- #
+# Which runs the chapter uses
+
+MPTCP_PARTS = ("mptcp", "gro", "sirq", "backup")
+
+
+def paths_used(frame: pd.DataFrame, min_share: float = 0.01) -> np.ndarray:
+    """2 where each path carried more than `min_share` of a run's bytes, else 1."""
+    share = np.minimum(frame["bytes_a"], frame["bytes_b"]) / (frame["bytes_a"] + frame["bytes_b"])
+    return np.where(share > min_share, 2, 1)
+
+
+def select_runs(frame: pd.DataFrame, manifests: dict[str, dict[str, dict]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(used, set aside): a device's MPTCP-part runs (mptcp, gro, sirq,
+    backup) from sessions captured before the kit kept its MPTCP listener
+    open are set aside when the device has a session captured with the fixed
+    kit (its manifest config records `mptcp_subflow_wait_ms`). The first
+    kit closed the listener after accept(), and Linux MPTCP resets an MP_JOIN
+    that arrives after that, so many of its MPTCP runs used one path.
+    `manifests` is {device: {session: manifest}} (manifests.json per device)."""
+    fixed = {(d, s) for d, ms in manifests.items() for s, m in ms.items()
+             if "mptcp_subflow_wait_ms" in (m.get("config") or {})}
+    is_fixed = pd.Series([(d, s) in fixed for d, s in zip(frame["device"], frame["session"])], index=frame.index)
+    part = frame["part"].isin(MPTCP_PARTS)
+    device_has_fixed = frame["device"].map(lambda d: any(dd == d for dd, _ in fixed))
+    aside = part & device_has_fixed & ~is_fixed
+    return frame[~aside].reset_index(drop=True), frame[aside].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- #
+# Ratios: exhaustive search and the Figure 9 guideline
+
+
+def floor_sensitivity(summary: pd.DataFrame, radio: dict[str, dict[str, RadioPowerModel]],
+                      floors, satisfied_frac: float = 0.95) -> pd.DataFrame:
+    """Energy-optimal ratio per direction x demand (over the ratios meeting
+    the demand; all ratios when backlogged) when the radio part of nJ/bit
+    uses a wake-up floor f (:func:`radio_power_floor_mw`) and the CPU part is
+    kept as measured and modeled."""
+    rows = []
+    for f in floors:
+        p = en.radio_power_floor_mw
+        for (direction, demand), g in summary.groupby(["direction", "demand"], sort=True):
+            ok = g[g["tput_mbps"] >= satisfied_frac * demand] if demand > 0 else g
+            if ok.empty:
+                continue
+            radio_mw = p(radio[direction], ok["tput_a_mbps"], ok["tput_b_mbps"], direction, f)
+            nj = radio_mw / ok["tput_mbps"].to_numpy() + ok["cpu_nj_per_bit"].to_numpy()
+            i = int(np.argmin(nj))
+            rows.append({"floor_frac": f, "direction": direction, "demand": demand,
+                         "energy_opt_ratio": float(ok["ratio_a_pct"].iloc[i]), "nj_per_bit": float(nj[i])})
+    return pd.DataFrame(rows)
+
+
+def ratio_summary(energy: pd.DataFrame) -> pd.DataFrame:
+    """Mean and SD over repetitions per direction x demand x ratio (the
+    striped runs of the ratio sweep)."""
+    s = energy[(energy["transport"] == "striped") & (energy["part"] == "sweep")].copy()
+    s["demand"] = s["demand_mbps"].fillna(0.0)  # 0 = backlogged (groupby drops NaN)
+    g = s.groupby(["direction", "demand", "ratio_a_pct"])
+    out = g.agg(n=("tput_eq_mbps", "size"), tput_mbps=("tput_eq_mbps", "mean"), tput_sd=("tput_eq_mbps", "std"),
+                tput_a_mbps=("tput_a_eq_mbps", "mean"), tput_b_mbps=("tput_b_eq_mbps", "mean"),
+                nj_per_bit=("nj_per_bit", "mean"), nj_sd=("nj_per_bit", "std"),
+                radio_nj_per_bit=("radio_nj_per_bit", "mean"), cpu_nj_per_bit=("cpu_nj_per_bit", "mean"),
+                phone_cpu_s=("phone_cpu_s", "mean")).reset_index()
+    return out
+
+
+def optima(summary: pd.DataFrame, satisfied_frac: float = 0.95) -> pd.DataFrame:
+    """Per direction x demand: the throughput-optimal ratio (highest mean
+    throughput), the energy-optimal ratio over all ratios, over the ratios
+    that use both paths (0 < a < 100, the paper's comparison for backlogged
+    traffic) and, for a demand, over the ratios that deliver at least
+    `satisfied_frac` of it."""
+    rows = []
+    for (direction, demand), g in summary.groupby(["direction", "demand"], sort=True):
+        g = g.sort_values("ratio_a_pct")
+        best_t = g.loc[g["tput_mbps"].idxmax()]
+        best_e = g.loc[g["nj_per_bit"].idxmin()]
+        both = g[(g["ratio_a_pct"] > 0) & (g["ratio_a_pct"] < 100)]
+        best_e2 = both.loc[both["nj_per_bit"].idxmin()] if len(both) else None
+        ok = g[g["tput_mbps"] >= satisfied_frac * demand] if demand > 0 else g
+        best_es = ok.loc[ok["nj_per_bit"].idxmin()] if len(ok) else None
+        rows.append({
+            "direction": direction, "demand": demand,
+            "tput_opt_ratio": best_t["ratio_a_pct"], "tput_opt_mbps": best_t["tput_mbps"],
+            "tput_opt_nj": best_t["nj_per_bit"],
+            "energy_opt_ratio": best_e["ratio_a_pct"], "energy_opt_nj": best_e["nj_per_bit"],
+            "energy_opt_mbps": best_e["tput_mbps"],
+            "energy_opt_both_ratio": np.nan if best_e2 is None else best_e2["ratio_a_pct"],
+            "energy_opt_both_nj": np.nan if best_e2 is None else best_e2["nj_per_bit"],
+            "energy_opt_both_mbps": np.nan if best_e2 is None else best_e2["tput_mbps"],
+            "energy_opt_satisfying_ratio": np.nan if best_es is None else best_es["ratio_a_pct"],
+            "energy_opt_satisfying_nj": np.nan if best_es is None else best_es["nj_per_bit"],
+            "energy_opt_satisfying_mbps": np.nan if best_es is None else best_es["tput_mbps"],
+        })
+    return pd.DataFrame(rows)
+
+
+def guideline_ratio(demand_mbps: float | None, r_ad: float, r_ac: float, direction: str) -> float:
+    """The % of packets to the 802.11ad path that the paper's guidelines pick
+    (Fig. 9, as its rules are stated in §4.2; the flow chart's image is not in
+    the text), for an application demand (None = backlogged) and each
+    interface's maximum rate:
+
+    * backlogged, or a demand above R_ad + R_ac: the throughput-optimal ratio
+      R_ad : R_ac (§3.2: "given by the ratio of the individual throughputs");
+    * downlink (802.11ac cheaper to receive): demand > R_ad -> fill 802.11ac,
+      the rest on 802.11ad, ratio (D - R_ac) : R_ac; R_ac < D <= R_ad -> 100:0;
+      D <= R_ac -> 0:100;
+    * uplink (802.11ad cheaper to transmit): demand > R_ad -> fill 802.11ad,
+      ratio R_ad : (D - R_ad); else 100:0.
+
+    E.g. downlink, 1750 Mbps, 1600/600 -> 1150/1750 = 65.7 % (the paper's
+    66:34); uplink, 1750, 1450/600 -> 1450/1750 = 82.9 % (83:17).
+    """
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, found {direction!r}")
+    if r_ad <= 0 or r_ac <= 0:
+        raise ValueError("interface rates must be positive")
+    if demand_mbps is None or (isinstance(demand_mbps, float) and math.isnan(demand_mbps)) \
+            or demand_mbps >= r_ad + r_ac:
+        return 100.0 * r_ad / (r_ad + r_ac)
+    d = float(demand_mbps)
+    if d <= 0:
+        raise ValueError("demand must be positive (None = backlogged)")
+    if direction == "downlink":
+        if d > r_ad:
+            return 100.0 * (d - r_ac) / d
+        return 100.0 if d > r_ac else 0.0
+    if d > r_ad:
+        return 100.0 * r_ad / d
+    return 100.0
+
+
+def nearest_ratio(ratio: float, grid) -> float:
+    """The grid ratio closest to `ratio` (ties to the larger)."""
+    grid = np.asarray(sorted(grid), dtype=float)
+    i = np.argmin(np.abs(grid - ratio) - 1e-9 * grid)
+    return float(grid[i])
+
+
+def guideline_vs_search(summary: pd.DataFrame, opt: pd.DataFrame, rates: dict[str, dict[str, float]],
+                        satisfied_frac: float = 0.95) -> pd.DataFrame:
+    """Per direction x demand: the guideline's ratio (rounded to the measured
+    grid), its throughput and nJ/bit, and how far it lands from the
+    exhaustive search's best (energy over the ratios meeting the demand;
+    throughput for backlogged traffic)."""
+    rows = []
+    for r in opt.itertuples():
+        g = summary[(summary["direction"] == r.direction) & (summary["demand"] == r.demand)]
+        rate = rates[r.direction]
+        want = guideline_ratio(None if r.demand == 0 else r.demand, rate["a"], rate["b"], r.direction)
+        on_grid = nearest_ratio(want, g["ratio_a_pct"])
+        row = g[g["ratio_a_pct"] == on_grid].iloc[0]
+        best_nj = r.energy_opt_satisfying_nj
+        rows.append({
+            "direction": r.direction, "demand": r.demand, "guideline_ratio": want, "grid_ratio": on_grid,
+            "guideline_mbps": row["tput_mbps"], "guideline_nj": row["nj_per_bit"],
+            "meets_demand": bool(r.demand == 0 or row["tput_mbps"] >= satisfied_frac * r.demand),
+            "search_ratio": r.energy_opt_satisfying_ratio, "search_nj": best_nj,
+            "search_mbps": r.energy_opt_satisfying_mbps,
+            "excess_energy_pct": 100.0 * (row["nj_per_bit"] / best_nj - 1.0),
+            "tput_shortfall_pct": 100.0 * (1.0 - row["tput_mbps"] / r.tput_opt_mbps),
+        })
+    return pd.DataFrame(rows)
+
+
+def ecdf(values) -> tuple[np.ndarray, np.ndarray]:
+    """Empirical CDF: sorted values and i/n for i = 1..n."""
+    x = np.sort(np.asarray(values, dtype=float))
+    return x, np.arange(1, len(x) + 1) / len(x)
+
+
+# --------------------------------------------------------------------------- #
+# Bootstrap intervals
 
 CELL = ["direction", "demand", "ratio_a_pct"]
 
 
 def sweep_runs(energy: pd.DataFrame) -> pd.DataFrame:
     """The striped runs of the ratio sweep, one row per run, with `demand`
-    (0 = backlogged), as mobitrace.studies.mptcp_dualband.ingest.ratio_summary groups them."""
+    (0 = backlogged), as ratio_summary groups them."""
     s = energy[(energy["transport"] == "striped") & (energy["part"] == "sweep")].copy()
     s["demand"] = s["demand_mbps"].fillna(0.0)
     return s.reset_index(drop=True)
@@ -38,7 +231,7 @@ def optima_ci(draws: dict[str, pd.DataFrame], satisfied_frac: float = 0.95,
     ratios and the energy-optimal ratio among the ratios that meet
     `satisfied_frac` of the demand (all ratios when backlogged), with the
     share of draws that agree with the point estimate's choice left to the
-    caller. Same definitions as mobitrace.studies.mptcp_dualband.ingest.optima."""
+    caller. Same definitions as optima."""
     tput, nj = draws["tput_eq_mbps"], draws["nj_per_bit"]
     rows = []
     for (direction, demand), t in tput.groupby(level=["direction", "demand"], sort=True):
@@ -65,57 +258,6 @@ def change_ci(draws: dict[str, pd.DataFrame], column: str, direction: str, deman
                             level)
 
 
-SERIES_TPUT = {"tput_eq_mbps": "total", "tput_a_eq_mbps": "path a", "tput_b_eq_mbps": "path b"}
-SERIES_NJ = {"nj_per_bit": "radio + CPU", "radio_nj_per_bit": "radio only"}
-
-
-def sweep_figure(runs: pd.DataFrame, opt: pd.DataFrame, demand: dict[str, float], title: str,
-                 colors: dict[str, object], n_boot: int = rs.N_BOOT, seed: int = SEED):
-    """Throughput (top) and modeled nJ/bit (bottom) against the share of
-    packets on path a, per direction (columns), at one demand per direction
-    (0 = backlogged): means over runs with 95% bootstrap CI bands (seaborn),
-    the demand, and vertical lines at the throughput-optimal and the
-    energy-optimal ratio of `opt` (mobitrace.studies.mptcp_dualband.ingest.optima). Returns
-    the figure."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    from mobitrace.book.figures import legend_outside
-
-    fig, axes = plt.subplots(2, 2, figsize=(9, 5.6), sharex=True)
-    o = opt.set_index(["direction", "demand"])
-    palette_t = {"total": colors["total"], "path a": colors["a"], "path b": colors["b"]}
-    for j, direction in enumerate(("downlink", "uplink")):
-        g = runs[(runs["direction"] == direction) & (runs["demand"] == demand[direction])]
-        best = o.loc[(direction, demand[direction])]
-        long_t = g.melt(id_vars=["ratio_a_pct"], value_vars=list(SERIES_TPUT), var_name="series",
-                        value_name="y").replace({"series": SERIES_TPUT})
-        long_e = g.melt(id_vars=["ratio_a_pct"], value_vars=list(SERIES_NJ), var_name="series",
-                        value_name="y").replace({"series": SERIES_NJ})
-        top, bottom = axes[0, j], axes[1, j]
-        sns.lineplot(data=long_t, x="ratio_a_pct", y="y", hue="series", palette=palette_t, marker="o",
-                     markersize=4, errorbar=("ci", 95), n_boot=n_boot, seed=seed, ax=top)
-        sns.lineplot(data=long_e, x="ratio_a_pct", y="y", style="series", color="k", marker="o", markersize=4,
-                     errorbar=("ci", 95), n_boot=n_boot, seed=seed, ax=bottom)
-        if demand[direction] > 0:
-            top.axhline(demand[direction], ls=":", color="grey", lw=1, label="demand")
-        e_ratio = best["energy_opt_satisfying_ratio"]
-        for ax in (top, bottom):
-            ax.axvline(best["tput_opt_ratio"], color=colors["total"], ls="--", lw=1, label="throughput-optimal ratio")
-            ax.axvline(e_ratio, color="k", ls="-.", lw=1, label="energy-optimal ratio")
-        d_label = "backlogged" if demand[direction] == 0 else f"demand {demand[direction]:g} Mbps"
-        top.set(title=f"{direction}, {d_label}", xlabel="", ylabel="throughput (Mbps)")
-        bottom.set(xlabel="packets on path a (%)", ylabel="modeled energy (nJ/bit)")
-        for ax in (top, bottom):
-            if j == 0:
-                ax.get_legend().remove()
-            else:
-                ax.legend()
-                legend_outside(ax)
-    fig.suptitle(title)
-    return fig
-
-
 OPTIMA_SHOWN = {"tput_opt_ratio": "throughput-optimal (% on a)", "tput_opt_mbps": "throughput there (Mbps)",
                 "energy_opt_satisfying_ratio": "energy-optimal (% on a)",
                 "energy_opt_satisfying_nj": "energy there (nJ/bit)",
@@ -123,7 +265,7 @@ OPTIMA_SHOWN = {"tput_opt_ratio": "throughput-optimal (% on a)", "tput_opt_mbps"
 
 
 def optima_shown(opt: pd.DataFrame, oci: pd.DataFrame) -> pd.DataFrame:
-    """The optima (mobitrace.studies.mptcp_dualband.ingest.optima) for people: each optimal
+    """The optima (optima) for people: each optimal
     ratio with its bootstrap interval (`optima_ci`) as "73 [70, 73]", units
     in the headers."""
     from mobitrace.book.build import with_interval
@@ -133,3 +275,703 @@ def optima_shown(opt: pd.DataFrame, oci: pd.DataFrame) -> pd.DataFrame:
         f = with_interval(f, col, f"{col}_low", f"{col}_high")
     return (f[["direction", "demand", *OPTIMA_SHOWN]]
             .rename(columns={"demand": "demand (Mbps, 0 = backlogged)", **OPTIMA_SHOWN}))
+
+
+# --------------------------------------------------------------------------- #
+# The chapter: runs used, tables (validated by schema.TABLES) and glued values
+
+
+def validated(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """`frame` validated by the schema of results table `name` (schema.TABLES)."""
+    return sc.TABLES[name].validate(frame)
+
+
+@dataclass
+class Runs:
+    """The runs the chapter uses. `runs`: every ingested run; `energy`: the
+    runs used, with modeled power and nJ/bit (energy.energy_table) and
+    `paths_used`; `aside`/`early`: the runs set aside (select_runs) and their
+    MPTCP ones; `ref`: the reference device (the first listed) and
+    `ref_runs` its runs used; `ref_manifest` its first session's manifest,
+    whose config gives `scale` and the paper's path rates `rates_paper`."""
+    runs: pd.DataFrame
+    manifests: dict
+    energy: pd.DataFrame
+    aside: pd.DataFrame
+    early: pd.DataFrame
+    ref: str
+    ref_runs: pd.DataFrame
+    ref_manifest: dict
+    scale: float
+    rates_paper: dict
+
+    def ref_energy(self) -> pd.DataFrame:
+        """The runs used of the reference device."""
+        return self.energy[self.energy["device"] == self.ref]
+
+
+def load_runs(interim_dir: str | Path, devices: list[str], radio, cpu) -> Runs:
+    """Read each device's runs.parquet and manifests.json (the ingest's
+    output), price the runs (energy.energy_table), mark the paths each used
+    and set aside the MPTCP runs of sessions before the kit's listener fix
+    (select_runs). SystemExit when no device is listed."""
+    frames, manifests = [], {}
+    for device in devices:
+        folder = Path(interim_dir) / device
+        frames.append(pd.read_parquet(folder / "runs.parquet"))
+        manifests[device] = json.loads((folder / "manifests.json").read_text())
+    if not frames:
+        raise SystemExit("no mptcp-dualband device listed in params.yaml")
+    runs = pd.concat(frames, ignore_index=True)
+    e = en.energy_table(runs, radio, cpu)
+    e["paths_used"] = paths_used(e)
+    e, aside = select_runs(e, manifests)
+    ref = devices[0]
+    ref_manifest = next(iter(manifests[ref].values()))
+    return Runs(runs=runs, manifests=manifests, energy=e, aside=aside, early=aside[aside["transport"] == "mptcp"],
+                ref=ref, ref_runs=e[e["device"] == ref], ref_manifest=ref_manifest,
+                scale=float(ref_manifest["config"]["scale"]),
+                rates_paper=ref_manifest["config"]["paper_path_rates_mbps"])
+
+
+def capture_facts(r: Runs) -> dict:
+    """Values the capture section's prose shows: runs captured and used,
+    the path rates, the scale, repetitions and run durations."""
+    facts = {"n_captured": int((r.runs["device"] == r.ref).sum()), "ref_device": r.ref}
+    for d in DIRECTIONS:
+        for p in PATHS:
+            facts[f"rate_{d[0]}l_{p}"] = f"{r.rates_paper[d][p]:g}"
+    counts = r.ref_runs.groupby(["part", "config", "direction", "ratio_a_pct", "demand_mbps"], dropna=False).size()
+    facts.update({
+        "scale": f"{r.scale:g}", "n_runs": int(len(r.ref_runs)), "reps_mptcp": int(counts.loc["mptcp"].min()),
+        "reps_extra": int(counts.loc[["gro", "sirq"]].min()) if {"gro", "sirq"} <= set(r.ref_runs["part"]) else 0,
+        "reps_sweep": int(counts.loc["sweep"].min()),
+        "dur_cdf": f"{r.ref_manifest['config']['duration_cdf_s']:g}",
+        "dur_sweep": f"{r.ref_manifest['config']['duration_sweep_s']:g}"})
+    return facts
+
+
+def captures_table(r: Runs, devices: list[str]) -> pd.DataFrame:
+    """One row per captured session: runs used, scale, host and kit settings."""
+    rows = []
+    for device in devices:
+        for session, m in r.manifests[device].items():
+            c, h = m["config"], m["host"]
+            rows.append({"device": device, "session": session,
+                         "runs": int(((r.energy["device"] == device) & (r.energy["session"] == session)).sum()),
+                         "scale": c["scale"], "kernel": h.get("kernel"), "CPU": ", ".join(h.get("cpu_model", [])),
+                         "cores": h.get("cpu_count"), "congestion control": c.get("congestion_control"),
+                         "s/run CDF": c.get("duration_cdf_s"), "s/run sweep": c.get("duration_sweep_s"),
+                         "lock held (s)": (m.get("lock") or {}).get("held_s")})
+    return validated(pd.DataFrame(rows), "captures")
+
+
+def load_facts(r: Runs) -> dict:
+    """Median and maximum 1-min load average at the start of the reference runs."""
+    load = r.ref_runs["loadavg1"]
+    return {"load_median": f"{load.median():.2f}", "load_max": f"{load.max():.2f}"}
+
+
+def set_aside_table(early: pd.DataFrame) -> pd.DataFrame:
+    """Per device, session, configuration and direction: the MPTCP runs set
+    aside, how many used both paths, and their median throughput."""
+    if not len(early):
+        return early.iloc[:0]
+    ea = (early.groupby(["device", "session", "config", "direction"])
+          .agg(runs=("run_id", "size"), both_paths=("paths_used", lambda x: int((x == 2).sum())),
+               median_mbps=("tput_eq_mbps", "median")).reset_index())
+    return validated(ea, "mptcp_runs_set_aside")
+
+
+def set_aside_facts(r: Runs) -> dict:
+    """MPTCP runs on both paths among those set aside and those used."""
+    mp = r.energy["transport"] == "mptcp"
+    return {"early_both": int((r.early["paths_used"] == 2).sum()), "early_n": int(len(r.early)),
+            "late_both": int((r.energy.loc[mp, "paths_used"] == 2).sum()), "late_n": int(mp.sum())}
+
+
+def mptcp_runs(r: Runs) -> pd.DataFrame:
+    """The backlogged MPTCP runs (part "mptcp") of every device."""
+    return r.energy[(r.energy["part"] == "mptcp")]
+
+
+def fig1_table(mp: pd.DataFrame, rates_paper: dict) -> pd.DataFrame:
+    """Per device and direction: mean and SD of the total and per-path
+    throughput of backlogged MPTCP, the sum of the paper's path rates, the
+    total as % of it, and the total's Student-t 95% CI (rs.mean_ci)."""
+    fig1 = (mp.groupby(["device", "direction"])
+            .agg(n=("tput_eq_mbps", "size"), total=("tput_eq_mbps", "mean"), total_sd=("tput_eq_mbps", "std"),
+                 path_a=("tput_a_eq_mbps", "mean"), path_a_sd=("tput_a_eq_mbps", "std"),
+                 path_b=("tput_b_eq_mbps", "mean"), path_b_sd=("tput_b_eq_mbps", "std")).reset_index())
+    fig1["sum of path rates"] = [rates_paper[d]["a"] + rates_paper[d]["b"] for d in fig1["direction"]]
+    fig1["% of sum"] = 100 * fig1["total"] / fig1["sum of path rates"]
+    ci = {k: rs.mean_ci(g["tput_eq_mbps"]) for k, g in mp.groupby(["device", "direction"])}
+    fig1["total_ci_low"] = [ci[k][1] for k in zip(fig1["device"], fig1["direction"])]
+    fig1["total_ci_high"] = [ci[k][2] for k in zip(fig1["device"], fig1["direction"])]
+    return validated(fig1, "fig1_mptcp_throughput")
+
+
+FIG1_SHOWN = {"n": "runs", "total": "MPTCP total (Mbps)", "total_sd": "SD total (Mbps)", "path_a": "path a (Mbps)",
+              "path_a_sd": "SD path a (Mbps)", "path_b": "path b (Mbps)", "path_b_sd": "SD path b (Mbps)",
+              "sum of path rates": "sum of path rates (Mbps)", "% of sum": "of the sum (%)"}
+
+
+def fig1_shown(fig1: pd.DataFrame) -> pd.DataFrame:
+    """fig1_table for people: the total with its interval, units in headers."""
+    from mobitrace.book.build import with_interval
+    return with_interval(fig1, "total", "total_ci_low", "total_ci_high").rename(columns=FIG1_SHOWN)
+
+
+def fig1_ref(fig1: pd.DataFrame, ref: str) -> pd.DataFrame:
+    """The reference device's rows of fig1_table, indexed by direction (DIRECTIONS order)."""
+    return fig1[fig1["device"] == ref].set_index("direction").loc[list(DIRECTIONS)]
+
+
+def fig1_facts(r1: pd.DataFrame, values) -> dict:
+    """Figure 1's glued values: % of the sum, total and sum per direction,
+    and the paper's expected sums and pre-fix downlink throughput."""
+    facts = {}
+    for d in DIRECTIONS:
+        facts[f"fig1_{d}_pct"] = f"{r1.loc[d, '% of sum']:.1f}"
+        facts[f"fig1_{d}_total"] = f"{r1.loc[d, 'total']:.0f}"
+        facts[f"fig1_{d}_sum"] = f"{r1.loc[d, 'sum of path rates']:.0f}"
+    for vid in ("expected_dl", "expected_ul", "mptcp_dl_default"):
+        facts[f"p_{vid}"] = f"{values(vid):g}"
+    return facts
+
+
+def downlink_mptcp(r: Runs) -> pd.DataFrame:
+    """Downlink MPTCP runs of the GRO/RPS comparison (parts mptcp, gro,
+    sirq) with a `configuration` label ("GRO on (default)" for default)."""
+    e = r.energy
+    dl = e[(e["direction"] == "downlink") & (e["transport"] == "mptcp") & e["part"].isin(["mptcp", "gro", "sirq"])].copy()
+    dl["configuration"] = dl["config"].replace({"default": "GRO on (default)"})
+    return dl
+
+
+def downlink_ref(dl: pd.DataFrame, ref: str) -> pd.DataFrame:
+    """The reference device's rows of downlink_mptcp, with throughput in Gbps (tput_gbps)."""
+    return dl[dl["device"] == ref].assign(tput_gbps=lambda f: f["tput_eq_mbps"] / 1000)
+
+
+def cdf_table(dl_ref: pd.DataFrame, rates_paper: dict, threshold_gbps: float) -> pd.DataFrame:
+    """Per configuration (ECDF of throughput in Gbps): runs, median, min,
+    max, runs below `threshold_gbps` (the paper's 2 Gbps), the median as % of
+    the downlink sum of path rates, and median CPU seconds per Gbit of the
+    phone and AP processes."""
+    rows = []
+    for conf, g in dl_ref.groupby("configuration", sort=True):
+        xs, _ = ecdf(g["tput_eq_mbps"] / 1000)
+        rows.append({"configuration": conf, "n": len(g), "median_gbps": float(np.median(xs)),
+                     "min_gbps": float(xs.min()), "max_gbps": float(xs.max()),
+                     "below_2gbps": int((xs < threshold_gbps).sum()),
+                     "pct_of_sum": 100 * float(np.median(xs)) * 1000 / (rates_paper["downlink"]["a"]
+                                                                        + rates_paper["downlink"]["b"]),
+                     "phone_cpu_s_per_gbit": float((g["phone_cpu_s"] / (g["payload_bytes"] * 8 / 1e9)).median()),
+                     "ap_cpu_s_per_gbit": float((g["ap_cpu_s"] / (g["payload_bytes"] * 8 / 1e9)).median())})
+    return validated(pd.DataFrame(rows), "fig2_cdf_summary")
+
+
+CDF_SHOWN = {"n": "runs", "median_gbps": "median (Gbps)", "min_gbps": "min (Gbps)", "max_gbps": "max (Gbps)",
+             "below_2gbps": "runs below 2 Gbps", "pct_of_sum": "median, % of the sum of path rates",
+             "phone_cpu_s_per_gbit": "phone CPU (s/Gbit)", "ap_cpu_s_per_gbit": "AP CPU (s/Gbit)"}
+
+
+def cdf_spread_pct(cdf: pd.DataFrame) -> float:
+    """How far apart the configurations' medians are: 100 (max / min - 1)."""
+    meds = list(cdf["median_gbps"])
+    return 100 * (max(meds) / min(meds) - 1)
+
+
+def gro_gain_pct(cdf: pd.DataFrame) -> float:
+    """Median with GRO on (default) over GRO off on path b, as % change."""
+    c = cdf.set_index("configuration")
+    return 100 * (c.loc["GRO on (default)", "median_gbps"] / c.loc["gro-off-b", "median_gbps"] - 1)
+
+
+def cdf_facts(cdf: pd.DataFrame, dl_ref: pd.DataFrame) -> dict:
+    """Figure 2's glued values: default median and runs below the threshold,
+    the GRO gain, and the median share of a core used by each process."""
+    c = cdf.set_index("configuration")
+    d = dl_ref[dl_ref["config"] == "default"]
+    return {"cdf_default_median": f"{c.loc['GRO on (default)', 'median_gbps']:.2f}",
+            "cdf_default_below2": int(c.loc["GRO on (default)", "below_2gbps"]),
+            "gro_gain": f"{gro_gain_pct(cdf):.1f}",
+            "phone_core_pct": f"{100 * (d['phone_cpu_s'] / d['rx_seconds']).median():.0f}",
+            "ap_core_pct": f"{100 * (d['ap_cpu_s'] / d['rx_seconds']).median():.0f}"}
+
+
+def cpu_sources_table(ref_energy: pd.DataFrame) -> pd.DataFrame:
+    """Mean CPU seconds per run and part x direction: per process (precise)
+    and from /proc/stat (whole host, tick-sampled), and the run length."""
+    t = (ref_energy.groupby(["part", "direction"])
+         .agg(runs=("run_id", "size"), phone_cpu_s=("phone_cpu_s", "mean"), ap_cpu_s=("ap_cpu_s", "mean"),
+              procstat_busy_s=("procstat_busy_s", "mean"), procstat_softirq_s=("procstat_softirq_s", "mean"),
+              seconds=("rx_seconds", "mean")).reset_index())
+    return validated(t, "cpu_sources")
+
+
+CPU_SHOWN = {"phone_cpu_s": "phone process CPU (s)", "ap_cpu_s": "AP process CPU (s)",
+             "procstat_busy_s": "/proc/stat busy (s)", "procstat_softirq_s": "/proc/stat softirq (s)",
+             "seconds": "run length (s)"}
+
+
+def power_models_table(radio_all: dict, cpu) -> pd.DataFrame:
+    """The study's radio models (names starting mptcp-dualband) and the CPU model."""
+    rows = [{"model": m.name, "Tx backlogged (mW)": m.tx_active_mw, "Rx backlogged (mW)": m.rx_active_mw,
+             "full at (Mbps)": m.max_rate_mbps, "idle (mW)": m.idle_mw, "provenance": m.provenance,
+             "source": m.source} for m in radio_all.values() if m.name.startswith("mptcp-dualband")]
+    rows.append({"model": cpu.name, "Tx backlogged (mW)": np.nan, "Rx backlogged (mW)": np.nan,
+                 "full at (Mbps)": np.nan, "idle (mW)": cpu.idle_mw, "provenance": cpu.provenance,
+                 "source": f"busy core {cpu.busy_core_mw():.0f} mW at {cpu.nominal_ghz} GHz; {cpu.source}"})
+    return validated(pd.DataFrame(rows), "power_models")
+
+
+def power_table(mp: pd.DataFrame) -> pd.DataFrame:
+    """Modeled power of backlogged MPTCP per device and direction (means, SD, nJ/bit)."""
+    pw = (mp.groupby(["device", "direction"]).agg(radio_mw=("radio_mw", "mean"), cpu_mw=("cpu_mw", "mean"),
+                                                  power_mw=("power_mw", "mean"), power_sd=("power_mw", "std"),
+                                                  nj_per_bit=("nj_per_bit", "mean")).reset_index())
+    return validated(pw, "fig3_power")
+
+
+POWER_SHOWN = {"radio_mw": "radio (mW)", "cpu_mw": "CPU (mW)", "power_mw": "total (mW)", "power_sd": "SD total (mW)",
+               "nj_per_bit": "energy per bit (nJ/bit)"}
+
+
+def uplink_power_excess(pw: pd.DataFrame, mp_ref: pd.DataFrame, ref: str) -> tuple[float, tuple[float, float]]:
+    """Uplink over downlink modeled power of backlogged MPTCP, as % change,
+    with its 95% bootstrap interval over runs (paired resampling of means)."""
+    pwr = pw[pw["device"] == ref].set_index("direction")
+    excess = 100 * (pwr.loc["uplink", "power_mw"] / pwr.loc["downlink", "power_mw"] - 1)
+    draws = rs.boot_means(mp_ref, ["direction"], ["power_mw"])["power_mw"]
+    return excess, rs.percentile_ci(rs.change_pct(draws.loc["uplink"], draws.loc["downlink"]))
+
+
+def power_facts(excess: float, excess_ci: tuple[float, float], values) -> dict:
+    """The power section's glued values."""
+    return {"ul_excess": f"{abs(excess):.0f}", "ul_excess_ci": f"{excess_ci[0]:.0f} to {excess_ci[1]:.0f}",
+            "ul_excess_dir": "above" if excess > 0 else "below", "p_ul_excess": f"{values('ul_power_excess'):g}"}
+
+
+def optima_table(opt: pd.DataFrame, oci: pd.DataFrame) -> pd.DataFrame:
+    """The optima with their bootstrap intervals (tables/optima.csv)."""
+    return validated(opt.merge(oci, on=["direction", "demand"]), "optima")
+
+
+def coincide(opt: pd.DataFrame) -> dict[str, str]:
+    """Per direction, whether the backlogged throughput- and energy-optimal ratios coincide (words)."""
+    bl = opt[opt["demand"] == 0].set_index("direction")
+    return {d: "coincide" if bl.loc[d, "tput_opt_ratio"] == bl.loc[d, "energy_opt_satisfying_ratio"]
+            else "do not coincide" for d in DIRECTIONS}
+
+
+def at(summary: pd.DataFrame, direction: str, demand: float, ratio: float, col: str) -> float:
+    """`col` of the ratio summary at one direction, demand and ratio (NaN if not measured)."""
+    g = summary[(summary["direction"] == direction) & (summary["demand"] == demand)
+                & (summary["ratio_a_pct"] == ratio)]
+    return float(g[col].iloc[0]) if len(g) else float("nan")
+
+
+def change_pct(summary: pd.DataFrame, direction: str, ratio: float, against: float, col: str) -> float:
+    """100 (mean at `ratio` / mean at `against` - 1) of `col`, backlogged."""
+    return 100 * (at(summary, direction, 0.0, ratio, col) / at(summary, direction, 0.0, against, col) - 1)
+
+
+@dataclass
+class Comparisons:
+    """The paper's backlogged comparisons (§4.2): downlink, the
+    throughput-optimal ratio `dl_t` against `dl_against` (100:0); uplink,
+    `ul_a` (70:30) against `ul_b` (90:10); % changes of throughput and
+    nJ/bit and the optimal ratios found (`dl_ratio`, `ul_t`, `ul_e`:
+    energy-optimal among two-path ratios)."""
+    dl_t: float
+    dl_ratio: float
+    dl_against: float
+    ul_t: float
+    ul_e: float
+    ul_a: float
+    ul_b: float
+    dl_tput_gain: float
+    dl_energy_cost: float
+    ul_tput_gain: float
+    ul_energy_cost: float
+
+
+def comparisons(summary: pd.DataFrame, opt: pd.DataFrame, values) -> Comparisons:
+    """The paper's comparisons on the measured ratio sweep, at the ratios
+    the paper compares (published: 100:0, 70:30 and 90:10)."""
+    o = opt.set_index(["direction", "demand"])
+    dl_best, ul_best = o.loc[("downlink", 0.0)], o.loc[("uplink", 0.0)]
+    dl_t = float(dl_best["tput_opt_ratio"])
+    against, ul_a, ul_b = values("dl_single_ad_ratio"), values("ul_tput_opt_ratio"), values("ul_energy_opt_ratio")
+    return Comparisons(
+        dl_t=dl_t, dl_ratio=float(dl_best["energy_opt_both_ratio"]), dl_against=against,
+        ul_t=float(ul_best["tput_opt_ratio"]), ul_e=float(ul_best["energy_opt_both_ratio"]), ul_a=ul_a, ul_b=ul_b,
+        dl_tput_gain=change_pct(summary, "downlink", dl_t, against, "tput_mbps"),
+        dl_energy_cost=change_pct(summary, "downlink", dl_t, against, "nj_per_bit"),
+        ul_tput_gain=change_pct(summary, "uplink", ul_a, ul_b, "tput_mbps"),
+        ul_energy_cost=change_pct(summary, "uplink", ul_a, ul_b, "nj_per_bit"))
+
+
+def comparison_facts(c: Comparisons, opt: pd.DataFrame, radio: dict, values) -> dict:
+    """Glued values of the backlogged comparisons: the paper's numbers, the
+    radio models' per-bit costs, which path the model prefers, and ours."""
+    o = opt.set_index(["direction", "demand"])
+    facts = {k: f"{values(vid):g}" for k, vid in (("p_dl_gain", "dl_tput_gain_pct"), ("p_dl_cost", "dl_energy_cost_pct"),
+                                                 ("p_ul_gain", "ul_tput_gain_pct"), ("p_ul_cost", "ul_energy_cost_pct"))}
+    for path, p in (("ad", "a"), ("ac", "b")):
+        facts[f"nj_{path}_rx"] = f"{radio['downlink'][p].rx_active_mw / radio['downlink'][p].max_rate_mbps:.1f}"
+        facts[f"nj_{path}_tx"] = f"{radio['uplink'][p].tx_active_mw / radio['uplink'][p].max_rate_mbps:.1f}"
+    per_bit = {d: {p: (m.rx_active_mw if d == "downlink" else m.tx_active_mw) / m.max_rate_mbps
+                   for p, m in radio[d].items()} for d in DIRECTIONS}
+    cheaper = {d: min(per_bit[d], key=per_bit[d].get) for d in DIRECTIONS}
+    facts["cheaper_path"] = (f"path {cheaper['downlink']} in both directions" if len(set(cheaper.values())) == 1
+                             else f"path {cheaper['downlink']} to receive and path {cheaper['uplink']} to send")
+    facts.update({"dl_tput_opt": f"{o.loc[('downlink', 0.0), 'tput_opt_ratio']:g}", "dl_energy_opt_both": f"{c.dl_ratio:g}",
+                  "dl_energy_opt": f"{o.loc[('downlink', 0.0), 'energy_opt_ratio']:g}",
+                  "dl_tput_gain": f"{abs(c.dl_tput_gain):.0f}", "dl_energy_cost": f"{abs(c.dl_energy_cost):.1f}",
+                  "ul_tput_opt": f"{c.ul_t:g}", "ul_energy_opt_both": f"{c.ul_e:g}",
+                  "ul_energy_opt": f"{o.loc[('uplink', 0.0), 'energy_opt_ratio']:g}",
+                  "ul_tput_gain": f"{abs(c.ul_tput_gain):.0f}", "ul_energy_cost": f"{abs(c.ul_energy_cost):.0f}"})
+    for k in ("dl_tput_gain", "dl_energy_cost", "ul_tput_gain", "ul_energy_cost"):
+        facts[f"{k}_word"] = "more" if getattr(c, k) >= 0 else "less"
+    return facts
+
+
+def comparison_cis(draws: dict[str, pd.DataFrame], c: Comparisons,
+                   ul_excess_ci: tuple[float, float]) -> dict[str, tuple[float, float]]:
+    """95% bootstrap intervals of the comparisons (change_ci) and of the uplink power excess."""
+    return {"dl_tput_gain": change_ci(draws, "tput_eq_mbps", "downlink", 0.0, c.dl_t, c.dl_against),
+            "dl_energy_cost": change_ci(draws, "nj_per_bit", "downlink", 0.0, c.dl_t, c.dl_against),
+            "ul_tput_gain": change_ci(draws, "tput_eq_mbps", "uplink", 0.0, c.ul_a, c.ul_b),
+            "ul_energy_cost": change_ci(draws, "nj_per_bit", "uplink", 0.0, c.ul_a, c.ul_b),
+            "ul_power_excess": ul_excess_ci}
+
+
+def _pair(ratio: float) -> str:
+    return f"{ratio:g}:{100 - ratio:g}"
+
+
+def ratios_table(c: Comparisons, ul_excess: float, cis: dict, values) -> pd.DataFrame:
+    """The paper's comparisons as ratios (1 + % / 100), ours with its
+    interval and the paper's; `key` names each row (dropped when saved)."""
+    dl, ul = f"{_pair(c.dl_t)} / {_pair(c.dl_against)}", f"{_pair(c.ul_a)} / {_pair(c.ul_b)}"
+    ratios = pd.DataFrame([
+        {"comparison": f"downlink throughput, {dl}", "key": "dl_tput_gain", "pct": c.dl_tput_gain,
+         "paper_pct": values("dl_tput_gain_pct"), "provenance": "measured"},
+        {"comparison": f"downlink nJ/bit, {dl}", "key": "dl_energy_cost", "pct": c.dl_energy_cost,
+         "paper_pct": values("dl_energy_cost_pct"), "provenance": "modeled"},
+        {"comparison": f"uplink throughput, {ul}", "key": "ul_tput_gain", "pct": c.ul_tput_gain,
+         "paper_pct": values("ul_tput_gain_pct"), "provenance": "measured"},
+        {"comparison": f"uplink nJ/bit, {ul}", "key": "ul_energy_cost", "pct": c.ul_energy_cost,
+         "paper_pct": values("ul_energy_cost_pct"), "provenance": "modeled"},
+        {"comparison": "power, uplink / downlink (backlogged MPTCP)", "key": "ul_power_excess", "pct": ul_excess,
+         "paper_pct": values("ul_power_excess"), "provenance": "modeled"}])
+    ratios["ratio"] = 1 + ratios["pct"] / 100
+    ratios["low"] = [1 + cis[k][0] / 100 for k in ratios["key"]]
+    ratios["high"] = [1 + cis[k][1] / 100 for k in ratios["key"]]
+    ratios["paper"] = 1 + ratios["paper_pct"] / 100
+    validated(ratios.drop(columns=["key"]), "ratios_vs_paper")
+    return ratios
+
+
+def n_outside(ratios: pd.DataFrame) -> int:
+    """Rows whose paper ratio lies outside our interval."""
+    return int(((ratios["paper"] < ratios["low"]) | (ratios["paper"] > ratios["high"])).sum())
+
+
+def demands(summary: pd.DataFrame) -> list[dict[str, float]]:
+    """The paced demands of the sweep paired across directions, highest
+    first: [{direction: demand}, ...] (as many as the shorter direction has)."""
+    per = {d: sorted(x for x in summary.loc[summary["direction"] == d, "demand"].unique() if x > 0)[::-1]
+           for d in DIRECTIONS}
+    return [{d: per[d][k] for d in DIRECTIONS} for k in range(min(len(x) for x in per.values()))]
+
+
+PAPER_ENERGY_OPT = (  # (direction, demand value id or None = backlogged, energy-optimal ratio value id)
+    ("downlink", "demand_high", "dl_1750_energy_opt"), ("downlink", "demand_mid_dl", "dl_1500_energy_opt"),
+    ("downlink", "demand_low", "dl_500_energy_opt"), ("uplink", "demand_high", "ul_1750_energy_opt"),
+    ("uplink", "demand_mid_ul", "ul_1400_energy_opt"), ("uplink", "demand_low", "ul_500_energy_opt"))
+
+
+def paper_energy_optima(values) -> dict[tuple[str, float], float]:
+    """The paper's energy-optimal ratio per (direction, demand), 0 = backlogged (§4.2)."""
+    paper = {(d, values(dem)): values(vid) for d, dem, vid in PAPER_ENERGY_OPT}
+    paper.update({("downlink", 0.0): values("ratio_dl_tput_opt"), ("uplink", 0.0): values("ul_energy_opt_ratio")})
+    return paper
+
+
+def optima_long(opt: pd.DataFrame, oci: pd.DataFrame, paper_e: dict) -> tuple[pd.DataFrame, list[str]]:
+    """(long table, cases) for the optima figure: per case (direction and
+    demand) the throughput-optimal ratio, the energy-optimal one (two-path
+    ratios when backlogged, demand-meeting ones otherwise) with intervals,
+    and the paper's energy-optimal ratio."""
+    oo = opt.merge(oci, on=["direction", "demand"])
+    oo["case"] = [f"{d}, {'backlogged' if m == 0 else f'{m:g} Mbps'}" for d, m in zip(oo["direction"], oo["demand"])]
+    long_o = pd.concat([
+        oo.assign(optimum="throughput-optimal (measured)", ratio=oo["tput_opt_ratio"], low=oo["tput_opt_ratio_low"],
+                  high=oo["tput_opt_ratio_high"]),
+        oo.assign(optimum="energy-optimal (modeled)",
+                  **{k: np.where(oo["demand"] == 0, oo[f"energy_opt_both_ratio{sfx}"],
+                                 oo[f"energy_opt_satisfying_ratio{sfx}"])
+                     for k, sfx in (("ratio", ""), ("low", "_low"), ("high", "_high"))}),
+        oo.assign(optimum="energy-optimal, paper",
+                  ratio=[paper_e.get((d, m), np.nan) for d, m in zip(oo["direction"], oo["demand"])],
+                  low=np.nan, high=np.nan)], ignore_index=True)
+    return long_o, list(dict.fromkeys(oo["case"]))
+
+
+def guideline_table(summary: pd.DataFrame, opt: pd.DataFrame, rates_paper: dict,
+                    satisfied_frac: float) -> pd.DataFrame:
+    """guideline_vs_search at the paper's path rates (from the manifest)."""
+    rates_eq = {d: {p: float(rates_paper[d][p]) for p in PATHS} for d in DIRECTIONS}
+    return validated(guideline_vs_search(summary, opt, rates_eq, satisfied_frac), "guideline_vs_search")
+
+
+GUIDELINE_SHOWN = {"demand": "demand (Mbps, 0 = backlogged)", "guideline_ratio": "guideline (% on a)",
+                   "grid_ratio": "nearest measured (% on a)", "guideline_mbps": "guideline throughput (Mbps)",
+                   "guideline_nj": "guideline energy (nJ/bit)", "meets_demand": "meets the demand",
+                   "search_ratio": "search (% on a)", "search_nj": "search energy (nJ/bit)",
+                   "search_mbps": "search throughput (Mbps)", "excess_energy_pct": "energy above search (%)",
+                   "tput_shortfall_pct": "throughput short of best (%)"}
+
+
+def guideline_shown(gl: pd.DataFrame) -> pd.DataFrame:
+    """guideline_table for people (yes/no, units in headers)."""
+    return gl.assign(meets_demand=gl["meets_demand"].map({True: "yes", False: "no"})).rename(columns=GUIDELINE_SHOWN)
+
+
+def guideline_facts(gl: pd.DataFrame) -> dict:
+    """The guideline section's glued values."""
+    return {"gl_max_excess": f"{gl.loc[gl['demand'] > 0, 'excess_energy_pct'].max():.0f}",
+            "gl_bl_excess": ", ".join(f"{r.direction} {r.excess_energy_pct:.0f}%"
+                                      for r in gl[gl["demand"] == 0].itertuples()),
+            "gl_max_shortfall": f"{gl['tput_shortfall_pct'].max():.1f}",
+            "gl_met": int(gl["meets_demand"].sum()), "gl_n": int(len(gl))}
+
+
+def floor_table(summary: pd.DataFrame, radio: dict, floors, satisfied_frac: float) -> pd.DataFrame:
+    """floor_sensitivity as a wide table: one column "f = <floor>" per floor."""
+    sens = floor_sensitivity(summary, radio, [float(f) for f in floors], satisfied_frac)
+    wide = sens.pivot(index=["direction", "demand"], columns="floor_frac", values="energy_opt_ratio")
+    wide.columns = [f"f = {c:g}" for c in wide.columns]
+    return validated(wide.reset_index(), "floor_sensitivity")
+
+
+def backup_runs(ref_energy: pd.DataFrame) -> pd.DataFrame:
+    """The backup-mode comparison's runs with the path carrying the traffic
+    ("on path"), the mode, and the other path's throughput."""
+    bk = ref_energy[ref_energy["part"] == "backup"].copy()
+    bk["on path"] = np.where(((bk["transport"] == "mptcp") & (bk["primary"] == "a")) | (bk["ratio_a_pct"] == 100),
+                             "a", "b")
+    bk["mode"] = np.where(bk["transport"] == "mptcp", "MPTCP, other path backup", "0 packets on the other path")
+    bk["other_path_mbps"] = np.where(bk["on path"] == "a", bk["tput_b_eq_mbps"], bk["tput_a_eq_mbps"])
+    return bk
+
+
+def backup_table(bk: pd.DataFrame) -> pd.DataFrame:
+    """Per path, demand and mode: runs, throughput, the other path's mean and
+    max throughput, modeled radio and total power."""
+    t = (bk.groupby(["on path", "demand_mbps", "mode"])
+         .agg(n=("run_id", "size"), tput_mbps=("tput_eq_mbps", "mean"), other_path_mbps=("other_path_mbps", "mean"),
+              other_path_max_mbps=("other_path_mbps", "max"), radio_mw=("radio_mw", "mean"),
+              power_mw=("power_mw", "mean")).reset_index())
+    return validated(t, "fig8_backup")
+
+
+BACKUP_SHOWN = {"demand_mbps": "demand (Mbps)", "n": "runs", "tput_mbps": "throughput (Mbps)",
+                "other_path_mbps": "other path, mean (Mbps)", "other_path_max_mbps": "other path, max (Mbps)",
+                "radio_mw": "radio (mW)", "power_mw": "total power (mW)"}
+
+
+def backup_diff_pct(bk_sum: pd.DataFrame) -> float:
+    """Largest power difference between the two modes of a path and demand, %."""
+    return float((bk_sum.groupby(["on path", "demand_mbps"])["power_mw"]
+                  .agg(lambda s: 100 * (s.max() / s.min() - 1))).max())
+
+
+def backup_leak_max(bk_sum: pd.DataFrame) -> str:
+    """The most the backup path carried in backup mode (Mbps, 2 decimals)."""
+    return f"{bk_sum.loc[bk_sum['mode'].str.startswith('MPTCP'), 'other_path_max_mbps'].max():.2f}"
+
+
+# --------------------------------------------------------------------------- #
+# Claims, their intervals and the metrics
+
+
+@dataclass
+class Tolerances:
+    """params.yaml's claim tolerances: "x" within rel_equal, "~x" within
+    rel_approx, a ratio (% on path a) within ratio_pp percentage points; a
+    demand counts as met at satisfied_frac of it."""
+    rel_equal: float
+    rel_approx: float
+    ratio_pp: float
+    satisfied_frac: float
+
+
+def _short(direction: str) -> str:
+    return "dl" if direction == "downlink" else "ul"
+
+
+def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, gro_gain: float,
+                   cdf: pd.DataFrame, ul_excess: float, gl: pd.DataFrame, bk_diff: float,
+                   tol: Tolerances) -> cl.Claims:
+    """The chapter's claims table: each paper value (from `values`,
+    mobitrace.core.published.Values) against ours, with its tolerance."""
+    v = values
+    claims = cl.Claims(sc.STUDY)
+    o = opt.set_index(["direction", "demand"])
+    dl_ad, dl_ac, ul_ad = v("sptcp_dl_ad"), v("sptcp_dl_ac"), v("sptcp_ul_ad")
+    dl_opt, ul_opt, ul_eopt = v("ratio_dl_tput_opt"), v("ul_tput_opt_ratio"), v("ul_energy_opt_ratio")
+    claims.add("tput_opt_ratio_dl_arith", f"Downlink throughput-optimal ratio = ratio of the single-path throughputs, "
+               f"{_pair(dl_opt)}", location="§3.2", relation="=", paper=dl_opt,
+               artifact=100 * dl_ad / (dl_ad + dl_ac), unit="%", basis=f"arithmetic {dl_ad:g} / ({dl_ad:g} + {dl_ac:g})",
+               provenance="published", section="mptcp-dualband-fig4", abs_tol=1.0)
+    claims.add("tput_opt_ratio_dl", f"Downlink throughput-optimal ratio is {_pair(dl_opt)} (rate ratio "
+               f"{dl_ad:g}:{dl_ac:g})", location="§3.2", relation="=", paper=dl_opt,
+               artifact=float(o.loc[("downlink", 0.0), "tput_opt_ratio"]), unit="%",
+               basis="measured ratio sweep, backlogged", provenance="measured", section="mptcp-dualband-fig4",
+               abs_tol=tol.ratio_pp)
+    claims.add("tput_opt_ratio_ul", f"Uplink throughput-optimal ratio is {_pair(ul_opt)} (rate ratio "
+               f"{ul_ad:g}:{v('sptcp_ul_ac'):g})", location="§3.2; §4.2", relation="=", paper=ul_opt,
+               artifact=c.ul_t, unit="%", basis="measured ratio sweep, backlogged", provenance="measured",
+               section="mptcp-dualband-fig4", abs_tol=tol.ratio_pp)
+    for d, vid in (("downlink", "expected_dl"), ("uplink", "expected_ul")):
+        claims.add(f"mptcp_sum_{d}", f"Backlogged MPTCP reaches the sum of the two paths ({d}, about {v(vid):g} Mbps)",
+                   location="§3.2", relation="~", paper=v(vid), artifact=float(r1.loc[d, "total"]), unit="Mbps",
+                   basis="measured mean of backlogged MPTCP runs (paths limited to the paper's rates)",
+                   provenance="measured", section="mptcp-dualband-fig1", rel_tol=tol.rel_approx)
+    cdf_median = float(cdf.set_index("configuration").loc["GRO on (default)", "median_gbps"])
+    for cid, text, where, vid, art, unit, basis, prov, section, tolerance in (
+            ("gro_gain", f"GRO on the 802.11ac interface improves downlink MPTCP throughput by {v('gro_gain_pct'):g}%",
+             "§3.3", "gro_gain_pct", gro_gain, "%", "median GRO on vs GRO off on path b (veth; receiver not CPU-bound)",
+             "measured", "mptcp-dualband-fig2", {"abs_tol": 5.0}),
+            ("cdf_default_median", f"Median downlink MPTCP throughput with GRO on is {v('cdf_default_median'):g} Gbps",
+             "§3.4", "cdf_default_median", cdf_median, "Gbps",
+             "measured CDF of the backlogged downlink MPTCP runs; here bounded by the htb paths, not by the CPU",
+             "measured", "mptcp-dualband-fig2", {"rel_tol": tol.rel_equal}),
+            ("ul_power_excess", f"Uplink power is {v('ul_power_excess'):g}% above downlink power (backlogged MPTCP)",
+             "§4.1", "ul_power_excess", ul_excess, "%", "modeled radio + CPU power at the measured rates", "modeled",
+             "mptcp-dualband-power", {"rel_tol": 0.2})):
+        claims.add(cid, text, location=where, relation="=", paper=v(vid), artifact=float(art), unit=unit, basis=basis,
+                   provenance=prov, section=section, **tolerance)
+    claims.add("dl_tput_opt_is_energy_opt", f"Downlink: the throughput-optimal ratio ({_pair(dl_opt)}) is also the "
+               "energy-optimal two-path ratio", location="§4.2", relation="=", paper=dl_opt, artifact=c.dl_ratio,
+               unit="%", basis="modeled nJ/bit over the measured two-path ratios", provenance="modeled",
+               section="mptcp-dualband-fig4", abs_tol=tol.ratio_pp)
+    claims.add("dl_tput_gain", f"Downlink: the right two-path ratio gives {v('dl_tput_gain_pct'):g}% more throughput "
+               f"than {_pair(c.dl_against)}", location="§4.2", relation="=", paper=v("dl_tput_gain_pct"),
+               artifact=float(c.dl_tput_gain), unit="%",
+               basis=f"measured, throughput-optimal ratio {c.dl_t:g} vs {c.dl_against:g}", provenance="measured",
+               section="mptcp-dualband-fig4", abs_tol=5.0)
+    claims.add("dl_energy_cost", f"...at only {v('dl_energy_cost_pct'):g}% more energy per bit", location="§4.2",
+               relation="=", paper=v("dl_energy_cost_pct"), artifact=float(c.dl_energy_cost), unit="%",
+               basis=f"modeled nJ/bit, ratio {c.dl_t:g} vs {c.dl_against:g}", provenance="modeled",
+               section="mptcp-dualband-fig4", abs_tol=2.0)
+    claims.add("ul_energy_opt", f"Uplink energy-optimal ratio is {_pair(ul_eopt)} (among two-path ratios)",
+               location="§4.2", relation="=", paper=ul_eopt, artifact=c.ul_e, unit="%",
+               basis="modeled nJ/bit over the measured two-path ratios", provenance="modeled",
+               section="mptcp-dualband-fig4", abs_tol=tol.ratio_pp)
+    claims.add("ul_tput_gain", f"Uplink: {_pair(c.ul_a)} gives {v('ul_tput_gain_pct'):g}% more throughput than "
+               f"{_pair(c.ul_b)}", location="§4.2", relation="=", paper=v("ul_tput_gain_pct"),
+               artifact=float(c.ul_tput_gain), unit="%", basis="measured", provenance="measured",
+               section="mptcp-dualband-fig4", abs_tol=5.0)
+    claims.add("ul_energy_cost", f"...at {v('ul_energy_cost_pct'):g}% more energy per bit", location="§4.2",
+               relation="=", paper=v("ul_energy_cost_pct"), artifact=float(c.ul_energy_cost), unit="%",
+               basis=f"modeled nJ/bit, {c.ul_a:g} vs {c.ul_b:g}", provenance="modeled", section="mptcp-dualband-fig4",
+               abs_tol=3.0)
+    for d, dem_id, vid in PAPER_ENERGY_OPT:
+        dem, ratio = v(dem_id), v(vid)
+        key = (d, float(dem))
+        art = float(o.loc[key, "energy_opt_satisfying_ratio"]) if key in o.index else None
+        claims.add(f"{_short(d)}_{dem:g}_energy_opt", f"{d.capitalize()}, {dem:g} Mbps: energy-optimal ratio "
+                   f"{_pair(ratio)}", location="§4.2", relation="=", paper=ratio, artifact=art, unit="%",
+                   basis=f"modeled nJ/bit over measured ratios meeting >= {tol.satisfied_frac:.0%} of the demand",
+                   provenance="modeled", section="mptcp-dualband-fig5-7", abs_tol=tol.ratio_pp)
+        gl_row = gl[(gl["direction"] == d) & (gl["demand"] == float(dem))]
+        claims.add(f"{_short(d)}_{dem:g}_guideline", f"Guideline (Fig. 9 rules) gives {_pair(ratio)} for {d} "
+                   f"{dem:g} Mbps", location="§4.2; Fig. 9", relation="=", paper=ratio,
+                   artifact=float(gl_row["guideline_ratio"].iloc[0]) if len(gl_row) else None, unit="%",
+                   basis=f"guideline_ratio(demand, {dl_ad:g}|{ul_ad:g}, {dl_ac:g}) (arithmetic on published rules)",
+                   provenance="published", section="mptcp-dualband-guideline", abs_tol=1.0)
+    claims.add("backup_similar", "Backup mode and a 0-packet ratio draw very similar power", location="§4.2, Fig. 8",
+               relation="~", paper=v("backup_power_diff_pct"), artifact=bk_diff, unit="%",
+               basis="largest modeled power difference between the two modes (measured per-path bytes)",
+               provenance="modeled", section="mptcp-dualband-backup", abs_tol=5.0)
+    claims.add("sirq_big_cores", f"Steering SoftIRQs to big cores raises the median to {v('cdf_affinity_median'):g} Gbps",
+               location="§3.4", relation="=", paper=v("cdf_affinity_median"), artifact=None, unit="Gbps",
+               basis="not checkable: the host's cores are identical (no big/LITTLE)", provenance="measured",
+               section="mptcp-dualband-fig2")
+    return claims
+
+
+def claim_intervals(oci: pd.DataFrame, r1: pd.DataFrame, cis: dict) -> dict[str, tuple]:
+    """The 95% interval of each claim's artifact value where it has one:
+    bootstrap for ratios and comparisons, Student-t for the MPTCP means."""
+    o_ci = oci.set_index(["direction", "demand"])
+
+    def pair(key, col):
+        return tuple(o_ci.loc[key, [f"{col}_low", f"{col}_high"]])
+
+    return {
+        "tput_opt_ratio_dl": pair(("downlink", 0.0), "tput_opt_ratio"),
+        "tput_opt_ratio_ul": pair(("uplink", 0.0), "tput_opt_ratio"),
+        "mptcp_sum_downlink": tuple(r1.loc["downlink", ["total_ci_low", "total_ci_high"]]),
+        "mptcp_sum_uplink": tuple(r1.loc["uplink", ["total_ci_low", "total_ci_high"]]),
+        "ul_power_excess": cis["ul_power_excess"],
+        "dl_tput_opt_is_energy_opt": pair(("downlink", 0.0), "energy_opt_both_ratio"),
+        "ul_energy_opt": pair(("uplink", 0.0), "energy_opt_both_ratio"),
+        **{k: cis[k] for k in ("dl_tput_gain", "dl_energy_cost", "ul_tput_gain", "ul_energy_cost")},
+        **{f"{_short(d)}_{m:g}_energy_opt": pair((d, m), "energy_opt_satisfying_ratio")
+           for d, m in o_ci.index if m > 0},
+    }
+
+
+def claims_shown(claims_table: pd.DataFrame, intervals: dict) -> pd.DataFrame:
+    """The claims table for people: paper value with its relation, ours with
+    its interval."""
+    from mobitrace.book.chapter import paper_text
+    from mobitrace.core import numbers
+
+    shown = claims_table.assign(
+        paper=[paper_text(rel, val) for rel, val in zip(claims_table["paper_relation"], claims_table["paper_value"])],
+        ours=[numbers.interval(a, *intervals.get(c, (None, None))) for c, a in
+              zip(claims_table["claim_id"], claims_table["artifact_value"])])
+    return (shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "provenance"]]
+            .rename(columns={"ours": "this artifact [95% CI]"}))
+
+
+def verdict_counts(claims_table: pd.DataFrame) -> dict[str, int]:
+    """Claims per verdict, glue names n_<verdict with underscores>."""
+    counts = claims_table["verdict"].value_counts()
+    return {f"n_{name.replace(' ', '_')}": int(counts.get(name, 0)) for name in cl.VERDICTS}
+
+
+def metrics(r: Runs, r1: pd.DataFrame, cdf: pd.DataFrame, c: Comparisons, gl: pd.DataFrame,
+            claims_table: pd.DataFrame) -> dict:
+    """metrics.json: the key numbers (rounded, mobitrace.core.numbers.metric)."""
+    counts = claims_table["verdict"].value_counts()
+    return {
+        "reference_device": r.ref,
+        "scale": r.scale,
+        "runs": int(len(r.ref_runs)),
+        "mptcp_mbps": {d: metric(r1.loc[d, "total"]) for d in DIRECTIONS},
+        "cdf_median_gbps": {k: metric(x) for k, x in cdf.set_index("configuration")["median_gbps"].items()},
+        "backlogged": {"dl_tput_opt_ratio": metric(c.dl_t), "dl_energy_opt_both_ratio": metric(c.dl_ratio),
+                       "ul_tput_opt_ratio": metric(c.ul_t), "ul_energy_opt_both_ratio": metric(c.ul_e),
+                       "dl_tput_gain_pct": metric(c.dl_tput_gain), "dl_energy_cost_pct": metric(c.dl_energy_cost)},
+        "guideline_max_excess_energy_pct": metric(gl["excess_energy_pct"].max()),
+        "claims": {k.replace(" ", "_"): int(counts.get(k, 0)) for k in cl.VERDICTS},
+    }
+
+
+def write_metrics(m: dict, path: str | Path) -> None:
+    """Write metrics.json (sorted keys, 2-space indent, final newline)."""
+    Path(path).write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
+
+
+def sweep_summary(ref_energy: pd.DataFrame) -> pd.DataFrame:
+    """ratio_summary validated as tables/ratio_sweep.csv."""
+    return validated(ratio_summary(ref_energy), "ratio_sweep")

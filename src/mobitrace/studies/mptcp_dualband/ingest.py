@@ -1,6 +1,8 @@
 """mptcp-dualband (Khan et al., WiNTECH'21): ingest of the capture kit's raw
-runs, energy per bit from the power models, and the paper's Figure 9
-guideline.
+runs into one tidy table per device. Only reading and validating: energy per
+bit, run selection, ratio summaries and the paper's Figure 9 guideline are
+derived in mobitrace.studies.mptcp_dualband.analysis (and .energy), so that an
+analysis edit does not re-run this stage.
 
 Raw capture (scripts/capture/mptcp_dualband/run.py), per session folder
 data/raw/mptcp-dualband/<device>/<session>/:
@@ -12,17 +14,12 @@ data/raw/mptcp-dualband/<device>/<session>/:
   (`ip -s -j link`), /proc/stat `cpu` lines before/after, the 1-min load
   average and `cpu MHz` from /proc/cpuinfo.
 
-`ingest` turns a device's sessions into one tidy table (RUN_COLUMNS), one row
-per run. Throughput is the receiver's payload over the time from its first
-to its last byte. Per-path bytes: for the striping sender the receiver's
-per-connection payload; for MPTCP (one socket) the payload split by the
-phone's per-interface byte counters (which include headers, so only their
-shares are used).
-
-Energy per bit (nJ/bit = mW / Mbps, :func:`mobitrace.energy.power_models.nj_per_bit`) is
-modeled: the radio part from each interface's radio model at its measured
-(paper-equivalent) rate, the CPU part from the phone-side process's measured
-CPU time through a CPU power model.
+`ingest` turns a device's sessions into one tidy table (schema.RUN_COLUMNS,
+validated by schema.RUNS_SCHEMA), one row per run. Throughput is the
+receiver's payload over the time from its first to its last byte. Per-path
+bytes: for the striping sender the receiver's per-connection payload; for
+MPTCP (one socket) the payload split by the phone's per-interface byte
+counters (which include headers, so only their shares are used).
 """
 
 from __future__ import annotations
@@ -39,47 +36,14 @@ import pandera.pandas as pa
 
 from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
-from mobitrace.energy.power_models import CpuPowerModel, RadioPowerModel, nj_per_bit
+from mobitrace.studies.mptcp_dualband.schema import (DEVICE_RUNS_SCHEMA, DIRECTIONS, PATHS, RUN_COLUMNS,
+                                                     RUNS_SCHEMA, STUDY, TRANSPORTS)
 
-STUDY = "mptcp-dualband"
-PATHS = ("a", "b")
+__all__ = ["DIRECTIONS", "PATHS", "RUN_COLUMNS", "RUNS_SCHEMA", "STUDY", "TRANSPORTS", "ingest", "parse_run",
+           "read_session", "validate_session"]
+
 PHONE_IF = {"a": "pa", "b": "pb"}
-DIRECTIONS = ("downlink", "uplink")
-TRANSPORTS = ("mptcp", "striped")
 USER_HZ = 100  # /proc/stat unit (getconf CLK_TCK; recorded in the manifest)
-
-RUN_COLUMNS = [
-    "device", "session", "run_id", "part", "config", "transport", "direction", "ratio_a_pct",
-    "demand_mbps", "scale", "primary", "backup", "gro_a", "gro_b", "rps_cpu", "rep", "duration_s",
-    "started_utc", "loadavg1", "payload_bytes", "rx_seconds", "tput_mbps", "bytes_a", "bytes_b",
-    "tput_a_mbps", "tput_b_mbps", "phone_cpu_s", "ap_cpu_s", "procstat_busy_s", "procstat_softirq_s",
-    "cpu_mhz_mean",
-]
-
-RUNS_SCHEMA = pa.DataFrameSchema(
-    {
-        "device": pa.Column(str), "session": pa.Column(str), "run_id": pa.Column(str, unique=True),
-        "part": pa.Column(str, pa.Check.isin(["mptcp", "gro", "sirq", "sweep", "backup"])),
-        "config": pa.Column(str), "transport": pa.Column(str, pa.Check.isin(TRANSPORTS)),
-        "direction": pa.Column(str, pa.Check.isin(DIRECTIONS)),
-        "ratio_a_pct": pa.Column(float, pa.Check.in_range(0, 100), nullable=True),
-        "demand_mbps": pa.Column(float, pa.Check.gt(0), nullable=True),
-        "scale": pa.Column(float, pa.Check.gt(0)), "primary": pa.Column(str, pa.Check.isin(PATHS)),
-        "backup": pa.Column(bool), "gro_a": pa.Column(str), "gro_b": pa.Column(str),
-        "rps_cpu": pa.Column(float, nullable=True), "rep": pa.Column(int, pa.Check.ge(0)),
-        "duration_s": pa.Column(float, pa.Check.gt(0)), "started_utc": pa.Column(str),
-        "loadavg1": pa.Column(float, pa.Check.ge(0)), "payload_bytes": pa.Column(int, pa.Check.gt(0)),
-        "rx_seconds": pa.Column(float, pa.Check.gt(0)), "tput_mbps": pa.Column(float, pa.Check.gt(0)),
-        "bytes_a": pa.Column(float, pa.Check.ge(0)), "bytes_b": pa.Column(float, pa.Check.ge(0)),
-        "tput_a_mbps": pa.Column(float, pa.Check.ge(0)), "tput_b_mbps": pa.Column(float, pa.Check.ge(0)),
-        "phone_cpu_s": pa.Column(float, pa.Check.ge(0)), "ap_cpu_s": pa.Column(float, pa.Check.ge(0)),
-        "procstat_busy_s": pa.Column(float, pa.Check.ge(0)),
-        "procstat_softirq_s": pa.Column(float, pa.Check.ge(0)),
-        "cpu_mhz_mean": pa.Column(float, nullable=True),
-    },
-    strict=True, ordered=True,
-)
-
 
 # --------------------------------------------------------------------------- #
 # Raw parsing
@@ -275,15 +239,19 @@ def read_session(folder: str | Path) -> tuple[dict, pd.DataFrame]:
                          manifest["n_runs"])
     if not rows:
         raise InputError(path, None, None, "at least one run", "no runs")
-    frame = pd.DataFrame(rows, columns=RUN_COLUMNS)
+    return manifest, _validated(RUNS_SCHEMA, pd.DataFrame(rows, columns=RUN_COLUMNS), path)
+
+
+def _validated(schema, frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """`frame` validated by `schema`; a failure is one InputError naming the
+    line (row + 1) and the field."""
     try:
-        frame = RUNS_SCHEMA.validate(frame, lazy=False)
+        return schema.validate(frame, lazy=False)
     except pa.errors.SchemaError as exc:
         idx = exc.failure_cases["index"].iloc[0] if exc.failure_cases is not None and len(exc.failure_cases) else None
         raise InputError(path, f"line {int(idx) + 1}" if idx is not None and not pd.isna(idx) else None,
                          str(exc.schema.name) if exc.schema is not None else None, "a valid value",
                          exc.failure_cases["failure_case"].iloc[0] if exc.failure_cases is not None else exc) from None
-    return manifest, frame
 
 
 def ingest(device_dir: str | Path, out_dir: str | Path) -> Path:
@@ -303,6 +271,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> Path:
                              "created_utc": m.get("created_utc")}
         frames.append(f)
     runs = pd.concat(frames, ignore_index=True).sort_values(["session", "run_id"]).reset_index(drop=True)
+    runs = _validated(DEVICE_RUNS_SCHEMA, runs, device_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
@@ -324,250 +293,3 @@ def validate_session(folder: Path) -> list[InputError]:
     except InputError as exc:
         return [exc]
     return []
-
-
-# --------------------------------------------------------------------------- #
-# Energy per bit
-
-
-def radio_power_mw(models: dict[str, RadioPowerModel], tput_a_mbps, tput_b_mbps, direction: str):
-    """Radio power (mW) of both interfaces of the phone: path a priced by
-    models['a'], path b by models['b'], at their (paper-equivalent) rates; the
-    phone receives on the downlink ('rx') and transmits on the uplink ('tx')."""
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, found {direction!r}")
-    mode = "rx" if direction == "downlink" else "tx"
-    return (np.asarray(models["a"].power_mw(tput_a_mbps, mode), dtype=float)
-            + np.asarray(models["b"].power_mw(tput_b_mbps, mode), dtype=float))
-
-
-def radio_power_floor_mw(models: dict[str, RadioPowerModel], tput_a_mbps, tput_b_mbps, direction: str,
-                         floor_frac: float):
-    """A sensitivity variant of :func:`radio_power_mw`: an interface that
-    carries no traffic sleeps (0 mW above base, as with PSM), one that carries
-    any pays a wake-up floor `floor_frac` of its backlogged power plus the
-    rest in proportion to utilization:
-
-        P = 0 if rate = 0, else P_act * (f + (1 - f) * min(1, rate / rate_max))
-
-    f = 0 is the linear model; f = 1 is an interface that costs its full
-    backlogged power whenever it is used. The floor is an assumption (the
-    paper states backlogged powers only)."""
-    if not 0.0 <= floor_frac <= 1.0:
-        raise ValueError(f"floor_frac must lie in [0, 1], found {floor_frac}")
-    mode = "rx" if direction == "downlink" else "tx"
-    total = 0.0
-    for path, rate in (("a", tput_a_mbps), ("b", tput_b_mbps)):
-        m = models[path]
-        r = np.asarray(rate, dtype=float)
-        active = m.tx_active_mw if mode == "tx" else m.rx_active_mw
-        util = np.minimum(1.0, r / m.max_rate_mbps)
-        total = total + np.where(r > 0, active * (floor_frac + (1.0 - floor_frac) * util), 0.0)
-    return total
-
-
-def cpu_power_mw(model: CpuPowerModel, cpu_seconds, seconds, scale: float = 1.0):
-    """CPU power (mW above idle) of a process that used `cpu_seconds` of CPU
-    over `seconds` of transfer at the nominal frequency: mean busy fraction
-    times the busy-core power. Divided by `scale`: a capture made at `scale`
-    times the paper's rates is priced at the paper's rates assuming CPU time
-    linear in throughput (the cpu-gbps study's finding)."""
-    u = np.asarray(cpu_seconds, dtype=float) / np.asarray(seconds, dtype=float)
-    return u * model.busy_core_mw() / scale
-
-
-def energy_table(runs: pd.DataFrame, radio: dict[str, dict[str, RadioPowerModel]],
-                 cpu: CpuPowerModel) -> pd.DataFrame:
-    """Per run: paper-equivalent throughputs (measured / scale), modeled radio
-    and CPU power and nJ/bit. `radio[direction][path]` is the model of that
-    interface in that direction."""
-    out = runs.copy()
-    for col in ("tput_mbps", "tput_a_mbps", "tput_b_mbps"):
-        out[col.replace("_mbps", "_eq_mbps")] = out[col] / out["scale"]
-    p_radio = np.empty(len(out))
-    for direction in DIRECTIONS:
-        m = (out["direction"] == direction).to_numpy()
-        if m.any():
-            p_radio[m] = radio_power_mw(radio[direction], out.loc[m, "tput_a_eq_mbps"],
-                                        out.loc[m, "tput_b_eq_mbps"], direction)
-    out["radio_mw"] = p_radio
-    out["cpu_mw"] = cpu_power_mw(cpu, out["phone_cpu_s"], out["rx_seconds"], out["scale"])
-    out["power_mw"] = out["radio_mw"] + out["cpu_mw"]
-    out["nj_per_bit"] = nj_per_bit(out["power_mw"], out["tput_eq_mbps"])
-    out["radio_nj_per_bit"] = nj_per_bit(out["radio_mw"], out["tput_eq_mbps"])
-    out["cpu_nj_per_bit"] = nj_per_bit(out["cpu_mw"], out["tput_eq_mbps"])
-    return out
-
-
-# --------------------------------------------------------------------------- #
-# Which runs the chapter uses
-
-MPTCP_PARTS = ("mptcp", "gro", "sirq", "backup")
-
-
-def paths_used(frame: pd.DataFrame, min_share: float = 0.01) -> np.ndarray:
-    """2 where each path carried more than `min_share` of a run's bytes, else 1."""
-    share = np.minimum(frame["bytes_a"], frame["bytes_b"]) / (frame["bytes_a"] + frame["bytes_b"])
-    return np.where(share > min_share, 2, 1)
-
-
-def select_runs(frame: pd.DataFrame, manifests: dict[str, dict[str, dict]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(used, set aside): a device's MPTCP-part runs (mptcp, gro, sirq,
-    backup) from sessions captured before the kit kept its MPTCP listener
-    open are set aside when the device has a session captured with the fixed
-    kit (its manifest config records `mptcp_subflow_wait_ms`). The first
-    kit closed the listener after accept(), and Linux MPTCP resets an MP_JOIN
-    that arrives after that, so many of its MPTCP runs used one path.
-    `manifests` is {device: {session: manifest}} (manifests.json per device)."""
-    fixed = {(d, s) for d, ms in manifests.items() for s, m in ms.items()
-             if "mptcp_subflow_wait_ms" in (m.get("config") or {})}
-    is_fixed = pd.Series([(d, s) in fixed for d, s in zip(frame["device"], frame["session"])], index=frame.index)
-    part = frame["part"].isin(MPTCP_PARTS)
-    device_has_fixed = frame["device"].map(lambda d: any(dd == d for dd, _ in fixed))
-    aside = part & device_has_fixed & ~is_fixed
-    return frame[~aside].reset_index(drop=True), frame[aside].reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------- #
-# Ratios: exhaustive search and the Figure 9 guideline
-
-
-def floor_sensitivity(summary: pd.DataFrame, radio: dict[str, dict[str, RadioPowerModel]],
-                      floors, satisfied_frac: float = 0.95) -> pd.DataFrame:
-    """Energy-optimal ratio per direction x demand (over the ratios meeting
-    the demand; all ratios when backlogged) when the radio part of nJ/bit
-    uses a wake-up floor f (:func:`radio_power_floor_mw`) and the CPU part is
-    kept as measured and modeled."""
-    rows = []
-    for f in floors:
-        p = radio_power_floor_mw
-        for (direction, demand), g in summary.groupby(["direction", "demand"], sort=True):
-            ok = g[g["tput_mbps"] >= satisfied_frac * demand] if demand > 0 else g
-            if ok.empty:
-                continue
-            radio_mw = p(radio[direction], ok["tput_a_mbps"], ok["tput_b_mbps"], direction, f)
-            nj = radio_mw / ok["tput_mbps"].to_numpy() + ok["cpu_nj_per_bit"].to_numpy()
-            i = int(np.argmin(nj))
-            rows.append({"floor_frac": f, "direction": direction, "demand": demand,
-                         "energy_opt_ratio": float(ok["ratio_a_pct"].iloc[i]), "nj_per_bit": float(nj[i])})
-    return pd.DataFrame(rows)
-
-
-def ratio_summary(energy: pd.DataFrame) -> pd.DataFrame:
-    """Mean and SD over repetitions per direction x demand x ratio (the
-    striped runs of the ratio sweep)."""
-    s = energy[(energy["transport"] == "striped") & (energy["part"] == "sweep")].copy()
-    s["demand"] = s["demand_mbps"].fillna(0.0)  # 0 = backlogged (groupby drops NaN)
-    g = s.groupby(["direction", "demand", "ratio_a_pct"])
-    out = g.agg(n=("tput_eq_mbps", "size"), tput_mbps=("tput_eq_mbps", "mean"), tput_sd=("tput_eq_mbps", "std"),
-                tput_a_mbps=("tput_a_eq_mbps", "mean"), tput_b_mbps=("tput_b_eq_mbps", "mean"),
-                nj_per_bit=("nj_per_bit", "mean"), nj_sd=("nj_per_bit", "std"),
-                radio_nj_per_bit=("radio_nj_per_bit", "mean"), cpu_nj_per_bit=("cpu_nj_per_bit", "mean"),
-                phone_cpu_s=("phone_cpu_s", "mean")).reset_index()
-    return out
-
-
-def optima(summary: pd.DataFrame, satisfied_frac: float = 0.95) -> pd.DataFrame:
-    """Per direction x demand: the throughput-optimal ratio (highest mean
-    throughput), the energy-optimal ratio over all ratios, over the ratios
-    that use both paths (0 < a < 100, the paper's comparison for backlogged
-    traffic) and, for a demand, over the ratios that deliver at least
-    `satisfied_frac` of it."""
-    rows = []
-    for (direction, demand), g in summary.groupby(["direction", "demand"], sort=True):
-        g = g.sort_values("ratio_a_pct")
-        best_t = g.loc[g["tput_mbps"].idxmax()]
-        best_e = g.loc[g["nj_per_bit"].idxmin()]
-        both = g[(g["ratio_a_pct"] > 0) & (g["ratio_a_pct"] < 100)]
-        best_e2 = both.loc[both["nj_per_bit"].idxmin()] if len(both) else None
-        ok = g[g["tput_mbps"] >= satisfied_frac * demand] if demand > 0 else g
-        best_es = ok.loc[ok["nj_per_bit"].idxmin()] if len(ok) else None
-        rows.append({
-            "direction": direction, "demand": demand,
-            "tput_opt_ratio": best_t["ratio_a_pct"], "tput_opt_mbps": best_t["tput_mbps"],
-            "tput_opt_nj": best_t["nj_per_bit"],
-            "energy_opt_ratio": best_e["ratio_a_pct"], "energy_opt_nj": best_e["nj_per_bit"],
-            "energy_opt_mbps": best_e["tput_mbps"],
-            "energy_opt_both_ratio": np.nan if best_e2 is None else best_e2["ratio_a_pct"],
-            "energy_opt_both_nj": np.nan if best_e2 is None else best_e2["nj_per_bit"],
-            "energy_opt_both_mbps": np.nan if best_e2 is None else best_e2["tput_mbps"],
-            "energy_opt_satisfying_ratio": np.nan if best_es is None else best_es["ratio_a_pct"],
-            "energy_opt_satisfying_nj": np.nan if best_es is None else best_es["nj_per_bit"],
-            "energy_opt_satisfying_mbps": np.nan if best_es is None else best_es["tput_mbps"],
-        })
-    return pd.DataFrame(rows)
-
-
-def guideline_ratio(demand_mbps: float | None, r_ad: float, r_ac: float, direction: str) -> float:
-    """The % of packets to the 802.11ad path that the paper's guidelines pick
-    (Fig. 9, as its rules are stated in §4.2; the flow chart's image is not in
-    the text), for an application demand (None = backlogged) and each
-    interface's maximum rate:
-
-    * backlogged, or a demand above R_ad + R_ac: the throughput-optimal ratio
-      R_ad : R_ac (§3.2: "given by the ratio of the individual throughputs");
-    * downlink (802.11ac cheaper to receive): demand > R_ad -> fill 802.11ac,
-      the rest on 802.11ad, ratio (D - R_ac) : R_ac; R_ac < D <= R_ad -> 100:0;
-      D <= R_ac -> 0:100;
-    * uplink (802.11ad cheaper to transmit): demand > R_ad -> fill 802.11ad,
-      ratio R_ad : (D - R_ad); else 100:0.
-
-    E.g. downlink, 1750 Mbps, 1600/600 -> 1150/1750 = 65.7 % (the paper's
-    66:34); uplink, 1750, 1450/600 -> 1450/1750 = 82.9 % (83:17).
-    """
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, found {direction!r}")
-    if r_ad <= 0 or r_ac <= 0:
-        raise ValueError("interface rates must be positive")
-    if demand_mbps is None or (isinstance(demand_mbps, float) and math.isnan(demand_mbps)) \
-            or demand_mbps >= r_ad + r_ac:
-        return 100.0 * r_ad / (r_ad + r_ac)
-    d = float(demand_mbps)
-    if d <= 0:
-        raise ValueError("demand must be positive (None = backlogged)")
-    if direction == "downlink":
-        if d > r_ad:
-            return 100.0 * (d - r_ac) / d
-        return 100.0 if d > r_ac else 0.0
-    if d > r_ad:
-        return 100.0 * r_ad / d
-    return 100.0
-
-
-def nearest_ratio(ratio: float, grid) -> float:
-    """The grid ratio closest to `ratio` (ties to the larger)."""
-    grid = np.asarray(sorted(grid), dtype=float)
-    i = np.argmin(np.abs(grid - ratio) - 1e-9 * grid)
-    return float(grid[i])
-
-
-def guideline_vs_search(summary: pd.DataFrame, opt: pd.DataFrame, rates: dict[str, dict[str, float]],
-                        satisfied_frac: float = 0.95) -> pd.DataFrame:
-    """Per direction x demand: the guideline's ratio (rounded to the measured
-    grid), its throughput and nJ/bit, and how far it lands from the
-    exhaustive search's best (energy over the ratios meeting the demand;
-    throughput for backlogged traffic)."""
-    rows = []
-    for r in opt.itertuples():
-        g = summary[(summary["direction"] == r.direction) & (summary["demand"] == r.demand)]
-        rate = rates[r.direction]
-        want = guideline_ratio(None if r.demand == 0 else r.demand, rate["a"], rate["b"], r.direction)
-        on_grid = nearest_ratio(want, g["ratio_a_pct"])
-        row = g[g["ratio_a_pct"] == on_grid].iloc[0]
-        best_nj = r.energy_opt_satisfying_nj
-        rows.append({
-            "direction": r.direction, "demand": r.demand, "guideline_ratio": want, "grid_ratio": on_grid,
-            "guideline_mbps": row["tput_mbps"], "guideline_nj": row["nj_per_bit"],
-            "meets_demand": bool(r.demand == 0 or row["tput_mbps"] >= satisfied_frac * r.demand),
-            "search_ratio": r.energy_opt_satisfying_ratio, "search_nj": best_nj,
-            "search_mbps": r.energy_opt_satisfying_mbps,
-            "excess_energy_pct": 100.0 * (row["nj_per_bit"] / best_nj - 1.0),
-            "tput_shortfall_pct": 100.0 * (1.0 - row["tput_mbps"] / r.tput_opt_mbps),
-        })
-    return pd.DataFrame(rows)
-
-
-def ecdf(values) -> tuple[np.ndarray, np.ndarray]:
-    """Empirical CDF: sorted values and i/n for i = 1..n."""
-    x = np.sort(np.asarray(values, dtype=float))
-    return x, np.arange(1, len(x) + 1) / len(x)
