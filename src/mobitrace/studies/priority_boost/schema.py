@@ -245,9 +245,10 @@ WELCH_SCHEMA = pa.DataFrameSchema(
         "policy": pa.Column(str, pa.Check.isin(POLICIES)),
         "n": pa.Column("int64", _nonneg),
         "n_base": pa.Column("int64", _nonneg),
-        **_cols("mean", "mean_base", "sd", "sd_base", "diff", "rel_diff", "t", "df", "g", "g_lo", "g_hi",
-                nullable=True),
-        **_cols("p", "p_holm", checks=_p, nullable=True),
+        **_cols("mean", "mean_base", "sd", "sd_base", "diff", "rel_diff", "t", "df", nullable=True),
+        "p": pa.Column(checks=_p, nullable=True),
+        **_cols("g", "g_lo", "g_hi", nullable=True),
+        "p_holm": pa.Column(checks=_p, nullable=True),
         "reject_holm": pa.Column(bool),
         "reject_unadjusted": pa.Column(bool),
     },
@@ -283,6 +284,20 @@ CONDITIONS_SCHEMA = pa.DataFrameSchema(
     strict=True, ordered=True,
 )
 
+# The chapter's headline claims (mobitrace.book.chapter.key_findings_frame).
+KEY_FINDINGS_SCHEMA = pa.DataFrameSchema(
+    {
+        "claim_id": pa.Column(str, unique=True),
+        "claim": pa.Column(str),
+        "paper_relation": pa.Column(nullable=True),
+        "paper_value": pa.Column(nullable=True),
+        "unit": pa.Column(str),
+        **_cols("artifact_value", "artifact_low", "artifact_high", nullable=True),
+        "verdict": pa.Column(str, pa.Check.isin(["reproduced", "not reproduced", "not checkable"])),
+    },
+    strict=True, ordered=True,
+)
+
 # Table name (a regular expression: per-device tables carry the device) -> schema.
 RESULT_SCHEMAS = {
     r"published_(transfer_cpu|transfer_cpu_p|transfer_net|audio_jitter)": GRID_SCHEMA,
@@ -295,6 +310,7 @@ RESULT_SCHEMAS = {
     r"measured_.+_welch": WELCH_SCHEMA,
     r"measured_.+_paired": PAIRED_SCHEMA,
     r"measured_.+_conditions": CONDITIONS_SCHEMA,
+    r"key_findings": KEY_FINDINGS_SCHEMA,
 }
 
 
