@@ -81,14 +81,11 @@ ORACLE_SCHEMA = pa.DataFrameSchema(
     strict=True, ordered=True,
 )
 
+# The cross-traffic sender's summary: counts, elapsed time and rates (bit/s).
 CROSS_SCHEMA = pa.DataFrameSchema(
-    {
-        "packets_sent": pa.Column(int, pa.Check.ge(0)),
-        "send_errors": pa.Column(int, pa.Check.ge(0)),
-        "elapsed_s": pa.Column(float, pa.Check.ge(0)),
-        "target_bps": pa.Column(float, pa.Check.gt(0)),
-        "offered_bps": pa.Column(float, pa.Check.ge(0)),
-    },
+    {**{c: pa.Column(int, pa.Check.ge(0)) for c in ("packets_sent", "send_errors")},
+     "elapsed_s": pa.Column(float, pa.Check.ge(0)), "target_bps": pa.Column(float, pa.Check.gt(0)),
+     "offered_bps": pa.Column(float, pa.Check.ge(0))},
     strict=False,
 )
 
