@@ -57,32 +57,24 @@ rel_tol_approx = 0.10
 marginal_pct = 5.0
 
 # %%
-import json
-from functools import partial
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
-import seaborn as sns
 from IPython.display import Markdown, display
 
+from mobitrace.book.chapter import site_href
+from mobitrace.book.checked_outputs import SchemaCheckedOutputs
 from mobitrace.core import claims as cl
-from mobitrace.studies.priority_boost import analysis as pba
-from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
 from mobitrace.core.escape import md_text
-from mobitrace.book.figures import PALETTE, SEED, legend_outside
-from mobitrace.studies.priority_boost.analysis import POLICY_NAMES
-from mobitrace.core.published import mean_sd_table, table_location, value_of
+from mobitrace.core.published import Values, table_location
+from mobitrace.studies.priority_boost import analysis as pba, figures as pbf, findings as pbn
+from mobitrace.studies.priority_boost.schema import result_schema
 
 results = Path(results_dir)
-out = ChapterOutputs(results, "analyze_priority_boost")
-put, put_text, save_table, provenance = out.put, out.put_text, out.save_table, out.provenance
-values = pd.read_parquet(Path(published_dir) / "values.parquet")
+out = SchemaCheckedOutputs(results, "analyze_priority_boost", result_schema)
+put, save_table, provenance = out.put, out.save_table, out.provenance
+values = Values(published_dir)
 stats = pd.read_parquet(Path(published_dir) / "stat_tables.parquet")
-v = partial(value_of, values)
-location = partial(table_location, stats)
-
 
 # %% [markdown]
 # (priority-boost-published)=
@@ -99,8 +91,9 @@ for table, caption in [("transfer_cpu", "File transfer time (s), mean/SD, agains
                        ("transfer_cpu_p", "P values of comparing INCR and DECR to original"),
                        ("transfer_net", "File transfer time (s), mean/SD, against network load"),
                        ("audio_jitter", "Audio send-time jitter SD (µs)")]:
-    out.table(pba.printed_grid(stats, table), f"published_{table}", f"{caption} ({location(table)})")
-    provenance(f"published ({location(table)}), rendered from the data file.")
+    where = table_location(stats, table)
+    out.table(pba.printed_grid(stats, table), f"published_{table}", f"{caption} ({where})")
+    provenance(f"published ({where}), rendered from the data file.")
 
 # %% [markdown]
 # ### Figure: the published means with their 95% confidence intervals
@@ -110,19 +103,8 @@ for table, caption in [("transfer_cpu", "File transfer time (s), mean/SD, agains
 # spread, so it has no interval.
 
 # %%
-pub_means = pd.concat([pba.published_means(stats, t, ci_level).assign(load=name)
-                       for t, name in (("transfer_cpu", "CPU load"), ("transfer_net", "network load"))])
-save_table(pub_means, "published_means_ci")
-fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.0), sharey=True, width_ratios=(5, 6))
-for ax, (load, part) in zip(axes, pub_means.groupby("load", sort=False)):
-    sns.pointplot(data=pba.interval_rows(part), x="condition", y="value", hue="policy_name",
-                  hue_order=[POLICY_NAMES[p] for p in ("original", "incr", "decr")], estimator="median",
-                  errorbar=pba.extent, dodge=0.4, linestyle="none", capsize=0.15, err_kws={"linewidth": 1.2},
-                  marker="o", markersize=5, ax=ax, legend=ax is axes[1])
-    ax.set(title=load, xlabel="competing processes, cross traffic (% of NIC)", ylabel="file transfer time (s)")
-    ax.tick_params(axis="x", labelrotation=30)
-legend_outside(axes[1], title="policy")
-out.figure(fig, "published_means_ci",
+pub_means = save_table(pba.published_means_both(stats, ci_level), "published_means_ci")
+out.figure(pbf.published_means(pub_means), "published_means_ci",
            alt="Two panels of mean file transfer time in seconds with 95% confidence intervals, for the original "
                "scheduler, INCR and DECR, against CPU load (left) and network load (right), from the paper's tables.",
            caption="The paper's means with t-based 95% intervals computed from its reported SD and n. Look at how "
@@ -167,33 +149,8 @@ out.show(pba.audit_shown(audit_cpu, True), "Transfer time vs CPU load: paper p a
 provenance("published inputs (§4, first table); tests, ranges, effect sizes and Holm computed here.")
 
 # %%
-flag_table = int((~audit_cpu["in_range_table"].astype(bool)).sum())
-flag_printed = int((~audit_cpu["in_range_printed"].astype(bool)).sum())
-n_pub = int(audit_cpu["p_published"].notna().sum())
-flagged = audit_cpu[~audit_cpu["in_range_table"].astype(bool)]
-put("n_published_p", n_pub)
-put("n_cpu_tests", len(audit_cpu))
-put("n_flag_table", flag_table)
-put("n_flag_printed", flag_printed)
-put("flag_p_lo", float(flagged["p_lo_table"].min()) if len(flagged) else float("nan"))
-put("flag_p_hi", float(flagged["p_hi_printed"].max()) if len(flagged) else float("nan"))
-put("flag_procs", ", ".join(str(int(x)) for x in sorted(flagged["cpu_procs"])))
-holm_rec = audit_cpu[audit_cpu["reject_holm"]]
-holm_pub = audit_cpu[audit_cpu["reject_published_holm"]]
-put("n_unadj_sig", int(audit_cpu["reject_unadjusted"].sum()))
-put("n_holm_sig", int(audit_cpu["reject_holm"].sum()))
-put("holm_sig_list", ", ".join(f"{POLICY_NAMES[r.policy]} at {r.cpu_procs} processes" for r in holm_rec.itertuples()))
-put("n_holm_pub_sig", int(audit_cpu["reject_published_holm"].sum()))
-incr = audit_cpu[audit_cpu["policy"] == "incr"]
-put("incr_p_max", float(incr["p"].max()))
-put("incr_p0", float(incr.loc[incr["cpu_procs"] == 0, "p"].iloc[0]))
-put("incr_g0", float(incr.loc[incr["cpu_procs"] == 0, "g"].iloc[0]))
-put("incr_faster0", -float(incr.loc[incr["cpu_procs"] == 0, "diff"].iloc[0]))
-put("incr_faster30", -float(incr.loc[incr["cpu_procs"] == 30, "diff"].iloc[0]))
-put_text("incr_gain_trend", "grows" if -incr.loc[incr["cpu_procs"] == 30, "diff"].iloc[0]
-         > -incr.loc[incr["cpu_procs"] == 0, "diff"].iloc[0] else "does not grow")
-decr = audit_cpu[audit_cpu["policy"] == "decr"]
-put("decr_p_min", float(decr["p"].min()))
+for name, x in pbn.audit_numbers(audit_cpu).items():
+    put(name, x)
 
 # %% [markdown]
 # Of the {glue:text}`n_published_p` published p-values,
@@ -217,26 +174,7 @@ put("decr_p_min", float(decr["p"].min()))
 # ## Figure: published p-values against the range their tables allow
 
 # %%
-ranked = audit_cpu.sort_values(["policy", "cpu_procs"], ascending=[False, True], ignore_index=True)
-colors = dict(zip(("printed", "table", "paper", "outside"), (PALETTE[7], PALETTE[0], PALETTE[2], PALETTE[3])))
-fig, ax = plt.subplots(figsize=(7.5, 4.2))
-ax.hlines(ranked.index, ranked["p_lo_printed"].clip(lower=1e-6), ranked["p_hi_printed"], color=colors["printed"],
-          lw=7, label="attainable p, as printed")
-ax.hlines(ranked.index, ranked["p_lo_table"], ranked["p_hi_table"], color=colors["table"], lw=7,
-          label="attainable p, table precision")
-ax.scatter(ranked["p"], ranked.index, marker="|", s=220, color="black", zorder=3, label="recomputed p")
-inside = ranked["in_range_table"].astype(bool)
-ax.scatter(ranked.loc[inside, "p_published"], ranked.index[inside], marker="o", s=45, color=colors["paper"],
-           zorder=4, label="paper's p (attainable)")
-ax.scatter(ranked.loc[~inside, "p_published"], ranked.index[~inside], marker="<", s=60, color=colors["outside"],
-           zorder=4, label="paper's \"< 0.0001\" (not attainable)")
-ax.axvline(alpha, color="grey", ls="--", lw=0.8)
-ax.set_xscale("log")
-ax.set(xlim=(1e-5, 1.5), xlabel="two-sided Welch p (log scale, dashed: α)")
-ax.set_yticks(ranked.index, [f"{POLICY_NAMES[r.policy]}, {r.cpu_procs} proc" for r in ranked.itertuples()])
-ax.legend()
-legend_outside(ax, below=True)
-out.figure(fig, "p_ranges_published",
+out.figure(pbf.p_ranges(audit_cpu, alpha), "p_ranges_published",
            alt="For each of the ten comparisons of the paper's CPU-load table, horizontal bars of the p-values its "
                "rounded means and SDs allow, the recomputed p as a tick and the paper's p as a marker, on a log scale.",
            caption="The paper's p-values against the range of p its own rounded statistics allow. Look for markers "
@@ -256,21 +194,8 @@ out.show(pba.audit_shown(audit_net, False), "Transfer time vs network load: Welc
 provenance("published inputs (§4, second table); tests, ranges, effect sizes and Holm computed here.")
 
 # %%
-net_incr = audit_net[audit_net["policy"] == "incr"]
-net_decr = audit_net[audit_net["policy"] == "decr"]
-put("net_n_holm_sig", int(audit_net["reject_holm"].sum()))
-put("net_n_incr_holm_sig", int(net_incr["reject_holm"].sum()))
-put("net_n_decr_holm_sig", int(net_decr["reject_holm"].sum()))
-put("net_p_min", float(audit_net["p"].min()))
-put("net_incr_rel_max", float((-net_incr["diff"] / net_incr["mean_base"]).max() * 100))
-net_wide = mean_sd_table(stats, "transfer_net").pivot(index="column", columns="policy", values="mean")
-decr_minus_incr = net_wide["decr"] - net_wide["incr"]
-put("net_decr_better_cols", int((decr_minus_incr < 0).sum()))
-put("net_cols", int(len(decr_minus_incr)))
-put("net_decr_minus_incr_abs", abs(float(decr_minus_incr.mean())))
-put_text("net_decr_vs_incr", "slower" if decr_minus_incr.mean() > 0 else "faster")
-put("net_incr_faster_cols", int((net_incr["diff"] < 0).sum()))
-put("net_incr_cols", len(net_incr))
+for name, x in pbn.net_numbers(audit_net, stats).items():
+    put(name, x)
 
 # %% [markdown]
 # Under network load INCR is faster than the original in
@@ -286,18 +211,7 @@ put("net_incr_cols", len(net_incr))
 # ## Figure: effect sizes of the published comparisons
 
 # %%
-both = pd.concat([audit_cpu.assign(load="CPU load"), audit_net.assign(load="network load")], ignore_index=True)
-both["comparison"] = both["load"] + ": " + [pba.condition_label(c, x) for c, x in zip(both["cpu_procs"], both["cross_pct"])]
-both["policy_name"] = both["policy"].map(POLICY_NAMES)
-fig, ax = plt.subplots(figsize=(7.5, 5.2))
-sns.pointplot(data=pba.interval_rows(both[["comparison", "policy_name", "g", "g_lo", "g_hi"]], "g", "g_lo", "g_hi"),
-              x="value", y="comparison", hue="policy_name", hue_order=["INCR", "DECR"], estimator="median",
-              errorbar=pba.extent, dodge=0.4, linestyle="none", capsize=0.15, marker="o", markersize=4,
-              err_kws={"linewidth": 1.2}, palette=[PALETTE[1], PALETTE[2]], ax=ax)
-ax.axvline(0, color="grey", lw=0.8)
-ax.set(xlabel=f"Hedges' g, policy − original, with {100 * ci_level:.0f}% interval (negative: faster)", ylabel="")
-legend_outside(ax, title="policy")
-out.figure(fig, "effect_sizes_published",
+out.figure(pbf.effect_sizes(audit_cpu, audit_net, ci_level), "effect_sizes_published",
            alt="Hedges' g of INCR and DECR against the original scheduler with 95% intervals, for each column of "
                "the paper's CPU-load and network-load tables, with a vertical line at zero.",
            caption="Effect sizes (standardized differences of the means) from the paper's tables. Look at which "
@@ -309,30 +223,9 @@ provenance("published means and SDs (§4, first and second tables); Hedges' g an
 # ## Do the paper's conclusions follow from its tables?
 
 # %%
-audio_pub = stats[stats["table"] == "audio_jitter"].pivot(index="column", columns="policy", values="value")
-audio_cols = stats[stats["table"] == "audio_jitter"].drop_duplicates("column").set_index("column")
-inc = pd.concat([(audio_pub[p] - audio_pub["original"]).rename(p) for p in ("incr", "decr")], axis=1)
-audio_change = inc.join(audio_cols[["cpu_procs", "cross_pct"]])
-save_table(audio_change.reset_index(drop=True), "audit_audio_change_us")
-put("audio_inc_min", float(inc.min().min()))
-put("audio_inc_max", float(inc.max().max()))
-put("audio_incr_min", float(inc["incr"].min()))
-put("audio_incr_max", float(inc["incr"].max()))
-put("audio_n_improved", int((inc < 0).sum().sum()))
-put("audio_n_boosted", int(inc.size))
-put("audio_best_drop", float(-inc.min().min()))
-bytes_mb = v("abstract_rate") * v("abstract_window") / 8
-put("abstract_mb", bytes_mb)
-put("abstract_window_s", v("abstract_window"))
-put("abstract_rate_mbps", v("abstract_rate"))
-put("paper_file_mb", v("file_size"))
-put("abstract_mb_paper", v("abstract_bytes"))
-put("abstract_rtts", v("abstract_window") * 1000 / v("abstract_rtt"))
-put("audio_kbps", v("audio_bytes") * 8 / v("audio_period"))
-cpu_wide = mean_sd_table(stats, "transfer_cpu").pivot(index="cpu_procs", columns="policy", values="mean")
-max_gain_pct = float(((cpu_wide["original"] - cpu_wide[["incr", "decr"]].min(axis=1)) / cpu_wide["original"]).max() * 100)
-put("cpu_max_gain_pct", max_gain_pct)
-put("cpu_max_procs", int(cpu_wide.index.max()))
+save_table(pba.audio_change(stats).reset_index(drop=True), "audit_audio_change_us")
+for name, x in pbn.conclusion_numbers(stats, values).items():
+    put(name, x)
 
 # %% [markdown]
 # - *"The results show that the INCR policy is statistically different than
@@ -405,14 +298,7 @@ put("cpu_max_procs", int(cpu_wide.index.max()))
 # are over runs; the Welch tests and effect sizes use the per-run values.
 
 # %%
-measured = {}
-for device in devices:
-    folder = Path(interim_dir) / device
-    runs = pd.read_parquet(folder / "runs.parquet")
-    sessions = pd.read_parquet(folder / "sessions.parquet")
-    sessions = sessions[~sessions["smoke"]]
-    runs = runs[runs["session"].isin(sessions["session"])]
-    measured[device] = (runs, sessions)
+measured = pba.load_measured(interim_dir, devices)
 put("n_devices", len(measured))
 if not measured:
     display(Markdown("**No measured captures are listed in `params.yaml` (`priority-boost.devices`).**"))
@@ -424,10 +310,6 @@ for device, (runs, sessions) in measured.items():
                "hash over every file of the capture).")
 
 # %%
-TABLE_TITLES = {"cpu": "Transfer time (s) against competing CPU-bound processes",
-                "net": "Transfer time (s) against cross traffic",
-                "audio": "Audio send-time jitter SD (µs)"}
-UNITS = {"cpu": "s", "net": "s", "audio": "µs"}
 comparisons = {}
 for device, (runs, sessions) in measured.items():
     hashes = ", ".join(sessions["capture_sha256"].str[:12])
@@ -436,12 +318,10 @@ for device, (runs, sessions) in measured.items():
         if grid.empty:
             display(Markdown(f"*{md_text(device)}: no {table} runs captured.*"))
             continue
-        out.table(grid, f"measured_{device}_{table}", f"{TABLE_TITLES[table]}, {device}: mean/SD (n runs)")
+        out.table(grid, f"measured_{device}_{table}", f"{pba.TABLE_TITLES[table]}, {device}: mean/SD (n runs)")
         provenance(f"measured ({device}, capture {hashes}); mean and SD over runs.")
-    ok = runs.dropna(subset=["metric"])
-    comp = pba.compare_measured(ok, alpha=alpha, level=ci_level)
-    comparisons[device] = comp
-    save_table(comp, f"measured_{device}_welch")
+    comparisons[device] = save_table(pba.compare_measured(runs.dropna(subset=["metric"]), alpha=alpha,
+                                                          level=ci_level), f"measured_{device}_welch")
 
 # %% [markdown]
 # ### Welch tests on the per-run samples
@@ -453,7 +333,7 @@ for device, (runs, sessions) in measured.items():
 for device, comp in comparisons.items():
     if comp.empty:
         continue
-    out.show(pba.comparisons_shown(comp, UNITS), f"Welch tests on measured runs, {device}",
+    out.show(pba.comparisons_shown(comp, pba.UNITS), f"Welch tests on measured runs, {device}",
              csv_href=out.href(f"measured_{device}_welch"))
     provenance(f"measured ({device}); Welch tests, Hedges' g and Holm computed here from per-run values.")
 
@@ -472,16 +352,11 @@ for device, comp in comparisons.items():
 # %%
 paired = {}
 for device, (runs, sessions) in measured.items():
-    pc = pba.compare_paired(runs.dropna(subset=["metric"]), alpha=alpha)
-    paired[device] = pc
+    pc = paired[device] = pba.compare_paired(runs.dropna(subset=["metric"]), alpha=alpha)
     if pc.empty:
         continue
-    view = pc.rename(columns={"cpu_procs": "competing processes", "cross_pct": "cross traffic (%)",
-                              "median_ratio": "median policy/original", "pairs_lower": "pairs faster",
-                              "p_wilcoxon": "p (Wilcoxon)", "p_holm": "p (Holm)", "reject_holm": "Holm significant"})
-    view["policy"] = view["policy"].map(POLICY_NAMES)
-    view["Holm significant"] = view["Holm significant"].map({True: "yes", False: "no"})
-    out.table(pc, f"measured_{device}_paired", f"Runs paired by repetition (same link schedule), {device}", shown=view)
+    out.table(pc, f"measured_{device}_paired", f"Runs paired by repetition (same link schedule), {device}",
+              shown=pba.paired_view(pc))
     provenance(f"measured ({device}); Wilcoxon signed-rank tests and Holm computed here from per-run values.")
 
 # %% [markdown]
@@ -493,27 +368,9 @@ for device, (runs, sessions) in measured.items():
 
 # %%
 for device, (runs, sessions) in measured.items():
-    ok = runs.dropna(subset=["metric"]).assign(
-        policy_name=lambda f: f["policy"].map(POLICY_NAMES),
-        condition=lambda f: [pba.condition_label(c, x) for c, x in zip(f["cpu_procs"], f["cross_pct"])])
-    panels = [t for t in ("cpu", "net", "audio") if (ok["table"] == t).any()]
-    if not panels:
+    fig = pbf.measured_runs(runs, ci_level)
+    if fig is None:
         continue
-    hue_order = [POLICY_NAMES[p] for p in pba.POLICY_ORDER if p in set(ok["policy"])]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(7.5, 3.3 * len(panels)), squeeze=False)
-    for ax, table in zip(axes[:, 0], panels):
-        t = ok[ok["table"] == table].sort_values(["cpu_procs", "cross_pct"])
-        sns.stripplot(data=t, x="condition", y="metric", hue="policy_name", hue_order=hue_order, dodge=True,
-                      jitter=False, size=2.5, alpha=0.35, legend=False, ax=ax)
-        sns.pointplot(data=t, x="condition", y="metric", hue="policy_name", hue_order=hue_order,
-                      errorbar=("ci", 100 * ci_level), seed=SEED, n_boot=2000, dodge=0.53, linestyle="none",
-                      capsize=0.1, marker="D", markersize=5, err_kws={"linewidth": 1.4}, ax=ax,
-                      legend=ax is axes[0, 0])
-        ax.set(title=TABLE_TITLES[table], xlabel="competing processes, cross traffic (% of NIC)",
-               ylabel=f"{'jitter SD' if table == 'audio' else 'transfer time'} ({UNITS[table]})",
-               yscale="linear" if table == "audio" else "log")
-    legend_outside(axes[0, 0], title="policy")
-    fig.tight_layout()
     out.figure(fig, f"measured_{device}",
                alt=f"Measured on {device}: per policy and condition, mean transfer time (s) or audio jitter SD (µs) "
                    "with 95% confidence intervals, over the individual runs, one panel per experiment.",
@@ -538,91 +395,19 @@ for device, (runs, sessions) in measured.items():
 
 # %%
 for device, (runs, sessions) in measured.items():
-    q = runs.groupby(["table", "cpu_procs", "cross_pct", "policy"]).agg(
-        runs=("run_id", "count"), timeouts=("status", lambda s: int((s == "timeout").sum())),
-        link_up=("link_up_fraction", "mean"), renices=("renices", "mean"), min_nice=("min_nice", "min"),
-        cross_mbps=("cross_offered_bps", lambda s: s.mean() / 1e6), throttled_s=("throttled_ms", lambda s: s.mean() / 1e3),
-        audio_send_errors=("send_errors", lambda s: float(s.astype(float).mean())),
-        audio_refused=("send_refused", lambda s: float(s.astype(float).mean())),
-    ).reset_index()
-    q["policy"] = q["policy"].map(POLICY_NAMES)
-    shown = q.rename(columns={"cpu_procs": "competing processes", "cross_pct": "cross traffic (%)",
-                              "link_up": "link up (fraction)", "renices": "renices per run", "min_nice": "lowest nice",
-                              "cross_mbps": "cross traffic (Mbps)", "throttled_s": "CPU throttled (s)",
-                              "audio_send_errors": "audio send errors", "audio_refused": "audio sends refused"})
+    q, shown = pba.run_conditions(runs)
     out.table(q, f"measured_{device}_conditions", f"Run conditions per cell, {device} (means over runs)", shown=shown)
     provenance(f"measured ({device}): oracle logs, cross-traffic and cgroup statistics of every run.")
     if device == devices[0]:
-        refused = runs[runs["send_refused"].fillna(0) > 0]
-        put("m_refused_cells", ", ".join(sorted(refused["cell"].unique())) or "none")
-        put("m_refused_max", int(refused["send_refused"].max()) if len(refused) else 0)
+        for name, x in pba.refused_sends(runs).items():
+            put(name, x)
 
 # %%
-def device_numbers(device):
-    runs, sessions = measured[device]
-    comp = comparisons[device]
-    out = {"runs_ok": int((runs["status"] == "ok").sum()), "timeouts": int((runs["status"] == "timeout").sum())}
-    for table in ("cpu", "net", "audio"):
-        c = comp[comp["table"] == table] if not comp.empty else comp
-        out[f"{table}_comparisons"] = int(c["p"].notna().sum()) if len(c) else 0
-        out[f"{table}_holm_sig"] = int(c["reject_holm"].sum()) if len(c) else 0
-        for pol in ("incr", "decr"):
-            cp = c[c["policy"] == pol] if len(c) else c
-            out[f"{table}_{pol}_p_max"] = float(cp["p"].max()) if len(cp) else float("nan")
-            out[f"{table}_{pol}_p_min"] = float(cp["p"].min()) if len(cp) else float("nan")
-            out[f"{table}_{pol}_gain_max_pct"] = float((-cp["rel_diff"]).max() * 100) if len(cp) else float("nan")
-            out[f"{table}_{pol}_holm_sig"] = int(cp["reject_holm"].sum()) if len(cp) else 0
-            out[f"{table}_{pol}_holm_lower"] = int((cp["reject_holm"] & (cp["diff"] < 0)).sum()) if len(cp) else 0
-            out[f"{table}_{pol}_holm_higher"] = int((cp["reject_holm"] & (cp["diff"] > 0)).sum()) if len(cp) else 0
-            c0 = cp[cp["cpu_procs"] == 0] if len(cp) else cp
-            if table == "cpu" and len(c0):
-                out[f"cpu_{pol}_p0"] = float(c0["p"].iloc[0])
-                out[f"cpu_{pol}_gain0_pct"] = float(-c0["rel_diff"].iloc[0] * 100)
-            c30 = cp[cp["cpu_procs"] == cp["cpu_procs"].max()] if len(cp) else cp
-            if table == "cpu" and len(c30):
-                out[f"cpu_{pol}_gain_top_pct"] = float(-c30["rel_diff"].iloc[0] * 100)
-                out["cpu_top_procs"] = int(c30["cpu_procs"].iloc[0])
-    pc = paired.get(device, pd.DataFrame())
-    for table in ("cpu", "net", "audio"):
-        c = pc[pc["table"] == table] if len(pc) else pc
-        out[f"{table}_paired_holm_sig"] = int(c["reject_holm"].sum()) if len(c) else 0
-        out[f"{table}_paired_comparisons"] = int(c["p_wilcoxon"].notna().sum()) if len(c) else 0
-        out[f"{table}_paired_faster_sig"] = int((c["reject_holm"] & (c["median_ratio"] < 1)).sum()) if len(c) else 0
-    if len(comp):
-        cpu_rows = comp[comp["table"] == "cpu"]
-        out["cpu_gain_max_pct"] = float((-cpu_rows["rel_diff"]).max() * 100) if len(cpu_rows) else float("nan")
-    return out
-
-
-device_metrics = {d: device_numbers(d) for d in measured}
-for d, (runs, sessions) in measured.items():
-    conf = json.loads(sessions["configuration"].iloc[0])
-    device_metrics[d]["file_mb"] = float(sessions["file_bytes"].iloc[0]) / 1e6
-    device_metrics[d]["audio_s"] = float(conf["audio"]["duration_s"])
-    t0 = runs[(runs["table"] == "cpu") & (runs["cpu_procs"] == 0)]["transfer_s"]
-    device_metrics[d]["t_unloaded_s"] = float(t0.median()) if len(t0) else float("nan")
-    device_metrics[d]["link_up_min"] = float(runs["link_up_fraction"].min())
-    # The paper's cells (published tables) that this capture has no runs for.
-    tables_of = {"transfer_cpu": "cpu", "transfer_net": "net", "audio_jitter": "audio"}
-    have = set(zip(runs["table"], runs["cpu_procs"], runs["cross_pct"]))
-    want = stats[stats["table"].isin(tables_of)].drop_duplicates(["table", "cpu_procs", "cross_pct"])
-    missing = [f"{tables_of[r.table]} {r.cpu_procs} proc/{r.cross_pct}%" for r in want.itertuples()
-               if (tables_of[r.table], r.cpu_procs, r.cross_pct) not in have]
-    device_metrics[d]["missing_cells"] = ", ".join(missing) or "none"
-    device_metrics[d]["n_cells"] = len(have)
+device_metrics = {d: pbn.device_numbers(runs, sessions, comparisons[d], paired.get(d, pd.DataFrame()), stats)
+                  for d, (runs, sessions) in measured.items()}
 if device_metrics:
-    ref = devices[0]
-    put("ref_device", ref)
-    for key, val in device_metrics[ref].items():
-        put(f"m_{key}", val)
-    for key in ("cpu_incr_p0", "cpu_incr_gain0_pct", "cpu_incr_gain_top_pct", "cpu_decr_gain_top_pct",
-                "cpu_top_procs", "cpu_gain_max_pct"):
-        if key not in device_metrics[ref]:
-            put(f"m_{key}", float("nan"))
-    for pol in ("incr", "decr"):
-        gain = device_metrics[ref].get(f"cpu_{pol}_gain_top_pct", float("nan"))
-        put_text(f"m_cpu_{pol}_top_verb", "costs" if gain < 0 else "saves")
-        put(f"m_cpu_{pol}_gain_top_abs_pct", abs(gain))
+    for name, x in pbn.reference_numbers(devices[0], device_metrics[devices[0]]).items():
+        put(name, x)
 
 # %% [markdown]
 # The reference host's capture has {glue:text}`m_n_cells` cells of the
@@ -693,148 +478,22 @@ if device_metrics:
 # %%
 put("rel_tol_pct", 100 * rel_tol_approx)
 put("marginal_pct", marginal_pct)
-rows = []
-
-
-def claim(claim_id, text, location, relation, paper, artifact, unit, basis, provenance, section,
-          verdict=None, tolerance=None, rel_tol=0.0):
-    checkable = artifact is not None and not (isinstance(artifact, float) and np.isnan(artifact)) and relation
-    if verdict is None:
-        verdict = cl.verdict(relation, paper, artifact, rel_tol) if checkable else cl.NOT_CHECKABLE
-    if tolerance is None:
-        tolerance = cl.tolerance_text(relation, rel_tol) if checkable else "n/a"
-    rows.append({"study": study, "claim_id": claim_id, "claim": text, "location": location,
-                 "paper_relation": relation, "paper_value": paper, "artifact_value": artifact, "unit": unit,
-                 "tolerance": tolerance, "verdict": verdict, "basis": basis, "provenance": provenance,
-                 "section": section})
-
-
-# Published p-values against the ranges.
-for r in audit_cpu.itertuples():
-    claim(f"p_{r.policy}_{r.cpu_procs}proc",
-          f"{POLICY_NAMES[r.policy]} vs original at {r.cpu_procs} competing processes: p "
-          + (r.p_published_text if r.p_published_relation != "=" else f"= {r.p_published_text}"),
-          location("transfer_cpu_p"), r.p_published_relation, r.p_published, r.p, "p",
-          f"Welch from the published mean/SD/n; attainable p {r.p_lo_table:.2g} to {r.p_hi_table:.2g}",
-          "published", "priority-boost-audit", verdict=cl.REPRODUCED if r.in_range_table else cl.NOT_REPRODUCED,
-          tolerance="paper p within the p range of the rounded statistics (table precision)")
-claim("incr_significant", "INCR is statistically different from the original (every CPU load)",
-      "§4", "<", alpha, float(incr["p"].max()), "p", "largest recomputed INCR p (no correction)",
-      "published", "priority-boost-conclusions")
-claim("incr_significant_holm", "INCR is statistically different from the original (every CPU load), after Holm",
-      "§4", "<", alpha, float(incr["p_holm"].max()), "p", "largest Holm-adjusted recomputed INCR p",
-      "published", "priority-boost-conclusions")
-claim("decr_not_significant", "DECR is not statistically different from the original (read for the misprinted 2nd 'INCR')",
-      "§4", ">", alpha, float(decr["p"].min()), "p", "smallest recomputed DECR p", "published", "priority-boost-conclusions")
-claim("only_heavy_load", "Boosting helps only under heavy load: no significant gain with 0 competing processes",
-      "Abstract; §5", ">", alpha, float(incr.loc[incr["cpu_procs"] == 0, "p"].iloc[0]), "p",
-      "recomputed INCR p at 0 processes", "published", "priority-boost-conclusions")
-claim("more_than_30", "Boosting is marginally useful with more than 30 competing processes",
-      "§5", ">", 30, None, "processes", "the tables stop at 30 processes", "published", "priority-boost-conclusions")
-claim("cpu_marginal", "Both boosting approaches improve transfer time only marginally (CPU load)",
-      "§4", "<", marginal_pct, max_gain_pct, "%", "largest (original - policy)/original in the first table",
-      "published", "priority-boost-conclusions")
-claim("net_same", "Under network load all three policies deliver essentially the same performance",
-      "§4", "=", 0.0, float(audit_net["reject_holm"].sum()), "tests",
-      "Holm-significant policy-vs-original differences in the second table (of 12)", "published", "priority-boost-conclusions",
-      tolerance="no Holm-significant difference")
-claim("net_decr_better", "Under network load DECR is marginally better",
-      "§4", "<", 0.0, float(decr_minus_incr.mean()), "s", "mean of DECR - INCR over the second table's columns",
-      "published", "priority-boost-conclusions")
-claim("audio_not_improved", "Boosting does not improve the audio application's jitter",
-      "§4", "=", 0.0, float((inc < 0).sum().sum()), "cells", "boosted cells with lower jitter than original",
-      "published", "priority-boost-conclusions", tolerance="no boosted cell lower")
-claim("audio_increase_low", "Jitter increase with boosting: about 300 µs (low end)", "§4", "~",
-      v("jitter_increase_low"), float(inc.min().min()), "us", "smallest policy - original in the third table",
-      "published", "priority-boost-conclusions", rel_tol=rel_tol_approx)
-claim("audio_increase_high", "Jitter increase with boosting: about 800 µs (high end)", "§4", "~",
-      v("jitter_increase_high"), float(inc.max().max()), "us", "largest policy - original in the third table",
-      "published", "priority-boost-conclusions", rel_tol=rel_tol_approx)
-claim("audio_pct_low", "300 µs is about 1.5% of 20,000 µs", "§4", "~", v("jitter_increase_pct_low"),
-      100 * v("jitter_increase_low") / (1000 * v("audio_period")), "%", "arithmetic", "published", "priority-boost-conclusions",
-      rel_tol=rel_tol_approx)
-claim("audio_pct_high", "800 µs is about 4% of 20,000 µs", "§4", "~", v("jitter_increase_pct_high"),
-      100 * v("jitter_increase_high") / (1000 * v("audio_period")), "%", "arithmetic", "published", "priority-boost-conclusions",
-      rel_tol=rel_tol_approx)
-claim("audio_rate", "80 bytes every 20 ms is a nominal 32 kbps", "§3", "=", v("audio_rate"),
-      v("audio_bytes") * 8 / v("audio_period"), "kbps", "arithmetic", "published", "priority-boost-conclusions")
-claim("abstract_rtts", "A 5 s connection with a 2 ms RTT is 2500 RTTs", "Abstract", "=", v("abstract_rtts"),
-      v("abstract_window") * 1000 / v("abstract_rtt"), "x", "arithmetic", "published", "priority-boost-conclusions")
-claim("abstract_bytes", "A 5 s connection at 50 Mbps can transfer up to 312.5 MB", "Abstract", "=",
-      v("abstract_bytes"), bytes_mb, "MB", "arithmetic: 50 Mbps x 5 s / 8", "published", "priority-boost-conclusions")
-
-# Measured claims, per device.
-for device, m in device_metrics.items():
-    src = f"measured on {device}"
-    claim(f"{device}_incr_significant", f"INCR differs from the original at every CPU load ({device})", "§4",
-          "<", alpha, m.get("cpu_incr_p_max"), "p", f"largest INCR p, Welch on runs, {src}", "measured", "priority-boost-rerun")
-    claim(f"{device}_decr_not_significant", f"DECR does not differ from the original at any CPU load ({device})",
-          "§4", ">", alpha, m.get("cpu_decr_p_min"), "p", f"smallest DECR p, Welch on runs, {src}", "measured", "priority-boost-rerun")
-    claim(f"{device}_only_heavy_load", f"No significant gain with 0 competing processes ({device})",
-          "Abstract; §5", ">", alpha, m.get("cpu_incr_p0", float("nan")), "p", f"INCR p at 0 processes, {src}",
-          "measured", "priority-boost-rerun")
-    claim(f"{device}_cpu_marginal", f"Boosting improves transfer time only marginally under CPU load ({device})",
-          "§4", "<", marginal_pct, m.get("cpu_gain_max_pct", float("nan")), "%",
-          f"largest (original - policy)/original, {src}", "measured", "priority-boost-rerun")
-    claim(f"{device}_net_same", f"Under network load all policies perform the same ({device})", "§4", "=", 0.0,
-          float(m["net_holm_sig"]) if m["net_comparisons"] else None, "tests",
-          f"Holm-significant differences of {m['net_comparisons']}, {src}", "measured", "priority-boost-rerun",
-          tolerance="no Holm-significant difference")
-    claim(f"{device}_audio_not_improved", f"Boosting does not improve audio jitter ({device})", "§4", "=", 0.0,
-          float(m["audio_incr_holm_lower"] + m["audio_decr_holm_lower"]) if m["audio_comparisons"] else None,
-          "cells", f"boosted cells with Holm-significantly lower jitter, {src}", "measured", "priority-boost-rerun",
-          tolerance="no cell significantly lower")
-
-claims_table = cl.claims_frame(rows)
+claims_table = pbn.chapter_claims(study, audit_cpu, audit_net, stats, values, device_metrics, alpha=alpha,
+                                  marginal_pct=marginal_pct, rel_tol=rel_tol_approx).frame()
 cl.write_claims(claims_table, results / "claims.csv")
-shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
-                                   zip(claims_table["paper_relation"], claims_table["paper_value"])])
-out.show(shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "provenance"]]
-         .rename(columns={"artifact_value": "this artifact"}), "Claims of the priority-boost paper",
-         csv_href=site_href(results / "claims.csv"))
+out.show(pbn.claims_shown(claims_table), "Claims of the priority-boost paper", csv_href=site_href(results / "claims.csv"))
 
 # %%
 # Intervals of the headline values: Welch 95% CIs of the largest gain, in %
 # of the original's mean (published: from mean/SD/n; measured: from the runs).
-top_pub = audit_cpu.loc[(-audit_cpu["diff"] / audit_cpu["mean_base"]).idxmax()]
-intervals = {"cpu_marginal": pba.gain_pct_ci(*top_pub[["mean", "sd", "n", "mean_base", "sd_base", "n"]],
-                                             level=ci_level)[1:]}
-for device, comp in comparisons.items():
-    cpu_comp = comp[comp["table"] == "cpu"]
-    if len(cpu_comp):
-        top = cpu_comp.loc[(-cpu_comp["rel_diff"]).idxmax()]
-        intervals[f"{device}_cpu_marginal"] = pba.gain_pct_ci(
-            *top[["mean", "sd", "n", "mean_base", "sd_base", "n_base"]], level=ci_level)[1:]
-headline = ["p_incr_30proc", "only_heavy_load", "cpu_marginal", "net_decr_better"]
-if devices:
-    headline += [f"{devices[0]}_incr_significant", f"{devices[0]}_cpu_marginal"]
-out.findings(claims_table, headline=headline, intervals=intervals)
+out.findings(claims_table, headline=pbn.headline(devices),
+             intervals=pbn.headline_intervals(audit_cpu, comparisons, ci_level))
 
 # %%
-counts = claims_table["verdict"].value_counts()
-for verdict_name in cl.VERDICTS:
-    put(f"n_{verdict_name.replace(' ', '_')}", int(counts.get(verdict_name, 0)))
-
-
-def r6(x):
-    return None if x is None or (isinstance(x, float) and np.isnan(x)) else round(float(x), 6)
-
-
-metrics = {
-    "audit": {
-        "published_p_values": n_pub,
-        "outside_range_table_precision": flag_table,
-        "outside_range_as_printed": flag_printed,
-        "holm_significant_recomputed_cpu_table": int(audit_cpu["reject_holm"].sum()),
-        "holm_significant_published_cpu_table": int(audit_cpu["reject_published_holm"].sum()),
-        "holm_significant_recomputed_net_table": int(audit_net["reject_holm"].sum()),
-        "incr_p_at_0_procs": r6(incr.loc[incr["cpu_procs"] == 0, "p"].iloc[0]),
-    },
-    "measured": {d: {k: (r6(x) if isinstance(x, float) else x) for k, x in sorted(m.items())}
-                 for d, m in device_metrics.items()},
-    "claims": {k.replace(" ", "_"): int(counts.get(k, 0)) for k in cl.VERDICTS},
-}
-_ = (results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+counts = pbn.verdict_counts(claims_table)
+for verdict_name, n in counts.items():
+    put(f"n_{verdict_name.replace(' ', '_')}", n)
+pbn.write_metrics(results / "metrics.json", pbn.chapter_metrics(audit_cpu, audit_net, device_metrics, counts))
 
 # %% [markdown]
 # Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,

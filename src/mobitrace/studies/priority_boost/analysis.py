@@ -298,3 +298,96 @@ def extent(values) -> tuple[float, float]:
     """An errorbar function for seaborn: the smallest and largest value."""
     values = np.asarray(values, float)
     return float(values.min()), float(values.max())
+
+
+# ---------------------------------------------------------------------------
+# Tables of the chapter built from the published and measured inputs.
+
+TABLE_TITLES = {"cpu": "Transfer time (s) against competing CPU-bound processes",
+                "net": "Transfer time (s) against cross traffic",
+                "audio": "Audio send-time jitter SD (µs)"}
+UNITS = {"cpu": "s", "net": "s", "audio": "µs"}
+# The paper's tables (published names) and the capture kit's names for them.
+KIT_TABLE_OF = {"transfer_cpu": "cpu", "transfer_net": "net", "audio_jitter": "audio"}
+
+
+def published_means_both(stats: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """`published_means` of the CPU-load and the network-load tables, one
+    after the other, with a column `load` naming the table."""
+    return pd.concat([published_means(stats, t, level).assign(load=name)
+                      for t, name in (("transfer_cpu", "CPU load"), ("transfer_net", "network load"))])
+
+
+def audio_change(stats: pd.DataFrame) -> pd.DataFrame:
+    """Per column of the paper's audio table, the change of the jitter SD of
+    INCR and DECR against the original (policy - original, µs), with the
+    column's conditions."""
+    audio = stats[stats["table"] == "audio_jitter"]
+    wide = audio.pivot(index="column", columns="policy", values="value")
+    cols = audio.drop_duplicates("column").set_index("column")
+    inc = pd.concat([(wide[p] - wide["original"]).rename(p) for p in ("incr", "decr")], axis=1)
+    return inc.join(cols[["cpu_procs", "cross_pct"]])
+
+
+def load_measured(interim_dir, devices) -> dict:
+    """{device: (runs, sessions)} from data/interim/priority-boost/<device>/,
+    without smoke sessions and their runs."""
+    from pathlib import Path
+
+    measured = {}
+    for device in devices:
+        folder = Path(interim_dir) / device
+        runs = pd.read_parquet(folder / "runs.parquet")
+        sessions = pd.read_parquet(folder / "sessions.parquet")
+        sessions = sessions[~sessions["smoke"]]
+        runs = runs[runs["session"].isin(sessions["session"])]
+        measured[device] = (runs, sessions)
+    return measured
+
+
+def paired_view(pc: pd.DataFrame) -> pd.DataFrame:
+    """The paired comparison (compare_paired) for people."""
+    view = pc.rename(columns={"cpu_procs": "competing processes", "cross_pct": "cross traffic (%)",
+                              "median_ratio": "median policy/original", "pairs_lower": "pairs faster",
+                              "p_wilcoxon": "p (Wilcoxon)", "p_holm": "p (Holm)", "reject_holm": "Holm significant"})
+    view["policy"] = view["policy"].map(POLICY_NAMES)
+    view["Holm significant"] = view["Holm significant"].map({True: "yes", False: "no"})
+    return view
+
+
+def run_conditions(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Did each run get its conditions? Per table, condition and policy: runs,
+    timeouts, mean fraction of link-up time, mean renices, lowest nice, mean
+    cross traffic achieved (Mbps), mean CPU throttling (s), mean audio send
+    errors and refused sends. Returns (table, table for people)."""
+    q = runs.groupby(["table", "cpu_procs", "cross_pct", "policy"]).agg(
+        runs=("run_id", "count"), timeouts=("status", lambda s: int((s == "timeout").sum())),
+        link_up=("link_up_fraction", "mean"), renices=("renices", "mean"), min_nice=("min_nice", "min"),
+        cross_mbps=("cross_offered_bps", lambda s: s.mean() / 1e6),
+        throttled_s=("throttled_ms", lambda s: s.mean() / 1e3),
+        audio_send_errors=("send_errors", lambda s: float(s.astype(float).mean())),
+        audio_refused=("send_refused", lambda s: float(s.astype(float).mean())),
+    ).reset_index()
+    q["policy"] = q["policy"].map(POLICY_NAMES)
+    shown = q.rename(columns={"cpu_procs": "competing processes", "cross_pct": "cross traffic (%)",
+                              "link_up": "link up (fraction)", "renices": "renices per run", "min_nice": "lowest nice",
+                              "cross_mbps": "cross traffic (Mbps)", "throttled_s": "CPU throttled (s)",
+                              "audio_send_errors": "audio send errors", "audio_refused": "audio sends refused"})
+    return q, shown
+
+
+def refused_sends(runs: pd.DataFrame) -> dict:
+    """Runs whose audio sends were refused (ECONNREFUSED): the cells they are
+    in ("none" if there are none) and the most refused sends in one run."""
+    refused = runs[runs["send_refused"].fillna(0) > 0]
+    return {"m_refused_cells": ", ".join(sorted(refused["cell"].unique())) or "none",
+            "m_refused_max": int(refused["send_refused"].max()) if len(refused) else 0}
+
+
+def missing_cells(runs: pd.DataFrame, stats: pd.DataFrame) -> list[str]:
+    """The cells of the paper's tables that a capture has no runs for, as
+    "<table> <procs> proc/<cross>%", in the paper's order."""
+    have = set(zip(runs["table"], runs["cpu_procs"], runs["cross_pct"]))
+    want = stats[stats["table"].isin(KIT_TABLE_OF)].drop_duplicates(["table", "cpu_procs", "cross_pct"])
+    return [f"{KIT_TABLE_OF[r.table]} {r.cpu_procs} proc/{r.cross_pct}%" for r in want.itertuples()
+            if (KIT_TABLE_OF[r.table], r.cpu_procs, r.cross_pct) not in have]

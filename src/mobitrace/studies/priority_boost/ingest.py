@@ -32,53 +32,12 @@ import pandera.pandas as pa
 
 from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
+from mobitrace.studies.priority_boost.schema import (AUDIO_SCHEMA, CROSS_SCHEMA, ORACLE_SCHEMA, POLICIES,  # noqa: F401
+                                                      RUN_COLUMNS, RUN_FIELDS, RUN_TABLE_SCHEMA, RUNS_SCHEMA,
+                                                      SESSION_COLUMNS, SESSION_TABLE_SCHEMA, TRANSFER_SCHEMA)
 
-RUN_FIELDS = ["run_id", "table", "kind", "cell", "policy", "cpu_procs", "cross_pct", "rep", "seed",
-              "status", "wall_s", "started_utc"]
-POLICIES = ("original", "static", "incr", "decr")
 AUDIO_PERIOD_NS = 20_000_000
 ECONNREFUSED = 111  # Linux errno: the peer's port answered with ICMP port unreachable
-
-RUNS_SCHEMA = pa.DataFrameSchema(
-    {
-        "run_id": pa.Column(str, pa.Check.str_matches(r"^[a-z]+-c\d+-x\d+-[a-z]+-r\d+$")),
-        "table": pa.Column(str, pa.Check.isin(["cpu", "net", "audio"])),
-        "kind": pa.Column(str, pa.Check.isin(["transfer", "audio"])),
-        "cell": pa.Column(str),
-        "policy": pa.Column(str, pa.Check.isin(POLICIES)),
-        "cpu_procs": pa.Column(int, pa.Check.ge(0)),
-        "cross_pct": pa.Column(int, pa.Check.in_range(0, 100)),
-        "rep": pa.Column(int, pa.Check.ge(0)),
-        "seed": pa.Column(int),
-        "status": pa.Column(str, pa.Check.str_length(min_value=1)),
-        "wall_s": pa.Column(float, pa.Check.ge(0)),
-        "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")),
-    },
-    strict=True, ordered=True, coerce=False,
-)
-
-TRANSFER_SCHEMA = pa.DataFrameSchema(
-    {
-        "bytes_plain": pa.Column(int, pa.Check.gt(0)),
-        "bytes_sent": pa.Column(int, pa.Check.gt(0)),
-        "bytes_acked": pa.Column(int),
-        "duration_s": pa.Column(float, pa.Check.gt(0)),
-        "openssl_rc": pa.Column(int, pa.Check.eq(0)),
-        "cpu_user_s": pa.Column(float, pa.Check.ge(0)),
-        "cpu_sys_s": pa.Column(float, pa.Check.ge(0)),
-    },
-    checks=pa.Check(lambda d: d["bytes_acked"] == d["bytes_sent"], error="bytes_acked == bytes_sent"),
-    strict=False,
-)
-
-AUDIO_SCHEMA = pa.DataFrameSchema(
-    {
-        "seq": pa.Column(int, pa.Check.ge(0)),
-        "t_ns": pa.Column(int, pa.Check.gt(0)),
-        "errno": pa.Column(int, pa.Check.ge(0)),
-    },
-    strict=True, ordered=True,
-)
 
 
 def _check_steps(path: Path, frame: pd.DataFrame, col: str, ok, expected: str) -> None:
@@ -89,32 +48,8 @@ def _check_steps(path: Path, frame: pd.DataFrame, col: str, ok, expected: str) -
         i = int(np.flatnonzero(bad.to_numpy())[0]) + 1
         raise InputError(path, f"line {i + 2}", col, expected, frame[col].iloc[i])
 
-ORACLE_SCHEMA = pa.DataFrameSchema(
-    {
-        "t_s": pa.Column(float, pa.Check.ge(0)),
-        "event": pa.Column(str, pa.Check.isin(["link_up", "link_down", "nice", "stop"])),
-        "pid": pa.Column(int),
-        "value": pa.Column(int, pa.Check.in_range(-20, 19)),
-    },
-    strict=True, ordered=True,
-)
-
-CROSS_SCHEMA = pa.DataFrameSchema(
-    {
-        "packets_sent": pa.Column(int, pa.Check.ge(0)),
-        "send_errors": pa.Column(int, pa.Check.ge(0)),
-        "elapsed_s": pa.Column(float, pa.Check.ge(0)),
-        "target_bps": pa.Column(float, pa.Check.gt(0)),
-        "offered_bps": pa.Column(float, pa.Check.ge(0)),
-    },
-    strict=False,
-)
 
 MANIFEST_KEYS = ("study", "device", "session", "configuration", "host")
-RUN_COLUMNS = ["device", "session", "run_id", "table", "kind", "cell", "policy", "cpu_procs", "cross_pct",
-               "rep", "seed", "status", "metric", "metric_unit", "transfer_s", "jitter_sd_us",
-               "jitter_mean_us", "packets", "send_errors", "send_refused", "link_up_fraction", "link_toggles",
-               "renices", "min_nice", "cross_offered_bps", "throttled_ms", "cpu_s"]
 
 
 def _fail_schema(path: Path, exc: pa.errors.SchemaErrors, where_of) -> None:
@@ -123,6 +58,15 @@ def _fail_schema(path: Path, exc: pa.errors.SchemaErrors, where_of) -> None:
     where = where_of(int(idx)) if idx is not None and not pd.isna(idx) else None
     field = case["column"] if case["column"] is not None and not pd.isna(case["column"]) else None
     raise InputError(path, where, field, f"to pass check {case['check']}", case["failure_case"]) from None
+
+
+def _check_table(path: Path, frame: pd.DataFrame, schema: pa.DataFrameSchema, where_of) -> None:
+    """Validate a tidy table before it is written; a failure is one InputError
+    (the table named by `path`, the row by `where_of(index)`)."""
+    try:
+        schema.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        _fail_schema(path, exc, where_of)
 
 
 def _read_csv(path: Path, columns: list[str]) -> pd.DataFrame:
@@ -354,11 +298,16 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     runs["send_errors"] = runs["send_errors"].astype("Int64")
     runs["send_refused"] = runs["send_refused"].astype("Int64")
     runs = runs.sort_values(["session", "run_id"]).reset_index(drop=True)
+    sessions_table = pd.DataFrame(srows, columns=SESSION_COLUMNS)
+    _check_table(device_dir / "runs.parquet", runs, RUN_TABLE_SCHEMA,
+                 lambda i: f"session {runs.loc[i, 'session']}, run {runs.loc[i, 'run_id']}")
+    _check_table(device_dir / "sessions.parquet", sessions_table, SESSION_TABLE_SCHEMA,
+                 lambda i: f"session {sessions_table.loc[i, 'session']}")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".ingest-", dir=out_dir.parent))
     try:
         runs.to_parquet(tmp / "runs.parquet", index=False)
-        pd.DataFrame(srows).to_parquet(tmp / "sessions.parquet", index=False)
+        sessions_table.to_parquet(tmp / "sessions.parquet", index=False)
         if out_dir.exists():
             shutil.rmtree(out_dir)
         tmp.rename(out_dir)
