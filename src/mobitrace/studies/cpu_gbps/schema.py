@@ -244,3 +244,34 @@ RATE_SUMMARY_SCHEMA = pa.DataFrameSchema(
     },
     strict=True,
 )
+
+
+# --------------------------------------------------------------------------- #
+# the cpu-gbps chapter's tables (analysis; data/results/cpu-gbps/tables)
+
+IMPLIED_LINES_SCHEMA = pa.DataFrameSchema(
+    {
+        "device": pa.Column(str, unique=True),
+        "defined_by": pa.Column(str, pa.Check.str_matches(r"^\w+, \w+$")),
+        "slope_pct_per_gbps": pa.Column(float),
+        "intercept_pct": pa.Column(float),
+        r"gbps_at_[0-9.]+pct_cpu": pa.Column(float, regex=True),
+        r"cpu_pct_at_[0-9.]+gbps": pa.Column(float, regex=True),
+        "note": pa.Column(str),
+    },
+    strict=True,
+)
+
+TABLE2_SCHEMA = pa.DataFrameSchema(
+    {"state": pa.Column(str, pa.Check.isin(["Discharging", "Charging"])),
+     "big Core": pa.Column(float, pa.Check.gt(0)), "LITTLE Core": pa.Column(float, pa.Check.gt(0))},
+    strict=True, ordered=True,
+)
+
+_QUANTITY_TABLE = {"quantity": pa.Column(str, unique=True), "value": pa.Column(float), "unit": pa.Column(str)}
+DERIVED_SCHEMA = pa.DataFrameSchema(_QUANTITY_TABLE, strict=True, ordered=True)
+BATTERY_SCHEMA = pa.DataFrameSchema(
+    {**_QUANTITY_TABLE, "value": pa.Column(float, pa.Check.ge(0)),
+     "unit": pa.Column(str, pa.Check.isin(["mAh", "mA", "GB"]))},
+    strict=True, ordered=True,
+)
