@@ -56,6 +56,7 @@ interim_dir = "data/interim/cpu-gbps"
 devices_dir = "data/results/cpu-gbps-devices"
 results_dir = "data/results/cpu-gbps-measured"
 published_lines = "data/results/cpu-gbps/tables/implied_lines.csv"
+published_dir = "data/interim/published/cpu-gbps"
 reference_device = "vm-veth-default"
 offloads_off_device = "vm-veth-offloads-off"
 rps_devices = ["vm-veth-rps-cpu0", "vm-veth-rps-cpu1"]
@@ -69,43 +70,27 @@ rel_tol_approx = 0.10
 
 # %%
 import json
-import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
+from mobitrace.book.chapter import ChapterOutputs, site_href
 from mobitrace.core import claims as cl
-from mobitrace.stats import cpufit
+from mobitrace.core.published import Values
 from mobitrace.studies.cpu_gbps import measured_analysis as cm
-from mobitrace.book.build import format_column, with_interval
-from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
-from mobitrace.core import numbers
-from mobitrace.studies.cpu_gbps.device_analysis import direction_word, figure1_fig
+from mobitrace.studies.cpu_gbps import measured_chapter as mc
+from mobitrace.studies.cpu_gbps.analysis import verdict_counts
+from mobitrace.studies.cpu_gbps.device_analysis import figure1_fig
 
 results = Path(results_dir)
 out = ChapterOutputs(results, "analyze_cpu_gbps_measured")
-put, put_text = out.put, out.put_text
-
-sessions = pd.concat([pd.read_parquet(Path(interim_dir) / d / "sessions.parquet") for d in devices],
-                     ignore_index=True)
-runs = pd.concat([pd.read_parquet(Path(interim_dir) / d / "runs.parquet") for d in devices], ignore_index=True)
-fits = pd.concat([pd.read_csv(Path(devices_dir) / d / "fits.csv") for d in devices], ignore_index=True)
-extra = pd.concat([pd.read_csv(Path(devices_dir) / d / "extrapolations.csv") for d in devices],
-                  ignore_index=True)
-rates = pd.concat([pd.read_csv(Path(devices_dir) / d / "rate_summary.csv") for d in devices],
-                  ignore_index=True)
-phones = pd.read_csv(published_lines)
-thr = f"{cpu_threshold_pct:g}"
-have = set(devices)
-source_names = cm.SOURCE_NAMES
-direction_names = cm.DIRECTION_NAMES
-
-put("n_devices", len(devices))
-put("n_runs", len(runs))
-put("raw_mb", sessions["bytes"].sum() / 1e6)
-put("n_sessions", len(sessions))
+data = mc.load(interim_dir, devices_dir, devices)
+sessions, runs, fits, extra, rates = (data[k] for k in ("sessions", "runs", "fits", "extra", "rates"))
+phones, paper = pd.read_csv(published_lines), Values(published_dir)
+thr, have = f"{cpu_threshold_pct:g}", set(devices)
+out.put_all({"n_devices": len(devices), "n_runs": len(runs), "raw_mb": sessions["bytes"].sum() / 1e6,
+             "n_sessions": len(sessions)})
 
 # %% [markdown]
 # ## The captures
@@ -117,21 +102,9 @@ put("n_sessions", len(sessions))
 # The full table (sample period, CPU quota, kind) is in the CSV.
 
 # %%
-cap = sessions[["device", "config", "kind", "session", "hostname", "kernel", "cpu_model", "n_cpus", "hypervisor",
-                "config_hz", "irq_time_accounting", "gro_device", "gso_device", "tso_device", "rps_device",
-                "device_cpus", "cpu_quota", "repetitions", "duration_s", "sample_period_ms", "n_runs",
-                "iperf3_version", "capture_md5", "bytes"]].copy()
-cap["cpu_quota"] = cap["cpu_quota"].astype(float)
-cap_fields = {"session": "session", "hostname": "host", "kernel": "kernel", "cpu_model": "CPU model",
-              "n_cpus": "CPUs", "hypervisor": "virtualized", "config_hz": "CONFIG_HZ",
-              "irq_time_accounting": "IRQ time accounting", "gro_device": "GRO", "gso_device": "GSO",
-              "tso_device": "TSO", "rps_device": "RPS mask", "device_cpus": "device's iperf3 CPUs",
-              "repetitions": "repetitions per rate", "duration_s": "run length (s)", "n_runs": "runs",
-              "iperf3_version": "iperf3", "capture_md5": "capture hash (md5)", "bytes": "raw size (bytes)"}
-cap_shown = pd.DataFrame([format_column(cap[c], c) for c in cap_fields], index=list(cap_fields.values()),
-                         columns=list(cap["device"]))
+cap, cap_shown = mc.captures(sessions)
 out.table(cap, "captures", "Capture sessions and their hosts, one column per device (from manifest.yaml)",
-          shown=cap_shown.rename_axis("field"), index=True)
+          shown=cap_shown, index=True)
 out.provenance("measured (capture manifests).")
 
 # %% [markdown]
@@ -168,21 +141,7 @@ for device in devices:
 # shows the downlink; the CSV has the uplink too.
 
 # %%
-shown_sources = ["stat_total", "stat_softirq", "precise_total", "iperf3_total"]
-fit_cols = ["device", "direction", "source", "n", "slope", "slope_lo", "slope_hi", "intercept", "intercept_lo",
-            "intercept_hi", "r2", "resid_sd", "x_min", "x_max"]
-fit_table = fits[fits["source"].isin(shown_sources)][fit_cols].rename(columns={
-    "slope": "slope_pct_per_gbps", "x_min": "min_gbps", "x_max": "max_gbps"})
-r2_bounds = [cpufit.r2_ci(r2, n, b, alpha) for r2, n, b in
-             zip(fit_table["r2"], fit_table["n"], fit_table["slope_pct_per_gbps"])]
-fit_table["r2_lo"], fit_table["r2_hi"] = [lo for lo, _ in r2_bounds], [hi for _, hi in r2_bounds]
-fit_shown = fit_table[fit_table["direction"] == "down"].assign(source=lambda f: f["source"].map(source_names))
-fit_shown = with_interval(fit_shown, "slope_pct_per_gbps", "slope_lo", "slope_hi", label="slope (% per Gbps)")
-fit_shown = with_interval(fit_shown, "intercept", "intercept_lo", "intercept_hi", label="intercept (%)")
-fit_shown = with_interval(fit_shown, "r2", "r2_lo", "r2_hi", label="R² [95% CI]")
-fit_shown = fit_shown.drop(columns="direction").rename(columns={
-    "source": "CPU source", "n": "runs", "resid_sd": "residual SD (%)", "min_gbps": "lowest (Gbps)",
-    "max_gbps": "highest (Gbps)"})
+fit_table, fit_shown = mc.fits_table(fits, alpha)
 out.table(fit_table, "fits", "Downlink OLS lines of CPU (%) on throughput (Gbps), with 95% CIs", shown=fit_shown)
 out.provenance("modeled (OLS fitted to measured runs).")
 
@@ -197,19 +156,7 @@ out.provenance("modeled (OLS fitted to measured runs).")
 # only says the line has left what the host can do.
 
 # %%
-ext = extra[extra["source"].isin(["stat_total", "stat_softirq", "precise_total"])].copy()
-ext = ext[["device", "direction", "source", "target_gbps", "cpu_pct", "mean_ci_lo", "mean_ci_hi", "pred_lo",
-           "pred_hi", "extrapolated"]]
-ext_down = ext[ext["direction"] == "down"].assign(
-    cell=lambda f: [numbers.interval(c, lo, hi) + (" (extrapolated)" if x else "") for c, lo, hi, x in
-                    zip(f["cpu_pct"], f["mean_ci_lo"], f["mean_ci_hi"], f["extrapolated"])],
-    column=lambda f: [f"CPU at {t:g} Gbps (%) [95% CI]" for t in f["target_gbps"]],
-    source=lambda f: f["source"].map(source_names))
-ext_shown = (ext_down.pivot(index=["device", "source"], columns="column", values="cell")
-             .reindex(columns=[f"CPU at {t:g} Gbps (%) [95% CI]" for t in target_rates_gbps])
-             .reindex(pd.MultiIndex.from_product([devices, [source_names[s] for s in
-                                                             ("stat_total", "stat_softirq", "precise_total")]]))
-             .reset_index(names=["device", "CPU source"]))
+ext, ext_shown = mc.extrapolations(extra, devices, target_rates_gbps)
 out.table(ext, "extrapolations", "Downlink: fitted CPU (%) at the paper's target rates, with 95% CI of the mean",
           shown=ext_shown)
 out.provenance("modeled (OLS extrapolation of measured runs).")
@@ -228,28 +175,11 @@ out.provenance("modeled (OLS extrapolation of measured runs).")
 # significant the set is unbounded.
 
 # %%
-inv_cols = ["device", "direction", "source", "gbps_at_threshold", "gbps_at_threshold_lo", "gbps_at_threshold_hi",
-            "gbps_at_threshold_pred_lo", "gbps_at_threshold_pred_hi", "x_max"]
-inv = fits[fits["source"].isin(["stat_total", "precise_total"])][inv_cols].rename(columns={
-    "gbps_at_threshold": f"gbps_at_{thr}pct", "gbps_at_threshold_lo": "ci_lo", "gbps_at_threshold_hi": "ci_hi",
-    "gbps_at_threshold_pred_lo": "pred_lo", "gbps_at_threshold_pred_hi": "pred_hi", "x_max": "max_measured_gbps"})
-inv_shown = pd.DataFrame({
-    "device": inv["device"], "direction": inv["direction"].map(direction_names),
-    "CPU source": inv["source"].map(source_names),
-    f"Gbps at {thr}% CPU [95% CI]": [numbers.interval(x, lo, hi) + ("" if pd.notna(lo) else " [unbounded]")
-                                     for x, lo, hi in zip(inv[f"gbps_at_{thr}pct"], inv["ci_lo"], inv["ci_hi"])],
-    "prediction-band interval (Gbps)": [f"{numbers.number(lo)} to {numbers.number(hi)}" if pd.notna(lo)
-                                        else "unbounded" for lo, hi in zip(inv["pred_lo"], inv["pred_hi"])],
-    "highest measured (Gbps)": inv["max_measured_gbps"]})
+inv, inv_shown = mc.inverse_predictions(fits, thr)
 out.table(inv, f"throughput_at_{thr}pct_cpu", f"Throughput (Gbps) at {thr}% CPU: estimate with 95% CI "
           "(confidence band) and the interval from the prediction band", shown=inv_shown)
 out.provenance("modeled (inverse prediction from OLS of measured runs).")
-for src, source in (("stat", "stat_total"), ("precise", "precise_total")):
-    f = cm.fit_of(fits, reference_device, "down", source)
-    put(f"ref_{src}_x50", f["gbps_at_threshold"])
-    put(f"ref_{src}_x50_lo", f["gbps_at_threshold_lo"])
-    put(f"ref_{src}_x50_hi", f["gbps_at_threshold_hi"])
-put_text("reference_device", reference_device)
+out.put_all(mc.reference_glue(fits, reference_device))
 
 # %% [markdown]
 # On the reference configuration ({glue:text}`reference_device`, offloads
@@ -280,69 +210,11 @@ put_text("reference_device", reference_device)
 # work), and the ratio of the two sources' slopes.
 
 # %%
-runs["gap_pp"] = runs["stat_all_total_pct"] - runs["precise_total_pct"]
-runs["ratio"] = runs["stat_all_total_pct"] / runs["precise_total_pct"]
-runs["low_rate"] = (runs["target_rate_bps"] > 0) & (runs["target_rate_bps"] <= 1e9)
-runs["tick_error_pp"] = runs["stat_all_total_pct"] - runs["host_precise_total_pct"]
-runs["background_pp"] = runs["host_precise_total_pct"] - runs["precise_total_pct"]
-gap_rows = []
-for (device, direction), g in runs.groupby(["device", "direction"], sort=True):
-    all_gap = cpufit.mean_ci(g["gap_pp"], alpha)
-    low = g[g["low_rate"]]
-    low_gap = cpufit.mean_ci(low["gap_pp"], alpha)
-    at_max = g[g["target_rate_bps"] == 0]
-    gap_rows.append({
-        "device": device, "direction": direction, "n": len(g),
-        "gap_pp": all_gap[0], "gap_lo": all_gap[1], "gap_hi": all_gap[2],
-        "low_rate_gap_pp": low_gap[0], "low_rate_gap_lo": low_gap[1], "low_rate_gap_hi": low_gap[2],
-        "median_gap_pp": float(g["gap_pp"].median()),
-        "low_rate_median_gap_pp": float(low["gap_pp"].median()),
-        "low_rate_ratio": float(low["ratio"].median()),
-        "n_host_precise": int(g["host_precise_total_pct"].notna().sum()),
-        "tick_error_pp": float(g["tick_error_pp"].mean()),
-        "low_rate_tick_error_pp": float(low["tick_error_pp"].mean()),
-        "background_pp": float(g["background_pp"].mean()),
-        "median_background_pp": float(g["background_pp"].median()),
-        "max_rate_ratio": float(at_max["ratio"].median()),
-        "max_abs_gap_pp": float(g["gap_pp"].abs().max()),
-        "stat_slope": cm.fit_of(fits, device, direction, "stat_total")["slope"],
-        "precise_slope": cm.fit_of(fits, device, direction, "precise_total")["slope"],
-        "stat_softirq_share_at_max": float((at_max["stat_all_softirq_pct"] / at_max["stat_all_total_pct"]).mean()),
-    })
-gaps = pd.DataFrame(gap_rows)
-gaps["slope_ratio"] = gaps["stat_slope"] / gaps["precise_slope"]
-gaps_shown = with_interval(gaps, "gap_pp", "gap_lo", "gap_hi", label="gap, all rates (pp) [95% CI]")
-gaps_shown = with_interval(gaps_shown, "low_rate_gap_pp", "low_rate_gap_lo", "low_rate_gap_hi",
-                           label="gap, ≤ 1 Gbps (pp) [95% CI]")
-gaps_shown = gaps_shown.assign(direction=gaps["direction"].map(direction_names))[[
-    "device", "direction", "n", "gap, all rates (pp) [95% CI]", "median_gap_pp", "gap, ≤ 1 Gbps (pp) [95% CI]",
-    "low_rate_ratio", "max_rate_ratio", "low_rate_tick_error_pp", "median_background_pp", "slope_ratio"]].rename(
-    columns={"n": "runs", "median_gap_pp": "median gap (pp)", "low_rate_ratio": "ratio, ≤ 1 Gbps (median)",
-             "max_rate_ratio": "ratio, unlimited rate (median)",
-             "low_rate_tick_error_pp": "tick error, ≤ 1 Gbps (pp)",
-             "median_background_pp": "background, median (pp)", "slope_ratio": "slope ratio"})
+gaps, gaps_shown = mc.procstat_gaps(mc.add_gap_columns(runs), fits, alpha)
 out.table(gaps, "procstat_vs_precise", "/proc/stat Total minus precise Total (pp, percentage points of all "
           "CPUs), the ratio /proc/stat ÷ precise, and the ratio of their slopes", shown=gaps_shown)
 out.provenance("measured (both sources per run); slopes modeled (OLS).")
-ratio_low = float(runs.loc[runs["low_rate"], "ratio"].median())
-put("gap_mean_all", float(runs["gap_pp"].mean()))
-put("gap_abs_max", float(runs["gap_pp"].abs().max()))
-put("ratio_low_median", ratio_low)
-put("ratio_max_median", float(runs.loc[runs["target_rate_bps"] == 0, "ratio"].median()))
-put("gap_median_low", float(runs.loc[runs["low_rate"], "gap_pp"].median()))
-put_text("low_rate_reading", direction_word(ratio_low, higher="counts more than",
-                                            lower="misses most of" if ratio_low < 0.5 else "misses part of",
-                                            same="matches"))
-has_host = runs["host_precise_total_pct"].notna()
-put("n_host_precise", int(has_host.sum()))
-put("tick_error_low_median", float(runs.loc[has_host & runs["low_rate"], "tick_error_pp"].median()))
-put("tick_error_all_median", float(runs.loc[has_host, "tick_error_pp"].median()))
-put("tick_ratio_low_median", float((runs.loc[has_host & runs["low_rate"], "stat_all_total_pct"]
-                                    / runs.loc[has_host & runs["low_rate"], "host_precise_total_pct"]).median()))
-put("background_median", float(runs.loc[has_host, "background_pp"].median()))
-put("background_max", float(runs.loc[has_host, "background_pp"].max()))
-put("slope_ratio_min", float(gaps["slope_ratio"].min()))
-put("slope_ratio_max", float(gaps["slope_ratio"].max()))
+out.put_all(mc.procstat_glue(runs, gaps))
 
 # %%
 out.figure(
@@ -407,13 +279,7 @@ if not gro.empty:
                 "interval). Look at the gap between the two rows and at how wide the intervals are with only "
                 "a few repetitions.")
     out.provenance("measured (mean of the runs at the unlimited rate).")
-    d = gro.set_index("direction").loc["down"]
-    for name in ("a_max_gbps", "b_max_gbps", "ratio_b_over_a", "ratio_lo", "ratio_hi"):
-        put(f"gro_{name}", d[name])
-    put_text("gro_p", numbers.p_value(d["welch_p"]))
-    put("gro_paper_ratio", 366 / 1600)
-    put("gro_cost_ratio", d["b_precise_slope"] / d["a_precise_slope"])
-    put_text("gro_cost_word", direction_word(d["b_precise_slope"] / d["a_precise_slope"], "more", "less"))
+    out.put_all(mc.offloads_glue(gro, paper))
 else:
     display(Markdown(cm.not_captured_text("offloads-off comparison", [reference_device, offloads_off_device])))
 
@@ -461,23 +327,11 @@ if set(rps_devices) <= have and len(rps_devices) == 2:
                 "(mean of the repetitions, 95% t interval). Look at whether the two RPS rows differ by more "
                 "than their intervals.")
     out.provenance("measured (mean of the runs at the unlimited rate).")
-    per_cpu = rates[rates["device"].isin(rps_devices + [reference_device]) & (rates["target_rate"] == "max")]
-    cpu_cols = [c for c in per_cpu.columns if c.startswith("stat_cpu") and c.endswith("_pct")]
-    per_cpu = per_cpu[["device", "direction", "throughput_gbps", *cpu_cols]]
-    per_cpu_shown = per_cpu.assign(direction=per_cpu["direction"].map(direction_names)).rename(columns={
-        "throughput_gbps": "throughput (Gbps)",
-        **{c: "CPU {} {} (%)".format(c.split("_")[1][3:], "Total" if "total" in c else "SoftIRQ")
-           for c in cpu_cols}})
+    per_cpu, per_cpu_shown = mc.per_cpu_at_max(rates, rps_devices + [reference_device])
     out.table(per_cpu, "per_cpu_at_max", "Per-CPU /proc/stat Total and SoftIRQ (% of that CPU) at the "
               "unlimited rate", shown=per_cpu_shown)
     out.provenance("measured (per-CPU /proc/stat, mean of the runs).")
-    d = rps.set_index("direction").loc["down"]
-    for name in ("a_max_gbps", "b_max_gbps", "ratio_b_over_a", "ratio_lo", "ratio_hi"):
-        put(f"rps_{name}", d[name])
-    put_text("rps_p", numbers.p_value(d["welch_p"]))
-    put_text("rps_a", rps_devices[0])
-    put_text("rps_b", rps_devices[1])
-    put_text("rps_word", direction_word(d["ratio_b_over_a"], "higher", "lower"))
+    out.put_all(mc.rps_glue(rps, rps_devices))
 else:
     display(Markdown(cm.not_captured_text("RPS pair", rps_devices)))
 
@@ -509,12 +363,7 @@ if {reference_device, slow_device} <= have:
     out.table(slow, "slow_vs_reference", "Reference (a) against the CPU-quota-limited device (b): throughput at "
               "the unlimited rate", shown=cm.comparison_shown(slow, "reference", "CPU quota"))
     out.provenance("measured; slopes modeled (OLS).")
-    d = slow.set_index("direction").loc["down"]
-    display(Markdown(
-        f"Limited to its quota, the device's downlink reaches {d['b_max_gbps']:.1f} Gbps, "
-        f"{d['ratio_b_over_a']:.2f} of the reference (95% CI {d['ratio_lo']:.2f} to {d['ratio_hi']:.2f}; "
-        f"Welch p = {numbers.p_value(d['welch_p'])}); its precise slope is "
-        f"{d['b_precise_slope'] / d['a_precise_slope']:.2f} times the reference's."))
+    display(Markdown(mc.slow_text(slow)))
 else:
     display(Markdown(cm.not_captured_text("slower emulated device", [reference_device, slow_device])))
 
@@ -539,32 +388,7 @@ out.provenance("measured devices: OLS lines (modeled) of measured runs; phones: 
                "points (modeled, cpu-gbps chapter).")
 
 # %%
-comp_rows = []
-for _, p in phones.iterrows():
-    row = {"device": p["device"], "provenance": "published (implied line, modeled)", "source": "/proc/stat (paper)",
-           "slope_pct_per_gbps": p["slope_pct_per_gbps"], "intercept_pct": p["intercept_pct"],
-           f"gbps_at_{thr}pct": p[f"gbps_at_{thr}pct_cpu"], "ci_lo": np.nan, "ci_hi": np.nan,
-           "max_measured_gbps": np.nan}
-    for r in target_rates_gbps:
-        row[f"cpu_pct_at_{r:g}gbps"] = p[f"cpu_pct_at_{r:g}gbps"]
-    comp_rows.append(row)
-for device in devices:
-    for source, label in (("stat_total", "/proc/stat"), ("precise_total", "precise")):
-        f = cm.fit_of(fits, device, "down", source)
-        row = {"device": device, "provenance": "measured (OLS line, modeled)", "source": label,
-               "slope_pct_per_gbps": f["slope"], "intercept_pct": f["intercept"],
-               f"gbps_at_{thr}pct": f["gbps_at_threshold"], "ci_lo": f["gbps_at_threshold_lo"],
-               "ci_hi": f["gbps_at_threshold_hi"], "max_measured_gbps": f["x_max"]}
-        e = extra[(extra["device"] == device) & (extra["direction"] == "down") & (extra["source"] == source)]
-        for r in target_rates_gbps:
-            row[f"cpu_pct_at_{r:g}gbps"] = float(e.loc[np.isclose(e["target_gbps"], r), "cpu_pct"].iloc[0])
-        comp_rows.append(row)
-comparison = pd.DataFrame(comp_rows)
-comparison_shown = with_interval(comparison, f"gbps_at_{thr}pct", "ci_lo", "ci_hi",
-                                 label=f"Gbps at {thr}% CPU [95% CI]").rename(columns={
-    "provenance": "line", "source": "CPU source", "slope_pct_per_gbps": "slope (% per Gbps)",
-    "intercept_pct": "intercept (%)", "max_measured_gbps": "highest measured (Gbps)",
-    **{f"cpu_pct_at_{r:g}gbps": f"CPU at {r:g} Gbps (%)" for r in target_rates_gbps}})
+comparison, comparison_shown = mc.comparison_with_phones(phones, fits, extra, devices, target_rates_gbps, thr)
 out.table(comparison, "comparison_with_phones", "Downlink lines: measured devices and published phones (CPU % at "
           f"the target rates; Gbps at {thr}% CPU with 95% CI)", shown=comparison_shown)
 out.provenance("measured devices: OLS lines (modeled); phones: lines through published points (modeled).")
@@ -581,144 +405,22 @@ out.provenance("measured devices: OLS lines (modeled); phones: lines through pub
 # `sharp_drop_max_ratio`, `rel_tol_approx`) and named in the tolerance column.
 
 # %%
-rows = []
-
-
-def claim(claim_id, text, location, relation, paper, artifact, unit, basis, provenance, rel_tol=0.0,
-          tolerance=None, verdict=None):
-    checkable = artifact is not None and not (isinstance(artifact, float) and math.isnan(artifact))
-    if verdict is None:
-        verdict = cl.verdict(relation, paper, artifact, rel_tol) if checkable else cl.NOT_CHECKABLE
-    rows.append({
-        "study": "cpu-gbps", "claim_id": claim_id, "claim": text, "location": location,
-        "paper_relation": relation, "paper_value": paper, "artifact_value": artifact if checkable else None,
-        "unit": unit, "tolerance": tolerance or (cl.tolerance_text(relation, rel_tol) if checkable else "n/a"),
-        "verdict": verdict, "basis": basis, "provenance": provenance, "section": cm.anchor_of(claim_id),
-    })
-
-
-intervals = {}
-for device in devices:
-    for source, name, src_text in (("stat_total", "Total", "/proc/stat Total"),
-                                   ("stat_softirq", "SoftIRQ", "/proc/stat SoftIRQ"),
-                                   ("precise_total", "Total (precise source)", "precise Total")):
-        f = cm.fit_of(fits, device, "down", source)
-        claim_id = f"measured_linear_{source}_{cm.claim_key(device)}"
-        claim(claim_id, f"{name} CPU grows linearly with throughput (Fig. 1), on {device}, downlink",
-              "§3.2, Fig. 1", ">=", linear_r2_min, float(f["r2"]), "R^2",
-              f"OLS of {src_text} on throughput, {int(f['n'])} runs; the paper gives no R^2, "
-              f"'linear' is read as R^2 >= {linear_r2_min:g}", "modeled")
-        intervals[claim_id] = cpufit.r2_ci(float(f["r2"]), int(f["n"]), float(f["slope"]), alpha)
-    e = extra[(extra["device"] == device) & (extra["direction"] == "down") & (extra["source"] == "stat_total")]
-    at = e.loc[np.isclose(e["target_gbps"], 1.6)].iloc[0]
-    claim_id = f"measured_1p6gbps_under_50pct_{cm.claim_key(device)}"
-    claim(claim_id, f"1.6 Gbps can be supported with less than 50% CPU (said of the Pixel 2), on {device}",
-          "§3.2", "<", 50.0, float(at["cpu_pct"]), "%", "/proc/stat Total line at 1.6 Gbps, downlink", "modeled")
-    intervals[claim_id] = (float(at["mean_ci_lo"]), float(at["mean_ci_hi"]))
-
-ref_max = cm.max_runs(runs, reference_device, "down")
-if not ref_max.empty:
-    shares = ref_max["stat_all_softirq_pct"] / ref_max["stat_all_total_pct"]
-    claim("measured_sirq_significant_share",
-          "SoftIRQs account for a significant portion of Total CPU at the maximum throughput "
-          "(ROG Phone: 8.1 of 17.1%, a share of 0.47; Pixel 2: 8.5 of 11.6%)",
-          "§3.1", ">=", round(8.1 / 17.1, 6), float(shares.mean()), "ratio",
-          f"/proc/stat SoftIRQ / Total at the unlimited rate, {reference_device}, downlink; "
-          "bound: at least the smaller published share", "measured")
-    intervals["measured_sirq_significant_share"] = cpufit.mean_ci(shares, alpha)[1:]
-if not gro.empty:
-    d = gro.set_index("direction").loc["down"]
-    claim("measured_gro_off_ratio", "With GRO off the throughput falls from 1.6 Gbps to 366 Mbps (ratio 0.23)",
-          "§3.3.1", "~", round(366 / 1600, 6), float(d["ratio_b_over_a"]), "ratio",
-          f"{offloads_off_device} / {reference_device} downlink throughput at the unlimited rate "
-          "(GRO, GSO and TSO off on both veth ends)", "measured", rel_tol=rel_tol_approx)
-    claim("measured_gro_off_sharp_drop",
-          "GSO/GRO optimizations are extremely critical for multi-Gbps rates (a sharp drop without them)",
-          "§3.3.1 Remark", "<=", sharp_drop_max_ratio, float(d["ratio_b_over_a"]), "ratio",
-          f"same ratio; 'sharp drop' read as at most {sharp_drop_max_ratio:g} of the offloads-on throughput",
-          "measured")
-    intervals["measured_gro_off_ratio"] = intervals["measured_gro_off_sharp_drop"] = (d["ratio_lo"], d["ratio_hi"])
-if not rps.empty:
-    d = rps.set_index("direction").loc["down"]
-    flipped = d["ratio_b_over_a"] < 1
-    claim("measured_affinity_4x",
-          "Choosing the CPU that does SoftIRQ processing changes throughput about 4x (LITTLE to big core, GRO off)",
-          "§3.3.2", "~", 4.0, float(max(d["ratio_b_over_a"], 1 / d["ratio_b_over_a"])), "x",
-          f"larger / smaller downlink throughput at the unlimited rate of {rps_devices[0]} and {rps_devices[1]} "
-          "(RPS masks; identical cores; offloads on)", "measured", rel_tol=rel_tol_approx)
-    intervals["measured_affinity_4x"] = ((1 / d["ratio_hi"], 1 / d["ratio_lo"]) if flipped
-                                         else (d["ratio_lo"], d["ratio_hi"]))
-for frame, claim_id, text, location in [
-        (gro, "measured_gro_off_sharp_drop", "GSO/GRO optimizations are extremely critical for multi-Gbps rates",
-         "§3.3.1 Remark"),
-        (rps, "measured_affinity_4x", "Choosing the CPU that does SoftIRQ processing changes throughput about 4x",
-         "§3.3.2"),
-        (slow, "measured_fig1c_same_trend",
-         "With less CPU capacity the CPU-vs-throughput trend is almost identical (Fig. 1c)", "§3.2, Fig. 1c")]:
-    if frame.empty:
-        claim(claim_id, text, location, None, None, None, "n/a", "the configuration it needs was not captured for "
-              "this build (see params.yaml)", "measured", verdict=cl.NOT_CHECKABLE)
-if not slow.empty:
-    d = slow.set_index("direction").loc["down"]
-    claim("measured_fig1c_same_trend",
-          "With less CPU capacity the CPU-vs-throughput trend is almost identical (Fig. 1c, ROG at 2.46 GHz)",
-          "§3.2, Fig. 1c", "~", 1.0, float(d["b_stat_slope"] / d["a_stat_slope"]), "ratio",
-          f"/proc/stat Total slope of {slow_device} / {reference_device}, downlink; a CPU quota on the "
-          "device's iperf3, not a lower clock", "modeled", rel_tol=rel_tol_approx)
-    claim("measured_max_tput_at_lower_capacity",
-          "The maximum throughput is reached at every big-core frequency (less CPU capacity)",
-          "§3.2", "~", 1.0, float(d["ratio_b_over_a"]), "ratio",
-          f"{slow_device} / {reference_device} downlink throughput at the unlimited rate", "measured",
-          rel_tol=rel_tol_approx)
-    intervals["measured_max_tput_at_lower_capacity"] = (d["ratio_lo"], d["ratio_hi"])
-
-claims_table = cl.claims_frame(rows)
+comparisons = {"gro": gro, "rps": rps, "slow": slow}
+claims_table, intervals = mc.measured_claims(paper, data, comparisons, {
+    "devices": devices, "reference_device": reference_device, "offloads_off_device": offloads_off_device,
+    "rps_devices": rps_devices, "slow_device": slow_device, "alpha": alpha, "linear_r2_min": linear_r2_min,
+    "sharp_drop_max_ratio": sharp_drop_max_ratio, "rel_tol_approx": rel_tol_approx})
 cl.write_claims(claims_table, results / "claims.csv")
-# For people only (claims.csv keeps the exact values): the paper's derived ratios to 3 significant figures, R².
-claims_display = claims_table.assign(
-    unit=claims_table["unit"].replace({"R^2": "R²"}),
-    paper_value=[float(f"{v:.3g}") if pd.notna(v) else v for v in claims_table["paper_value"]])
-claims_shown = claims_display.assign(
-    paper=[paper_text(r, p) for r, p in zip(claims_display["paper_relation"], claims_display["paper_value"])],
-    artifact=[numbers.interval(v, *intervals.get(c, (None, None))) for c, v in
-              zip(claims_table["claim_id"], claims_table["artifact_value"])])
-out.show(claims_shown[["claim", "location", "paper", "artifact", "unit", "tolerance", "verdict"]]
-         .rename(columns={"artifact": "this artifact [95% CI]"}), "Claims of the paper and their verdicts",
-         csv_href=site_href(results / "claims.csv"))
+claims_display, claims_shown = mc.claims_for_people(claims_table, intervals)
+out.show(claims_shown, "Claims of the paper and their verdicts", csv_href=site_href(results / "claims.csv"))
 out.provenance("published (paper values); measured or modeled (artifact values, per the provenance column).")
-headline = [f"measured_linear_stat_total_{cm.claim_key(reference_device)}",
-            f"measured_linear_precise_total_{cm.claim_key(reference_device)}",
-            f"measured_1p6gbps_under_50pct_{cm.claim_key(reference_device)}",
-            "measured_sirq_significant_share", "measured_gro_off_ratio", "measured_affinity_4x"]
-headline = [c for c in headline if c in set(claims_table["claim_id"])]
+headline = mc.headline(claims_table, reference_device)
 out.findings(claims_display, headline=headline, intervals={c: intervals[c] for c in headline if c in intervals})
 
 # %%
-counts = claims_table["verdict"].value_counts()
-for verdict_name in cl.VERDICTS:
-    put(f"n_{verdict_name.replace(' ', '_')}", int(counts.get(verdict_name, 0)))
-r6 = cm.r6
-metrics = {"devices": {}, "claims": {k.replace(" ", "_"): int(counts.get(k, 0)) for k in cl.VERDICTS}}
-for device in devices:
-    m = {}
-    for source in ("stat_total", "precise_total"):
-        f = cm.fit_of(fits, device, "down", source)
-        m[f"down.{source}"] = {"slope_pct_per_gbps": r6(f["slope"]), "intercept_pct": r6(f["intercept"]),
-                               "r2": r6(f["r2"]), f"gbps_at_{thr}pct": r6(f["gbps_at_threshold"]),
-                               f"gbps_at_{thr}pct_ci_lo": r6(f["gbps_at_threshold_lo"]),
-                               f"gbps_at_{thr}pct_ci_hi": r6(f["gbps_at_threshold_hi"])}
-    for direction in ("down", "up"):
-        mr = cm.max_runs(runs, device, direction)
-        m[f"{direction}.max_throughput_gbps"] = r6(mr["throughput_gbps"].mean()) if not mr.empty else None
-    g = gaps[gaps["device"] == device].set_index("direction")
-    m["down.procstat_minus_precise_pp"] = r6(g.loc["down", "gap_pp"])
-    metrics["devices"][device] = m
-if not gro.empty:
-    metrics["offloads_off_over_on_down"] = r6(gro.set_index("direction").loc["down", "ratio_b_over_a"])
-if not rps.empty:
-    metrics["rps_b_over_a_down"] = r6(rps.set_index("direction").loc["down", "ratio_b_over_a"])
-if not slow.empty:
-    metrics["slow_over_reference_down"] = r6(slow.set_index("direction").loc["down", "ratio_b_over_a"])
+counts = verdict_counts(claims_table)
+out.put_all({f"n_{k.replace(' ', '_')}": n for k, n in counts.items()})
+metrics = mc.chapter_metrics(data, gaps, comparisons, devices, thr, counts)
 _ = (results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
 
 # %% [markdown]

@@ -50,32 +50,18 @@ rel_tol_approx = 0.10
 import json
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
-import seaborn as sns
 
-from mobitrace.core import claims as cl
 from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
-from mobitrace.book.figures import legend_outside
-from mobitrace.studies.cpu_gbps.analysis import Line
-from mobitrace.core.published import value_of
+from mobitrace.core import claims as cl
+from mobitrace.core.published import Values
+from mobitrace.studies.cpu_gbps import analysis as an
 
 results = Path(results_dir)
 out = ChapterOutputs(results, "analyze_cpu_gbps")
-tables_dir, figures_dir = out.tables_dir, out.figures_dir
 put, save_table, table = out.put, out.save_table, out.table
-values = pd.read_parquet(Path(published_dir) / "values.parquet")
+v = Values(published_dir)
 text_tables = pd.read_parquet(Path(published_dir) / "text_tables.parquet")
-
-
-def v(value_id):
-    return value_of(values, value_id)
-
-
-def row_of(value_id):
-    return values.loc[values["id"] == value_id].iloc[0]
-
 
 # %% [markdown]
 # ## Table 1: the phones
@@ -87,10 +73,7 @@ def row_of(value_id):
 # ```
 
 # %% tags=["hide-input"]
-t1 = text_tables[text_tables["table"] == "table1"]
-table1 = t1.pivot(index="row", columns="column", values="text").loc[t1["row"].unique(), t1["column"].unique()]
-table1.columns.name, table1.index.name = None, None
-table(table1.reset_index(names=""), "table1_phones", "Table 1: Phone Specifications")
+table(an.text_table(text_tables, "table1"), "table1_phones", "Table 1: Phone Specifications")
 
 # %% [markdown]
 # ## What the paper states about CPU versus throughput
@@ -106,9 +89,7 @@ table(table1.reset_index(names=""), "table1_phones", "Table 1: Phone Specificati
 # ```
 
 # %% tags=["hide-input"]
-stated = values[values["location"].isin(["§3.1", "§3.2", "§1 and Abstract"])
-                & values["unit"].isin(["%", "Mbps", "Gbps"])]
-stated = stated[["device", "quantity", "throughput_gbps", "relation", "value", "unit", "location"]]
+stated = an.stated_values(v.frame)
 table(stated, "stated_cpu_throughput", "CPU and throughput as the paper states them",
       shown=stated.rename(columns={"throughput_gbps": "throughput (Gbps)"}))
 
@@ -129,24 +110,10 @@ table(stated, "stated_cpu_throughput", "CPU and throughput as the paper states t
 # ```
 
 # %% tags=["hide-input"]
-lines, line_rows = {}, []
-for device, (id1, id2) in line_points.items():
-    p1, p2 = row_of(id1), row_of(id2)
-    line = Line.through((p1["throughput_gbps"], p1["value"]), (p2["throughput_gbps"], p2["value"]))
-    lines[device] = line
-    row = {"device": device, "defined_by": f"{id1}, {id2}",
-           "slope_pct_per_gbps": line.slope, "intercept_pct": line.intercept,
-           f"gbps_at_{cpu_threshold_pct:g}pct_cpu": line.inverse(cpu_threshold_pct)}
-    for rate in target_rates_gbps:
-        row[f"cpu_pct_at_{rate:g}gbps"] = line.predict(rate)
-    beyond = [f"{r:g}" for r in target_rates_gbps if line.predict(r) > 100]
-    row["note"] = f"line passes 100% CPU before {', '.join(beyond)} Gbps" if beyond else ""
-    line_rows.append(row)
-    key = device.lower().replace(" ", "_")
-    put(f"{key}_slope", line.slope)
-    put(f"{key}_intercept", line.intercept)
-implied = save_table(pd.DataFrame(line_rows), "implied_lines")
-put("slope_ratio", lines["Pixel 2"].slope / lines["ROG Phone"].slope)
+lines, implied, glued = an.implied_lines(v, line_points, target_rates_gbps, cpu_threshold_pct)
+save_table(implied, "implied_lines")
+for name, value in glued.items():
+    put(name, value)
 out.show(implied.set_index("device").T.rename_axis("quantity"), "The lines implied by two stated points per phone",
          index=True, csv_href=out.href("implied_lines"))
 
@@ -169,23 +136,8 @@ out.show(implied.set_index("device").T.rename_axis("quantity"), "The lines impli
 # ```
 
 # %% tags=["hide-input"]
-x = np.linspace(0, max(target_rates_gbps) * 1.05, 200)
-line_frame = pd.concat([pd.DataFrame({"device": d, "throughput_gbps": x, "cpu_pct": ln.predict(x)})
-                        for d, ln in lines.items()])
-points = values[values["device"].isin(list(lines)) & values["throughput_gbps"].notna()
-                & (values["quantity"] == "total CPU at throughput")].copy()
-points["role"] = ["defines the line" if i in line_points[d] else "checked against it"
-                  for i, d in zip(points["id"], points["device"])]
-fig, ax = plt.subplots()
-sns.lineplot(data=line_frame, x="throughput_gbps", y="cpu_pct", hue="device", ax=ax)
-sns.scatterplot(data=points, x="throughput_gbps", y="value", hue="device", style="role", s=70, ax=ax,
-                markers={"defines the line": "o", "checked against it": "X"}, legend="brief")
-ax.axhline(cpu_threshold_pct, color="grey", lw=0.8, ls="--")
-for rate in target_rates_gbps:
-    ax.axvline(rate, color="grey", lw=0.5, ls=":")
-ax.set(xlabel="TCP downlink throughput (Gbps)", ylabel="Total CPU utilization (%)", xlim=(0, x.max()), ylim=(0, 100))
-legend_outside(ax)
-out.figure(fig, "implied_lines",
+out.figure(an.lines_figure(lines, an.line_points_frame(v.frame, line_points), target_rates_gbps, cpu_threshold_pct),
+           "implied_lines",
            alt="Two straight lines of total CPU utilization (%) against throughput (Gbps), one per phone, "
                "with the paper's stated points; the Pixel 2's line is the steeper.",
            caption="The lines the paper's extrapolations imply (modeled, through the round points) with the "
@@ -207,13 +159,7 @@ out.figure(fig, "implied_lines",
 # ```
 
 # %% tags=["hide-input"]
-table2_ids = {("Discharging", "big Core"): "t2_big_discharging",
-              ("Discharging", "LITTLE Core"): "t2_little_discharging",
-              ("Charging", "big Core"): "t2_big_charging",
-              ("Charging", "LITTLE Core"): "t2_little_charging"}
-table2 = pd.Series({k: v(i) for k, i in table2_ids.items()}).unstack()
-table2 = table2.loc[["Discharging", "Charging"], ["big Core", "LITTLE Core"]]
-table(table2.reset_index(names="state"), "table2_gro_off_mbps", "Table 2: Throughput (Mbps) with GRO off")
+table(an.table2(v), "table2_gro_off_mbps", "Table 2: Throughput (Mbps) with GRO off")
 
 # %% [markdown]
 # Ratios the prose states, re-derived from Table 2 and §3.3.
@@ -225,21 +171,11 @@ table(table2.reset_index(names="state"), "table2_gro_off_mbps", "Table 2: Throug
 # ```
 
 # %% tags=["hide-input"]
-affinity_gain = v("rog_sirq_big_tput") * 1000 / v("rog_gro_off_tput")
-little_ratio = v("t2_little_discharging") / v("t2_little_charging")
-big_drop = v("t2_big_charging") - v("t2_big_discharging")
-gro_penalty = v("rog_gro_off_tput") / (v("rog_gro_on_tput") * 1000)
-derived = table(pd.DataFrame([
-    {"quantity": "SIRQ LITTLE->big gain (1.23 Gbps / 366 Mbps)", "value": affinity_gain, "unit": "x"},
-    {"quantity": "GRO-off / GRO-on throughput (366 Mbps / 1.6 Gbps)", "value": gro_penalty, "unit": "ratio"},
-    {"quantity": "LITTLE core: discharging / charging (Table 2)", "value": little_ratio, "unit": "ratio"},
-    {"quantity": "big core: charging - discharging (Table 2)", "value": big_drop, "unit": "Mbps"},
-]), "derived_ratios", "Ratios the prose states, re-derived")
-for name, val in [("affinity_gain", affinity_gain), ("little_ratio", little_ratio),
-                  ("big_drop", big_drop), ("gro_penalty", gro_penalty),
-                  ("battery_minutes", v("battery_test_duration")),
-                  ("battery_drop_low", v("battery_drop_low")), ("battery_drop_high", v("battery_drop_high"))]:
-    put(name, val)
+derived_table, derived = an.derived_ratios(v)
+table(derived_table, "derived_ratios", "Ratios the prose states, re-derived")
+for name, value in [*derived.items(), ("battery_minutes", v("battery_test_duration")),
+                    ("battery_drop_low", v("battery_drop_low")), ("battery_drop_high", v("battery_drop_high"))]:
+    put(name, value)
 
 # %% [markdown]
 # The §3.3.2 "4x gain" is {glue:text}`affinity_gain:.2f`x by the paper's own
@@ -263,16 +199,7 @@ for name, val in [("affinity_gain", affinity_gain), ("little_ratio", little_rati
 # ```
 
 # %% tags=["hide-input"]
-hours = v("battery_test_duration") / 60
-capacity = v("rog_battery")
-battery = table(pd.DataFrame([
-    {"quantity": "charge drawn, low end", "value": capacity * v("battery_drop_low") / 100, "unit": "mAh"},
-    {"quantity": "charge drawn, high end", "value": capacity * v("battery_drop_high") / 100, "unit": "mAh"},
-    {"quantity": "average current, low end", "value": capacity * v("battery_drop_low") / 100 / hours, "unit": "mA"},
-    {"quantity": "average current, high end", "value": capacity * v("battery_drop_high") / 100 / hours, "unit": "mA"},
-    {"quantity": "data moved downlink at 1.7 Gbps", "value": v("battery_dl_tput") * 60 * v("battery_test_duration") / 8, "unit": "GB"},
-    {"quantity": "data moved uplink at 1.4 Gbps", "value": v("battery_ul_tput") * 60 * v("battery_test_duration") / 8, "unit": "GB"},
-]), "battery_drain", "What the battery drop bounds")
+table(an.battery_drain(v), "battery_drain", "What the battery drop bounds")
 put("rel_tol_equal", rel_tol_equal)
 put("rel_tol_approx", rel_tol_approx)
 
@@ -295,65 +222,7 @@ put("rel_tol_approx", rel_tol_approx)
 # ```
 
 # %% tags=["hide-input"]
-rows = []
-
-
-def claim(claim_id, text, value_id, artifact, basis, provenance, anchor, relation=None, paper=None,
-          unit=None, rel_tol=None, abs_tol=0.0, location=None):
-    """One claims-table row; `anchor` is the label of the section deriving it."""
-    rec = row_of(value_id) if value_id else None
-    relation = relation or (rec["relation"] if rec is not None else None)
-    paper = paper if paper is not None else (rec["value"] if rec is not None else None)
-    unit = unit or (rec["unit"] if rec is not None else "")
-    if rel_tol is None:
-        rel_tol = rel_tol_approx if relation == "~" else rel_tol_equal
-    checkable = artifact is not None and relation is not None
-    rows.append({
-        "study": study, "claim_id": claim_id, "claim": text,
-        "location": rec["location"] if rec is not None else location,
-        "paper_relation": relation, "paper_value": paper, "artifact_value": artifact,
-        "unit": unit,
-        "tolerance": cl.tolerance_text(relation, rel_tol, abs_tol) if checkable else "n/a",
-        "verdict": cl.verdict(relation, paper, artifact, rel_tol, abs_tol) if checkable else cl.NOT_CHECKABLE,
-        "basis": basis, "provenance": provenance, "section": anchor,
-    })
-
-
-on_line = "implied line (modeled from two published points)"
-claim("pixel2_1p6gbps_under_50pct", "Pixel 2 supports 1.6 Gbps with less than 50% CPU",
-      "pixel2_cpu_at_1p6", lines["Pixel 2"].predict(1.6), on_line, "modeled", "cpu-gbps-lines")
-claim("rog_1p7gbps_under_15pct", "ROG Phone's CPU stays below 15% at 1.7 Gbps",
-      "rog_cpu_at_1p7", lines["ROG Phone"].predict(1.7), on_line, "modeled", "cpu-gbps-lines")
-claim("affinity_4x", "Moving SIRQ from a LITTLE to a big core gives a 4x throughput gain (GRO off)",
-      "rog_affinity_gain", affinity_gain, "1.23 Gbps (§3.3.2) / 366 Mbps (§3.3.1)", "published", "cpu-gbps-gro-eas")
-claim("gro_off_366", "GRO off: 366 Mbps (§3.3.1) is Table 2's LITTLE-core discharging value",
-      "rog_gro_off_tput", v("t2_little_discharging"), "Table 2", "published", "cpu-gbps-gro-eas")
-claim("gro_on_1p6_vs_1p7", "GRO-on throughput: 1.6 Gbps (§3.3.1) and 1.7 Gbps (§3.3.2) state the same quantity",
-      "rog_gro_on_tput", v("rog_gro_on_tput_s332"), "§3.3.2 value; both printed to 0.1 Gbps", "published",
-      "cpu-gbps-gro-eas", abs_tol=0.1, rel_tol=0.0)
-claim("sirq_big_1p23_vs_table2", "GRO off, SIRQ on a big core: 1.23 Gbps (§3.3.2) vs Table 2's big-core discharging value",
-      "rog_sirq_big_tput", v("t2_big_discharging") / 1000, "Table 2", "published", "cpu-gbps-gro-eas")
-claim("eas_little_charging_620", "LITTLE core, charging: ~620 Mbps", "s41_little_charging",
-      v("t2_little_charging"), "Table 2", "published", "cpu-gbps-gro-eas")
-claim("eas_little_almost_half", "LITTLE core: discharging throughput is almost half of charging",
-      None, little_ratio, "Table 2 ratio", "published", "cpu-gbps-gro-eas", relation="~", paper=0.5, unit="ratio",
-      location="§4.1")
-claim("eas_big_charging_1p56", "big core, charging: 1.56 Gbps", "s41_big_charging",
-      v("t2_big_charging") / 1000, "Table 2", "published", "cpu-gbps-gro-eas")
-claim("eas_big_discharging_1p1", "big core, discharging: 1.1 Gbps", "s41_big_discharging",
-      v("t2_big_discharging") / 1000, "Table 2", "published", "cpu-gbps-gro-eas")
-claim("eas_big_drop_400", "big core: discharging costs ~400 Mbps", "s41_big_drop",
-      big_drop, "Table 2 difference", "published", "cpu-gbps-gro-eas")
-for claim_id, text, section in [
-    ("fig1_linear", "CPU (Total and SIRQ) grows linearly with throughput (Fig. 1a, 1b)", "§3.2"),
-    ("fig1c_same_at_2p46", "ROG Phone at 2.46 GHz has almost the same CPU trend as at 2.95 GHz (Fig. 1c)", "§3.2"),
-    ("little_826mhz", "ROG Phone reaches 1.7 Gbps at every big-core frequency and LITTLE-core frequencies above 826 MHz", "§3.2"),
-    ("battery_not_significant", "Battery life is not significantly affected by long Gbps transfers (4-5% in 20 min)", "§4.2"),
-]:
-    claim(claim_id, text, None, None, "figure data or a power log needed; not in the text", "published",
-          "cpu-gbps-claims", location=section)
-
-claims_table = cl.claims_frame(rows)
+claims_table = an.chapter_claims("cpu-gbps", v, lines, derived, rel_tol_equal, rel_tol_approx)
 cl.write_claims(claims_table, results / "claims.csv")
 shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
                                    zip(claims_table["paper_relation"], claims_table["paper_value"])])
@@ -364,22 +233,10 @@ out.findings(claims_table, headline=["pixel2_1p6gbps_under_50pct", "rog_1p7gbps_
                                      "affinity_4x", "eas_big_drop_400"])
 
 # %% tags=["hide-input"]
-counts = claims_table["verdict"].value_counts()
-for verdict_name in cl.VERDICTS:
-    put(f"n_{verdict_name.replace(' ', '_')}", int(counts.get(verdict_name, 0)))
-metrics = {
-    "implied_lines": {
-        device: {
-            "slope_pct_per_gbps": round(line.slope, 6),
-            "intercept_pct": round(line.intercept, 6),
-            f"gbps_at_{cpu_threshold_pct:g}pct_cpu": round(line.inverse(cpu_threshold_pct), 6),
-            **{f"cpu_pct_at_{r:g}gbps": round(line.predict(r), 6) for r in target_rates_gbps},
-        }
-        for device, line in lines.items()
-    },
-    "affinity_gain_x": round(affinity_gain, 6),
-    "claims": {k.replace(" ", "_"): int(counts.get(k, 0)) for k in cl.VERDICTS},
-}
+counts = an.verdict_counts(claims_table)
+for verdict_name, n in counts.items():
+    put(f"n_{verdict_name.replace(' ', '_')}", n)
+metrics = an.chapter_metrics(lines, cpu_threshold_pct, target_rates_gbps, derived["affinity_gain"], counts)
 _ = (results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
 
 # %% [markdown]

@@ -145,6 +145,13 @@ class ChapterOutputs:
         from myst_nb import glue
         glue(name, str(text), display=False)
 
+    @classmethod
+    def put_all(cls, values: dict) -> None:
+        """Glue every (name, value) in order: a str as text (put_text), any
+        other value as a number (put)."""
+        for name, value in values.items():
+            (cls.put_text if isinstance(value, str) else cls.put)(name, value)
+
     def save_table(self, frame: pd.DataFrame, name: str) -> pd.DataFrame:
         """Write `frame` to tables/<name>.csv and return it."""
         frame.to_csv(self.tables_dir / f"{name}.csv", index=False, float_format="%.6g", lineterminator="\n")

@@ -22,6 +22,7 @@ import seaborn as sns
 
 from mobitrace.stats import cpufit
 from mobitrace.book.figures import PALETTE, legend_outside, save_svg
+from mobitrace.studies.cpu_gbps.schema import EXTRAPOLATIONS_SCHEMA, FITS_SCHEMA, RATE_SUMMARY_SCHEMA
 
 # CPU sources: column in runs.parquet -> label.
 SOURCES = {
@@ -211,6 +212,9 @@ def analyze(interim_dir: str | Path, out_dir: str | Path, params: dict) -> None:
     device = str(runs["device"].iloc[0])
     fits, extra = fit_table(runs, alpha, targets, threshold)
     summary = rate_summary(runs, alpha)
+    FITS_SCHEMA.validate(fits)
+    EXTRAPOLATIONS_SCHEMA.validate(extra)
+    RATE_SUMMARY_SCHEMA.validate(summary)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:

@@ -1,4 +1,5 @@
-"""Raw captures of the cpu-gbps study: parsers, schemas and ingest.
+"""Raw captures of the cpu-gbps study: parsers and ingest (schemas in
+mobitrace.studies.cpu_gbps.schema).
 
 A capture session is a folder data/raw/cpu-gbps/<device>/<session>/ written by
 scripts/capture/capture.py:
@@ -55,13 +56,14 @@ import yaml
 
 from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
+from mobitrace.studies.cpu_gbps.schema import (  # noqa: F401  (re-exported: ingest.SESSION_SCHEMA ...)
+    CPUACCT_SCHEMA, CPUACCT_SOURCES, DIRECTIONS, IPERF_INTERVAL_SCHEMA, IPERF_SUMMARY_SCHEMA, PROC_PID_SCHEMA,
+    PROC_STAT_FIELDS, PROC_STAT_SCHEMA, RUN_SCHEMA, RUNS_TABLE_SCHEMA, SESSION_SCHEMA, SESSIONS_TABLE_SCHEMA,
+)
 
-PROC_STAT_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal",
-                    "guest", "guest_nice"]
 BUSY_FIELDS = ["user", "nice", "system", "irq", "softirq", "steal"]
 ALL_FIELDS = BUSY_FIELDS + ["idle", "iowait"]
 PROC_PID_COLUMNS = ["t_ns", "role", "pid", "schedstat_run_ns", "utime_ticks", "stime_ticks"]
-DIRECTIONS = ("down", "up")
 
 # --------------------------------------------------------------------------- #
 # Reading
@@ -116,36 +118,6 @@ def check_monotonic(frame: pd.DataFrame, group_col: str, cols: list[str], path: 
 
 # --------------------------------------------------------------------------- #
 # iperf3 -J
-
-IPERF_INTERVAL_SCHEMA = pa.DataFrameSchema(
-    {
-        "start": pa.Column(float, pa.Check.ge(0)),
-        "end": pa.Column(float),
-        "seconds": pa.Column(float, pa.Check.gt(0)),
-        "bytes": pa.Column("int64", pa.Check.ge(0)),
-        "bits_per_second": pa.Column(float, pa.Check.ge(0)),
-        "line": pa.Column(int),
-    },
-    checks=[pa.Check(lambda df: df["end"] > df["start"], name="end > start")],
-    strict=True,
-)
-
-IPERF_SUMMARY_SCHEMA = pa.DataFrameSchema(
-    {
-        "protocol": pa.Column(str, pa.Check.isin(["TCP"])),
-        "reverse": pa.Column(bool),
-        "duration_s": pa.Column(float, pa.Check.gt(0)),
-        "target_bps": pa.Column("int64", pa.Check.ge(0)),
-        "received_bps": pa.Column(float, pa.Check.ge(0)),
-        "sent_bps": pa.Column(float, pa.Check.ge(0)),
-        "received_seconds": pa.Column(float, pa.Check.gt(0)),
-        "retransmits": pa.Column("int64", pa.Check.ge(0)),
-        "host_total_pct": pa.Column(float, pa.Check.in_range(0, 10000)),
-        "remote_total_pct": pa.Column(float, pa.Check.in_range(0, 10000)),
-        "version": pa.Column(str),
-    },
-    strict=True,
-)
 
 
 # Where each summary field sits in the iperf3 JSON (for error messages).
@@ -253,15 +225,6 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
 # --------------------------------------------------------------------------- #
 # /proc/stat samples
 
-PROC_STAT_SCHEMA = pa.DataFrameSchema(
-    {
-        "t_ns": pa.Column("int64", pa.Check.ge(0)),
-        "cpu": pa.Column(str, pa.Check.str_matches(r"^cpu\d*$")),
-        **{f: pa.Column("int64", pa.Check.ge(0)) for f in PROC_STAT_FIELDS},
-        "line": pa.Column(int),
-    },
-    strict=True,
-)
 # proc(5): iowait "may decrease in certain situations" (and idle with it on
 # NO_HZ kernels), so only the other counters must not decrease.
 PROC_STAT_MONOTONIC = ["t_ns", "user", "nice", "system", "irq", "softirq", "steal", "guest", "guest_nice"]
@@ -302,19 +265,6 @@ def parse_proc_stat(path: str | Path) -> pd.DataFrame:
 # --------------------------------------------------------------------------- #
 # per-process CPU time samples
 
-PROC_PID_SCHEMA = pa.DataFrameSchema(
-    {
-        "t_ns": pa.Column("int64", pa.Check.ge(0)),
-        "role": pa.Column(str, pa.Check.str_matches(r"^(client|server|ksoftirqd/\d+)$")),
-        "pid": pa.Column("int64", pa.Check.gt(0)),
-        "schedstat_run_ns": pa.Column("int64", pa.Check.ge(0)),
-        "utime_ticks": pa.Column("int64", pa.Check.ge(0)),
-        "stime_ticks": pa.Column("int64", pa.Check.ge(0)),
-        "line": pa.Column(int),
-    },
-    strict=True,
-)
-
 
 def parse_proc_pid(path: str | Path) -> pd.DataFrame:
     """Read per-process CPU samples (TSV with header PROC_PID_COLUMNS):
@@ -353,18 +303,6 @@ def parse_proc_pid(path: str | Path) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- #
 # host-wide precise CPU time (optional)
-
-CPUACCT_SOURCES = ("cpuacct_percpu_ns", "cgroup2_usage_ns")
-CPUACCT_SCHEMA = pa.DataFrameSchema(
-    {
-        "t_ns": pa.Column("int64", pa.Check.ge(0)),
-        "source": pa.Column(str, pa.Check.isin(CPUACCT_SOURCES)),
-        "cpu": pa.Column("int64", pa.Check.ge(0)),
-        "usage_ns": pa.Column("int64", pa.Check.ge(0)),
-        "line": pa.Column(int),
-    },
-    strict=True,
-)
 
 
 def parse_cpuacct(path: str | Path) -> pd.DataFrame:
@@ -409,54 +347,6 @@ def cpuacct_utilization(acct: pd.DataFrame, t0: int, t1: int, n_cpus: int, path:
 
 # --------------------------------------------------------------------------- #
 # manifests
-
-SESSION_SCHEMA = pa.DataFrameSchema(
-    {
-        "study": pa.Column(str, pa.Check.eq("cpu-gbps")),
-        "device": pa.Column(str, pa.Check.str_matches(r"^[A-Za-z0-9._-]+$")),
-        "session": pa.Column(str, pa.Check.str_length(min_value=1)),
-        "kind": pa.Column(str, pa.Check.isin(["default", "smoke"])),
-        "config": pa.Column(str, pa.Check.str_matches(r"^(default|offloads-off|slow-cpumax|rps-cpu\d+)$")),
-        "repetitions": pa.Column("int64", pa.Check.ge(1)),
-        "duration_s": pa.Column("int64", pa.Check.ge(1)),
-        "sample_period_ms": pa.Column("int64", pa.Check.in_range(1, 1000)),
-        "n_runs": pa.Column("int64", pa.Check.ge(1)),
-        "hostname": pa.Column(str),
-        "kernel": pa.Column(str),
-        "cpu_model": pa.Column(str),
-        "n_cpus": pa.Column("int64", pa.Check.ge(1)),
-        "hypervisor": pa.Column(bool),
-        "user_hz": pa.Column("int64", pa.Check.gt(0)),
-        "config_hz": pa.Column(str),
-        "irq_time_accounting": pa.Column(str),
-        "gro_device": pa.Column(str),
-        "gso_device": pa.Column(str),
-        "tso_device": pa.Column(str),
-        "rps_device": pa.Column(str),
-        "cpu_quota": pa.Column(float, nullable=True),
-        "device_cpus": pa.Column(str),
-        "iperf3_version": pa.Column(str),
-        "started_utc": pa.Column(str),
-    },
-    strict=True,
-)
-
-RUN_SCHEMA = pa.DataFrameSchema(
-    {
-        "run_id": pa.Column(str),
-        "direction": pa.Column(str, pa.Check.isin(DIRECTIONS)),
-        "target_rate_bps": pa.Column("int64", pa.Check.ge(0)),
-        "repetition": pa.Column("int64", pa.Check.ge(1)),
-        "duration_s": pa.Column("int64", pa.Check.ge(1)),
-        "t_start_ns": pa.Column("int64", pa.Check.ge(0)),
-        "t_end_ns": pa.Column("int64", pa.Check.ge(0)),
-        "client_cpu_s": pa.Column(float, pa.Check.ge(0)),
-        "server_cpu_s": pa.Column(float, pa.Check.ge(0)),
-        "client_exit": pa.Column("int64", pa.Check.eq(0)),
-    },
-    checks=[pa.Check(lambda df: df["t_end_ns"] > df["t_start_ns"], name="t_end > t_start")],
-    strict=True,
-)
 
 
 def _load_yaml(path: Path) -> tuple[dict, yaml.Node]:
@@ -766,13 +656,19 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Validate every capture of a device and write sessions.parquet and
     runs.parquet to out_dir; on any error nothing is written."""
     sessions, runs = load_device(device_dir)
+    runs = runs.sort_values(["session", "direction", "target_rate_bps", "repetition"])
+    for name, frame, schema in (("sessions", sessions, SESSIONS_TABLE_SCHEMA), ("runs", runs, RUNS_TABLE_SCHEMA)):
+        try:
+            schema.validate(frame)
+        except pa.errors.SchemaError as exc:
+            raise InputError(Path(device_dir), f"{name} table", exc.schema.name if exc.schema else None,
+                             f"to pass check {exc.check}", str(exc).splitlines()[0]) from None
     out_dir = Path(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
         sessions.to_parquet(tmp / "sessions.parquet", index=False)
-        runs.sort_values(["session", "direction", "target_rate_bps", "repetition"]).to_parquet(
-            tmp / "runs.parquet", index=False)
+        runs.to_parquet(tmp / "runs.parquet", index=False)
         shutil.rmtree(out_dir, ignore_errors=True)
         tmp.rename(out_dir)
     finally:

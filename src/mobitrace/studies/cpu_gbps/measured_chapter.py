@@ -1,0 +1,469 @@
+"""The cpu-gbps-measured chapter's tables, prose values, claims and metrics
+(notebooks/cpu-gbps-measured.py calls these and shows what they return).
+
+Inputs: the interim runs/sessions of each device, its fits, extrapolations
+and rate summary (mobitrace.studies.cpu_gbps.device_analysis), the phones'
+implied lines (cpu-gbps chapter) and the paper's stated numbers
+(mobitrace.core.published.Values). Statistics from mobitrace.stats.cpufit;
+comparisons and figures in mobitrace.studies.cpu_gbps.measured_analysis.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mobitrace.book.build import format_column, with_interval
+from mobitrace.core import claims as cl
+from mobitrace.core import numbers
+from mobitrace.core.numbers import as_printed, metric
+from mobitrace.stats import cpufit
+from mobitrace.studies.cpu_gbps.device_analysis import direction_word
+from mobitrace.studies.cpu_gbps.measured_analysis import (
+    DIRECTION_NAMES, SOURCE_NAMES, anchor_of, claim_key, fit_of, max_runs,
+)
+
+# The manifest fields the captures table shows, with their names for people.
+CAPTURE_COLUMNS = ["device", "config", "kind", "session", "hostname", "kernel", "cpu_model", "n_cpus", "hypervisor",
+                   "config_hz", "irq_time_accounting", "gro_device", "gso_device", "tso_device", "rps_device",
+                   "device_cpus", "cpu_quota", "repetitions", "duration_s", "sample_period_ms", "n_runs",
+                   "iperf3_version", "capture_md5", "bytes"]
+CAPTURE_FIELDS = {"session": "session", "hostname": "host", "kernel": "kernel", "cpu_model": "CPU model",
+                  "n_cpus": "CPUs", "hypervisor": "virtualized", "config_hz": "CONFIG_HZ",
+                  "irq_time_accounting": "IRQ time accounting", "gro_device": "GRO", "gso_device": "GSO",
+                  "tso_device": "TSO", "rps_device": "RPS mask", "device_cpus": "device's iperf3 CPUs",
+                  "repetitions": "repetitions per rate", "duration_s": "run length (s)", "n_runs": "runs",
+                  "iperf3_version": "iperf3", "capture_md5": "capture hash (md5)", "bytes": "raw size (bytes)"}
+# "Almost identical" / "reached at every frequency" (§3.2) read as a ratio of about 1.
+SAME_RATIO = 1.0
+
+
+def load(interim_dir, devices_dir, devices: list[str]) -> dict[str, pd.DataFrame]:
+    """The chapter's inputs for `devices`, concatenated in that order:
+    sessions, runs (interim parquet), fits, extra(polations), rates."""
+    def cat(folder, name, read):
+        return pd.concat([read(Path(folder) / d / name) for d in devices], ignore_index=True)
+    return {"sessions": cat(interim_dir, "sessions.parquet", pd.read_parquet),
+            "runs": cat(interim_dir, "runs.parquet", pd.read_parquet),
+            "fits": cat(devices_dir, "fits.csv", pd.read_csv),
+            "extra": cat(devices_dir, "extrapolations.csv", pd.read_csv),
+            "rates": cat(devices_dir, "rate_summary.csv", pd.read_csv)}
+
+
+def captures(sessions: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(captures table, its display: one column per device, one row per field)."""
+    cap = sessions[CAPTURE_COLUMNS].copy()
+    cap["cpu_quota"] = cap["cpu_quota"].astype(float)
+    shown = pd.DataFrame([format_column(cap[c], c) for c in CAPTURE_FIELDS], index=list(CAPTURE_FIELDS.values()),
+                         columns=list(cap["device"]))
+    return cap, shown.rename_axis("field")
+
+
+def fits_table(fits: pd.DataFrame, alpha: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The OLS lines of the shown CPU sources with the 100(1 - alpha)% CI of
+    R² (cpufit.r2_ci), and the downlink display with intervals joined."""
+    cols = ["device", "direction", "source", "n", "slope", "slope_lo", "slope_hi", "intercept", "intercept_lo",
+            "intercept_hi", "r2", "resid_sd", "x_min", "x_max"]
+    table = fits[fits["source"].isin(["stat_total", "stat_softirq", "precise_total", "iperf3_total"])][cols].rename(
+        columns={"slope": "slope_pct_per_gbps", "x_min": "min_gbps", "x_max": "max_gbps"})
+    bounds = [cpufit.r2_ci(r2, n, b, alpha) for r2, n, b in
+              zip(table["r2"], table["n"], table["slope_pct_per_gbps"])]
+    table["r2_lo"], table["r2_hi"] = [lo for lo, _ in bounds], [hi for _, hi in bounds]
+    shown = table[table["direction"] == "down"].assign(source=lambda f: f["source"].map(SOURCE_NAMES))
+    shown = with_interval(shown, "slope_pct_per_gbps", "slope_lo", "slope_hi", label="slope (% per Gbps)")
+    shown = with_interval(shown, "intercept", "intercept_lo", "intercept_hi", label="intercept (%)")
+    shown = with_interval(shown, "r2", "r2_lo", "r2_hi", label="R² [95% CI]")
+    shown = shown.drop(columns="direction").rename(columns={
+        "source": "CPU source", "n": "runs", "resid_sd": "residual SD (%)", "min_gbps": "lowest (Gbps)",
+        "max_gbps": "highest (Gbps)"})
+    return table, shown
+
+
+def extrapolations(extra: pd.DataFrame, devices: list[str], targets: list[float]
+                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the extrapolations of the /proc/stat and precise lines, the downlink
+    display: one row per device and source, one column per target rate)."""
+    shown_sources = ("stat_total", "stat_softirq", "precise_total")
+    ext = extra[extra["source"].isin(shown_sources)].copy()
+    ext = ext[["device", "direction", "source", "target_gbps", "cpu_pct", "mean_ci_lo", "mean_ci_hi", "pred_lo",
+               "pred_hi", "extrapolated"]]
+    down = ext[ext["direction"] == "down"].assign(
+        cell=lambda f: [numbers.interval(c, lo, hi) + (" (extrapolated)" if x else "") for c, lo, hi, x in
+                        zip(f["cpu_pct"], f["mean_ci_lo"], f["mean_ci_hi"], f["extrapolated"])],
+        column=lambda f: [f"CPU at {t:g} Gbps (%) [95% CI]" for t in f["target_gbps"]],
+        source=lambda f: f["source"].map(SOURCE_NAMES))
+    shown = (down.pivot(index=["device", "source"], columns="column", values="cell")
+             .reindex(columns=[f"CPU at {t:g} Gbps (%) [95% CI]" for t in targets])
+             .reindex(pd.MultiIndex.from_product([devices, [SOURCE_NAMES[s] for s in shown_sources]]))
+             .reset_index(names=["device", "CPU source"]))
+    return ext, shown
+
+
+def inverse_predictions(fits: pd.DataFrame, thr: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(throughput at the CPU threshold with its confidence- and
+    prediction-band intervals per device, direction and source; display)."""
+    cols = ["device", "direction", "source", "gbps_at_threshold", "gbps_at_threshold_lo", "gbps_at_threshold_hi",
+            "gbps_at_threshold_pred_lo", "gbps_at_threshold_pred_hi", "x_max"]
+    inv = fits[fits["source"].isin(["stat_total", "precise_total"])][cols].rename(columns={
+        "gbps_at_threshold": f"gbps_at_{thr}pct", "gbps_at_threshold_lo": "ci_lo", "gbps_at_threshold_hi": "ci_hi",
+        "gbps_at_threshold_pred_lo": "pred_lo", "gbps_at_threshold_pred_hi": "pred_hi",
+        "x_max": "max_measured_gbps"})
+    shown = pd.DataFrame({
+        "device": inv["device"], "direction": inv["direction"].map(DIRECTION_NAMES),
+        "CPU source": inv["source"].map(SOURCE_NAMES),
+        f"Gbps at {thr}% CPU [95% CI]": [numbers.interval(x, lo, hi) + ("" if pd.notna(lo) else " [unbounded]")
+                                         for x, lo, hi in zip(inv[f"gbps_at_{thr}pct"], inv["ci_lo"], inv["ci_hi"])],
+        "prediction-band interval (Gbps)": [f"{numbers.number(lo)} to {numbers.number(hi)}" if pd.notna(lo)
+                                            else "unbounded" for lo, hi in zip(inv["pred_lo"], inv["pred_hi"])],
+        "highest measured (Gbps)": inv["max_measured_gbps"]})
+    return inv, shown
+
+
+def reference_glue(fits: pd.DataFrame, reference_device: str) -> dict:
+    """Glue values of the reference device's downlink throughput at the
+    threshold (estimate, CI) for /proc/stat and precise Total, then its name."""
+    glue = {}
+    for src, source in (("stat", "stat_total"), ("precise", "precise_total")):
+        f = fit_of(fits, reference_device, "down", source)
+        glue[f"ref_{src}_x50"] = f["gbps_at_threshold"]
+        glue[f"ref_{src}_x50_lo"] = f["gbps_at_threshold_lo"]
+        glue[f"ref_{src}_x50_hi"] = f["gbps_at_threshold_hi"]
+    glue["reference_device"] = reference_device
+    return glue
+
+
+def add_gap_columns(runs: pd.DataFrame) -> pd.DataFrame:
+    """Add per-run columns to `runs` (in place, and return it):
+    gap_pp = /proc/stat - precise Total; ratio = /proc/stat / precise;
+    low_rate = target in (0, 1 Gbps]; tick_error_pp = /proc/stat - host-wide
+    precise; background_pp = host-wide precise - precise."""
+    runs["gap_pp"] = runs["stat_all_total_pct"] - runs["precise_total_pct"]
+    runs["ratio"] = runs["stat_all_total_pct"] / runs["precise_total_pct"]
+    runs["low_rate"] = (runs["target_rate_bps"] > 0) & (runs["target_rate_bps"] <= 1e9)
+    runs["tick_error_pp"] = runs["stat_all_total_pct"] - runs["host_precise_total_pct"]
+    runs["background_pp"] = runs["host_precise_total_pct"] - runs["precise_total_pct"]
+    return runs
+
+
+def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per device and direction (runs with add_gap_columns): the /proc/stat
+    minus precise gap (mean, t interval, median; all rates and <= 1 Gbps),
+    the ratios, tick error and background, and the ratio of the two
+    sources' slopes. Returns (table, display)."""
+    rows = []
+    for (device, direction), g in runs.groupby(["device", "direction"], sort=True):
+        all_gap = cpufit.mean_ci(g["gap_pp"], alpha)
+        low = g[g["low_rate"]]
+        low_gap = cpufit.mean_ci(low["gap_pp"], alpha)
+        at_max = g[g["target_rate_bps"] == 0]
+        rows.append({
+            "device": device, "direction": direction, "n": len(g),
+            "gap_pp": all_gap[0], "gap_lo": all_gap[1], "gap_hi": all_gap[2],
+            "low_rate_gap_pp": low_gap[0], "low_rate_gap_lo": low_gap[1], "low_rate_gap_hi": low_gap[2],
+            "median_gap_pp": float(g["gap_pp"].median()),
+            "low_rate_median_gap_pp": float(low["gap_pp"].median()),
+            "low_rate_ratio": float(low["ratio"].median()),
+            "n_host_precise": int(g["host_precise_total_pct"].notna().sum()),
+            "tick_error_pp": float(g["tick_error_pp"].mean()),
+            "low_rate_tick_error_pp": float(low["tick_error_pp"].mean()),
+            "background_pp": float(g["background_pp"].mean()),
+            "median_background_pp": float(g["background_pp"].median()),
+            "max_rate_ratio": float(at_max["ratio"].median()),
+            "max_abs_gap_pp": float(g["gap_pp"].abs().max()),
+            "stat_slope": fit_of(fits, device, direction, "stat_total")["slope"],
+            "precise_slope": fit_of(fits, device, direction, "precise_total")["slope"],
+            "stat_softirq_share_at_max": float((at_max["stat_all_softirq_pct"]
+                                                / at_max["stat_all_total_pct"]).mean()),
+        })
+    gaps = pd.DataFrame(rows)
+    gaps["slope_ratio"] = gaps["stat_slope"] / gaps["precise_slope"]
+    shown = with_interval(gaps, "gap_pp", "gap_lo", "gap_hi", label="gap, all rates (pp) [95% CI]")
+    shown = with_interval(shown, "low_rate_gap_pp", "low_rate_gap_lo", "low_rate_gap_hi",
+                          label="gap, ≤ 1 Gbps (pp) [95% CI]")
+    shown = shown.assign(direction=gaps["direction"].map(DIRECTION_NAMES))[[
+        "device", "direction", "n", "gap, all rates (pp) [95% CI]", "median_gap_pp", "gap, ≤ 1 Gbps (pp) [95% CI]",
+        "low_rate_ratio", "max_rate_ratio", "low_rate_tick_error_pp", "median_background_pp", "slope_ratio"]].rename(
+        columns={"n": "runs", "median_gap_pp": "median gap (pp)", "low_rate_ratio": "ratio, ≤ 1 Gbps (median)",
+                 "max_rate_ratio": "ratio, unlimited rate (median)",
+                 "low_rate_tick_error_pp": "tick error, ≤ 1 Gbps (pp)",
+                 "median_background_pp": "background, median (pp)", "slope_ratio": "slope ratio"})
+    return gaps, shown
+
+
+def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame) -> dict:
+    """The prose's numbers about /proc/stat versus the precise source, in
+    the order the chapter glues them (a str value is a phrase)."""
+    low, at_max = runs["low_rate"], runs["target_rate_bps"] == 0
+    ratio_low = float(runs.loc[low, "ratio"].median())
+    has_host = runs["host_precise_total_pct"].notna()
+    return {
+        "gap_mean_all": float(runs["gap_pp"].mean()),
+        "gap_abs_max": float(runs["gap_pp"].abs().max()),
+        "ratio_low_median": ratio_low,
+        "ratio_max_median": float(runs.loc[at_max, "ratio"].median()),
+        "gap_median_low": float(runs.loc[low, "gap_pp"].median()),
+        "low_rate_reading": direction_word(ratio_low, higher="counts more than",
+                                           lower="misses most of" if ratio_low < 0.5 else "misses part of",
+                                           same="matches"),
+        "n_host_precise": int(has_host.sum()),
+        "tick_error_low_median": float(runs.loc[has_host & low, "tick_error_pp"].median()),
+        "tick_error_all_median": float(runs.loc[has_host, "tick_error_pp"].median()),
+        "tick_ratio_low_median": float((runs.loc[has_host & low, "stat_all_total_pct"]
+                                        / runs.loc[has_host & low, "host_precise_total_pct"]).median()),
+        "background_median": float(runs.loc[has_host, "background_pp"].median()),
+        "background_max": float(runs.loc[has_host, "background_pp"].max()),
+        "slope_ratio_min": float(gaps["slope_ratio"].min()),
+        "slope_ratio_max": float(gaps["slope_ratio"].max()),
+    }
+
+
+def offloads_glue(gro: pd.DataFrame, values) -> dict:
+    """The prose's numbers about offloads off vs on (downlink), with the
+    paper's GRO-off / GRO-on throughput ratio from its stated values."""
+    d = gro.set_index("direction").loc["down"]
+    glue = {f"gro_{name}": d[name] for name in ("a_max_gbps", "b_max_gbps", "ratio_b_over_a", "ratio_lo",
+                                                 "ratio_hi")}
+    glue["gro_p"] = numbers.p_value(d["welch_p"])
+    glue["gro_paper_ratio"] = paper_gro_ratio(values)
+    glue["gro_cost_ratio"] = d["b_precise_slope"] / d["a_precise_slope"]
+    glue["gro_cost_word"] = direction_word(d["b_precise_slope"] / d["a_precise_slope"], "more", "less")
+    return glue
+
+
+def paper_gro_ratio(values) -> float:
+    """GRO-off / GRO-on throughput as the paper states them (§3.3.1)."""
+    return values("rog_gro_off_tput") / (values("rog_gro_on_tput") * 1000)
+
+
+def per_cpu_at_max(rates: pd.DataFrame, devices: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-CPU /proc/stat Total and SoftIRQ at the unlimited rate of
+    `devices` (rate summaries), and its display."""
+    per_cpu = rates[rates["device"].isin(devices) & (rates["target_rate"] == "max")]
+    cpu_cols = [c for c in per_cpu.columns if c.startswith("stat_cpu") and c.endswith("_pct")]
+    per_cpu = per_cpu[["device", "direction", "throughput_gbps", *cpu_cols]]
+    shown = per_cpu.assign(direction=per_cpu["direction"].map(DIRECTION_NAMES)).rename(columns={
+        "throughput_gbps": "throughput (Gbps)",
+        **{c: "CPU {} {} (%)".format(c.split("_")[1][3:], "Total" if "total" in c else "SoftIRQ")
+           for c in cpu_cols}})
+    return per_cpu, shown
+
+
+def rps_glue(rps: pd.DataFrame, rps_devices: list[str]) -> dict:
+    """The prose's numbers about the RPS pair (downlink)."""
+    d = rps.set_index("direction").loc["down"]
+    glue = {f"rps_{name}": d[name] for name in ("a_max_gbps", "b_max_gbps", "ratio_b_over_a", "ratio_lo",
+                                                 "ratio_hi")}
+    glue.update({"rps_p": numbers.p_value(d["welch_p"]), "rps_a": rps_devices[0], "rps_b": rps_devices[1],
+                 "rps_word": direction_word(d["ratio_b_over_a"], "higher", "lower")})
+    return glue
+
+
+def slow_text(slow: pd.DataFrame) -> str:
+    """The sentence on the CPU-quota device against the reference (downlink)."""
+    d = slow.set_index("direction").loc["down"]
+    return (f"Limited to its quota, the device's downlink reaches {d['b_max_gbps']:.1f} Gbps, "
+            f"{d['ratio_b_over_a']:.2f} of the reference (95% CI {d['ratio_lo']:.2f} to {d['ratio_hi']:.2f}; "
+            f"Welch p = {numbers.p_value(d['welch_p'])}); its precise slope is "
+            f"{d['b_precise_slope'] / d['a_precise_slope']:.2f} times the reference's.")
+
+
+def comparison_with_phones(phones: pd.DataFrame, fits: pd.DataFrame, extra: pd.DataFrame, devices: list[str],
+                           targets: list[float], thr: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Downlink lines of the phones (implied by published points) and of the
+    measured devices (/proc/stat and precise OLS): slope, intercept,
+    throughput at the threshold with CI, CPU at each target. (table, display)."""
+    rows = []
+    for _, p in phones.iterrows():
+        row = {"device": p["device"], "provenance": "published (implied line, modeled)",
+               "source": "/proc/stat (paper)", "slope_pct_per_gbps": p["slope_pct_per_gbps"],
+               "intercept_pct": p["intercept_pct"], f"gbps_at_{thr}pct": p[f"gbps_at_{thr}pct_cpu"],
+               "ci_lo": np.nan, "ci_hi": np.nan, "max_measured_gbps": np.nan}
+        for r in targets:
+            row[f"cpu_pct_at_{r:g}gbps"] = p[f"cpu_pct_at_{r:g}gbps"]
+        rows.append(row)
+    for device in devices:
+        for source, label in (("stat_total", "/proc/stat"), ("precise_total", "precise")):
+            f = fit_of(fits, device, "down", source)
+            row = {"device": device, "provenance": "measured (OLS line, modeled)", "source": label,
+                   "slope_pct_per_gbps": f["slope"], "intercept_pct": f["intercept"],
+                   f"gbps_at_{thr}pct": f["gbps_at_threshold"], "ci_lo": f["gbps_at_threshold_lo"],
+                   "ci_hi": f["gbps_at_threshold_hi"], "max_measured_gbps": f["x_max"]}
+            e = extra[(extra["device"] == device) & (extra["direction"] == "down") & (extra["source"] == source)]
+            for r in targets:
+                row[f"cpu_pct_at_{r:g}gbps"] = float(e.loc[np.isclose(e["target_gbps"], r), "cpu_pct"].iloc[0])
+            rows.append(row)
+    comparison = pd.DataFrame(rows)
+    shown = with_interval(comparison, f"gbps_at_{thr}pct", "ci_lo", "ci_hi",
+                          label=f"Gbps at {thr}% CPU [95% CI]").rename(columns={
+        "provenance": "line", "source": "CPU source", "slope_pct_per_gbps": "slope (% per Gbps)",
+        "intercept_pct": "intercept (%)", "max_measured_gbps": "highest measured (Gbps)",
+        **{f"cpu_pct_at_{r:g}gbps": f"CPU at {r:g} Gbps (%)" for r in targets}})
+    return comparison, shown
+
+
+def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.DataFrame, dict]:
+    """The measured chapter's claims (Claims, study "cpu-gbps") and the 95%
+    intervals of their artifact values. `values`: the paper's stated numbers
+    (Values); `data`: runs, fits, extra; `comparisons`: gro, rps, slow
+    (measured_analysis.compare frames, empty when not captured); `p`: the
+    chapter's parameters (devices, reference_device, offloads_off_device,
+    rps_devices, slow_device, alpha, linear_r2_min, sharp_drop_max_ratio,
+    rel_tol_approx). Paper values: the §3.2 bound on the Pixel 2's CPU at
+    1.6 Gbps, the smaller §3.1 SoftIRQ share (8.1 of 17.1%), the §3.3.1
+    GRO ratio and the §3.3.2 gain, all from `values`."""
+    runs, fits, extra = data["runs"], data["fits"], data["extra"]
+    gro, rps, slow = comparisons["gro"], comparisons["rps"], comparisons["slow"]
+    claims, intervals = cl.Claims("cpu-gbps"), {}
+
+    def add(claim_id, text, location, relation, paper, artifact, unit, basis, provenance, **kw):
+        claims.add(claim_id, text, location=location, relation=relation, paper=paper, artifact=artifact,
+                   unit=unit, basis=basis, provenance=provenance, section=anchor_of(claim_id), **kw)
+
+    r2_min, alpha = p["linear_r2_min"], p["alpha"]
+    cpu_bound = values.row("pixel2_cpu_at_1p6")
+    for device in p["devices"]:
+        for source, name, src_text in (("stat_total", "Total", "/proc/stat Total"),
+                                       ("stat_softirq", "SoftIRQ", "/proc/stat SoftIRQ"),
+                                       ("precise_total", "Total (precise source)", "precise Total")):
+            f = fit_of(fits, device, "down", source)
+            claim_id = f"measured_linear_{source}_{claim_key(device)}"
+            add(claim_id, f"{name} CPU grows linearly with throughput (Fig. 1), on {device}, downlink",
+                "§3.2, Fig. 1", ">=", r2_min, float(f["r2"]), "R^2",
+                f"OLS of {src_text} on throughput, {int(f['n'])} runs; the paper gives no R^2, "
+                f"'linear' is read as R^2 >= {r2_min:g}", "modeled")
+            intervals[claim_id] = cpufit.r2_ci(float(f["r2"]), int(f["n"]), float(f["slope"]), alpha)
+        e = extra[(extra["device"] == device) & (extra["direction"] == "down") & (extra["source"] == "stat_total")]
+        at = e.loc[np.isclose(e["target_gbps"], cpu_bound["throughput_gbps"])].iloc[0]
+        claim_id = f"measured_1p6gbps_under_50pct_{claim_key(device)}"
+        add(claim_id, f"{as_printed(cpu_bound['throughput_gbps'])} Gbps can be supported with less than "
+            f"{as_printed(cpu_bound['value'])}% CPU (said of the Pixel 2), on {device}",
+            cpu_bound["location"], cpu_bound["relation"], float(cpu_bound["value"]), float(at["cpu_pct"]), "%",
+            f"/proc/stat Total line at {as_printed(cpu_bound['throughput_gbps'])} Gbps, downlink", "modeled")
+        intervals[claim_id] = (float(at["mean_ci_lo"]), float(at["mean_ci_hi"]))
+
+    ref, off = p["reference_device"], p["offloads_off_device"]
+    ref_max = max_runs(runs, ref, "down")
+    if not ref_max.empty:
+        shares = ref_max["stat_all_softirq_pct"] / ref_max["stat_all_total_pct"]
+        v = values
+        rog_share = v("rog_baseline_sirq") / v("rog_baseline_cpu")
+        add("measured_sirq_significant_share",
+            "SoftIRQs account for a significant portion of Total CPU at the maximum throughput "
+            f"(ROG Phone: {as_printed(v('rog_baseline_sirq'))} of {as_printed(v('rog_baseline_cpu'))}%, "
+            f"a share of {rog_share:.2f}; Pixel 2: {as_printed(v('pixel2_baseline_sirq'))} of "
+            f"{as_printed(v('pixel2_baseline_cpu'))}%)",
+            v.row("rog_baseline_sirq")["location"], ">=", round(rog_share, 6), float(shares.mean()), "ratio",
+            f"/proc/stat SoftIRQ / Total at the unlimited rate, {ref}, downlink; "
+            "bound: at least the smaller published share", "measured")
+        intervals["measured_sirq_significant_share"] = cpufit.mean_ci(shares, alpha)[1:]
+    if not gro.empty:
+        d = gro.set_index("direction").loc["down"]
+        paper_ratio = paper_gro_ratio(values)
+        off_row, on_row = values.row("rog_gro_off_tput"), values.row("rog_gro_on_tput")
+        add("measured_gro_off_ratio",
+            f"With GRO off the throughput falls from {as_printed(on_row['value'])} {on_row['unit']} to "
+            f"{as_printed(off_row['value'])} {off_row['unit']} (ratio {paper_ratio:.2f})",
+            off_row["location"], "~", round(paper_ratio, 6), float(d["ratio_b_over_a"]), "ratio",
+            f"{off} / {ref} downlink throughput at the unlimited rate "
+            "(GRO, GSO and TSO off on both veth ends)", "measured", rel_tol=p["rel_tol_approx"])
+        add("measured_gro_off_sharp_drop",
+            "GSO/GRO optimizations are extremely critical for multi-Gbps rates (a sharp drop without them)",
+            f"{off_row['location']} Remark", "<=", p["sharp_drop_max_ratio"], float(d["ratio_b_over_a"]), "ratio",
+            f"same ratio; 'sharp drop' read as at most {p['sharp_drop_max_ratio']:g} of the offloads-on throughput",
+            "measured")
+        intervals["measured_gro_off_ratio"] = intervals["measured_gro_off_sharp_drop"] = (d["ratio_lo"],
+                                                                                            d["ratio_hi"])
+    rps_devices = p["rps_devices"]
+    if not rps.empty:
+        d = rps.set_index("direction").loc["down"]
+        flipped = d["ratio_b_over_a"] < 1
+        gain = values.row("rog_affinity_gain")
+        add("measured_affinity_4x",
+            f"Choosing the CPU that does SoftIRQ processing changes throughput about {as_printed(gain['value'])}x "
+            "(LITTLE to big core, GRO off)",
+            gain["location"], "~", float(gain["value"]), float(max(d["ratio_b_over_a"], 1 / d["ratio_b_over_a"])),
+            "x", f"larger / smaller downlink throughput at the unlimited rate of {rps_devices[0]} and "
+            f"{rps_devices[1]} (RPS masks; identical cores; offloads on)", "measured", rel_tol=p["rel_tol_approx"])
+        intervals["measured_affinity_4x"] = ((1 / d["ratio_hi"], 1 / d["ratio_lo"]) if flipped
+                                             else (d["ratio_lo"], d["ratio_hi"]))
+    for frame, claim_id, text, location in [
+            (gro, "measured_gro_off_sharp_drop", "GSO/GRO optimizations are extremely critical for multi-Gbps rates",
+             "§3.3.1 Remark"),
+            (rps, "measured_affinity_4x", "Choosing the CPU that does SoftIRQ processing changes throughput about "
+             f"{as_printed(values('rog_affinity_gain'))}x", "§3.3.2"),
+            (slow, "measured_fig1c_same_trend",
+             "With less CPU capacity the CPU-vs-throughput trend is almost identical (Fig. 1c)", "§3.2, Fig. 1c")]:
+        if frame.empty:
+            add(claim_id, text, location, None, None, None, "n/a", "the configuration it needs was not captured "
+                "for this build (see params.yaml)", "measured", verdict=cl.NOT_CHECKABLE)
+    if not slow.empty:
+        d = slow.set_index("direction").loc["down"]
+        slow_device = p["slow_device"]
+        add("measured_fig1c_same_trend",
+            "With less CPU capacity the CPU-vs-throughput trend is almost identical (Fig. 1c, ROG at "
+            f"{as_printed(values('rog_fixed_freq_compare'))} GHz)",
+            "§3.2, Fig. 1c", "~", SAME_RATIO, float(d["b_stat_slope"] / d["a_stat_slope"]), "ratio",
+            f"/proc/stat Total slope of {slow_device} / {ref}, downlink; a CPU quota on the "
+            "device's iperf3, not a lower clock", "modeled", rel_tol=p["rel_tol_approx"])
+        add("measured_max_tput_at_lower_capacity",
+            "The maximum throughput is reached at every big-core frequency (less CPU capacity)",
+            "§3.2", "~", SAME_RATIO, float(d["ratio_b_over_a"]), "ratio",
+            f"{slow_device} / {ref} downlink throughput at the unlimited rate", "measured",
+            rel_tol=p["rel_tol_approx"])
+        intervals["measured_max_tput_at_lower_capacity"] = (d["ratio_lo"], d["ratio_hi"])
+    return claims.frame(), intervals
+
+
+def claims_for_people(claims_table: pd.DataFrame, intervals: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(claims with the paper's derived ratios to 3 significant figures and
+    R² spelt for people; the shown table with paper text and our value with
+    its interval). claims.csv keeps the exact values."""
+    from mobitrace.book.chapter import paper_text
+    display = claims_table.assign(
+        unit=claims_table["unit"].replace({"R^2": "R²"}),
+        paper_value=[float(f"{v:.3g}") if pd.notna(v) else v for v in claims_table["paper_value"]])
+    shown = display.assign(
+        paper=[paper_text(r, v) for r, v in zip(display["paper_relation"], display["paper_value"])],
+        artifact=[numbers.interval(v, *intervals.get(c, (None, None))) for c, v in
+                  zip(claims_table["claim_id"], claims_table["artifact_value"])])
+    shown = shown[["claim", "location", "paper", "artifact", "unit", "tolerance", "verdict"]]
+    return display, shown.rename(columns={"artifact": "this artifact [95% CI]"})
+
+
+def headline(claims_table: pd.DataFrame, reference_device: str) -> list[str]:
+    """The key findings' claim ids that this build has, in order."""
+    key = claim_key(reference_device)
+    ids = [f"measured_linear_stat_total_{key}", f"measured_linear_precise_total_{key}",
+           f"measured_1p6gbps_under_50pct_{key}", "measured_sirq_significant_share", "measured_gro_off_ratio",
+           "measured_affinity_4x"]
+    return [c for c in ids if c in set(claims_table["claim_id"])]
+
+
+def chapter_metrics(data: dict, gaps: pd.DataFrame, comparisons: dict, devices: list[str], thr: str,
+                    counts: dict) -> dict:
+    """metrics.json: per device the downlink /proc/stat and precise lines,
+    the mean throughput at the unlimited rate per direction and the
+    downlink gap; the comparison ratios; the claims per verdict."""
+    runs, fits = data["runs"], data["fits"]
+    metrics = {"devices": {}, "claims": {k.replace(" ", "_"): n for k, n in counts.items()}}
+    for device in devices:
+        m = {}
+        for source in ("stat_total", "precise_total"):
+            f = fit_of(fits, device, "down", source)
+            m[f"down.{source}"] = {"slope_pct_per_gbps": metric(f["slope"]), "intercept_pct": metric(f["intercept"]),
+                                   "r2": metric(f["r2"]), f"gbps_at_{thr}pct": metric(f["gbps_at_threshold"]),
+                                   f"gbps_at_{thr}pct_ci_lo": metric(f["gbps_at_threshold_lo"]),
+                                   f"gbps_at_{thr}pct_ci_hi": metric(f["gbps_at_threshold_hi"])}
+        for direction in ("down", "up"):
+            mr = max_runs(runs, device, direction)
+            m[f"{direction}.max_throughput_gbps"] = metric(mr["throughput_gbps"].mean()) if not mr.empty else None
+        g = gaps[gaps["device"] == device].set_index("direction")
+        m["down.procstat_minus_precise_pp"] = metric(g.loc["down", "gap_pp"])
+        metrics["devices"][device] = m
+    for key, name in (("gro", "offloads_off_over_on_down"), ("rps", "rps_b_over_a_down"),
+                      ("slow", "slow_over_reference_down")):
+        if not comparisons[key].empty:
+            metrics[name] = metric(comparisons[key].set_index("direction").loc["down", "ratio_b_over_a"])
+    return metrics
