@@ -710,3 +710,17 @@ def host_metadata(manifest: dict, path: str | Path) -> dict:
         if out[key] is not None:
             check_number(out[key], path, None, where[key], minimum=1, integer=True)
     return out
+
+
+def host_list(value) -> list[str]:
+    """A CPU model list (schema 2) from a list or one text (schema 1)."""
+    return _as_list(value) or []
+
+
+def host_key_paths(manifest: dict, legacy: dict[str, list[str]], columns: dict[str, str]) -> dict[str, list[str]]:
+    """For a reader's columns {column: schema-2 host key}: the key path each
+    is read from in this manifest (host_sources), or, where a schema-1
+    manifest lacks it, the reader's own schema-1 path `legacy[column]`
+    (so that a missing field is named as that reader always named it)."""
+    src = host_sources(manifest)
+    return {col: list(src[key] or legacy.get(col) or ("host", key)) for col, key in columns.items()}
