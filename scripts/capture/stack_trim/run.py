@@ -182,7 +182,7 @@ def wait4(proc: subprocess.Popen, timeout: float) -> dict:
 class Kit:
     def __init__(self, args):
         self.args = args
-        self.session = SessionWriter(args.out, args.session)
+        self.session = SessionWriter(Path(args.out) / args.device, args.session)
         self.bed = Testbed()
         self.tmp = Path(f"/dev/shm/{PREFIX}{os.getpid()}")
         self.procs: list[subprocess.Popen] = []
