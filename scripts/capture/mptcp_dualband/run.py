@@ -91,19 +91,19 @@ class Topology:
     """Two namespaces, two veth paths, htb on both ends, MPTCP limits."""
 
     def __init__(self, scale: float):
-        self.ns = Namespaces(PREFIX, ["ph", "ap"])  # mtmp-ph<pid>, mtmp-ap<pid>
-        self.ph, self.ap = self.ns["ph"], self.ns["ap"]
+        self.nets = Namespaces(PREFIX, ["ph", "ap"])  # mtmp-ph<pid>, mtmp-ap<pid>
+        self.ph, self.ap = self.nets["ph"], self.nets["ap"]
         self.scale = scale
 
     def ns(self, which: str) -> str:
         return self.ph if which == "phone" else self.ap
 
     def up(self):
-        self.ns.create()
+        self.nets.create()
         for p in ("a", "b"):
-            self.ns.veth("ph", IF_PHONE[p], "ap", IF_AP[p])
-            self.ns.address("ph", IF_PHONE[p], f"{ADDR[p][0]}/24")
-            self.ns.address("ap", IF_AP[p], f"{ADDR[p][1]}/24")
+            self.nets.veth("ph", IF_PHONE[p], "ap", IF_AP[p])
+            self.nets.address("ph", IF_PHONE[p], f"{ADDR[p][0]}/24")
+            self.nets.address("ap", IF_AP[p], f"{ADDR[p][1]}/24")
             for ns, dev, direction in ((self.ap, IF_AP[p], "downlink"), (self.ph, IF_PHONE[p], "uplink")):
                 mbit = RATES[direction][p] * self.scale
                 sh("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "handle", "1:",
@@ -167,7 +167,7 @@ class Topology:
         return out
 
     def down(self):
-        self.ns.close()
+        self.nets.close()
 
 
 def plan(parts: list[str], smoke: bool, reps_cdf: int, reps_sweep: int, reps_extra: int | None = None) -> list[dict]:
