@@ -16,8 +16,11 @@ Tables (cells), each cell = policies x repetitions:
 Every run follows the on/off link schedule of seed (seed_base + repetition):
 the same schedule for every policy and cell of a repetition. Results go to
 <out>/<device>/<session>/: manifest.yaml, runs.csv (one line per run) and
-runs/<run_id>/ (the programs' own outputs). Completed runs are skipped when a
-session is resumed, so a capture can be split into chunks. With --lock FILE
+runs/<run_id>/ (the programs' own outputs), written into <session>.partial/
+and renamed when an invocation ends (an interrupted one leaves .partial).
+Completed runs are skipped when a session is resumed (same --session), so a
+capture can be split into chunks. Namespaces, lock, host metadata (schema 2),
+session writing and the progress line come from mobitrace.capture. With --lock FILE
 cells run while holding an exclusive flock on FILE (machine-wide measurement
 mutex), released between cells after --lock-hold-s.
 

@@ -25,8 +25,11 @@ size), a reduced concurrency x parallelism grid, and the tail experiment
 configurations run once per repetition in a seeded random order. Each run
 holds an exclusive flock on --lock (the machine's measurement mutex) while
 it runs. Output: <out>/<device>/<session>/ manifest.yaml, runs.csv and
-runs/<run_id>/{samples.csv.gz, transfers.csv.gz, run.json}. Completed runs
-are skipped when a session is resumed.
+runs/<run_id>/{samples.csv.gz, transfers.csv.gz, run.json}, written into
+<session>.partial/ and renamed when the invocation ends (an interrupted one
+leaves .partial). Completed runs are skipped when a session is resumed.
+Namespaces, lock, host metadata (schema 2), session writing and the
+progress line come from mobitrace.capture.
 
     python run.py --device NAME [--session S] [--out DIR] [--smoke] [--lock FILE]
 Exit 77: not root, or no network namespaces / nginx (the reason is printed).
