@@ -47,25 +47,20 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import gzip
 import os
-import platform
 import random
 import re
-import shutil
-import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-try:
-    import yaml
-except ImportError:  # pragma: no cover - the venv has pyyaml
-    sys.exit("capture.py needs PyYAML (run it with the project's .venv python)")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))  # a checkout without `pip install -e .`
+from mobitrace.capture import (SKIP, Interrupted, Namespaces, Progress, SessionWriter, handle_signals,  # noqa: E402
+                               host_metadata, output, read, sh, spawn, wait, why_not)
+from mobitrace.capture.cgroup import CpuLimit  # noqa: E402
+from mobitrace.capture.sampler import Periodic, proc_stat_cpu  # noqa: E402
 
-SKIP = 77
 DEVICE_IP, PEER_IP, PREFIX = "10.77.0.1", "10.77.0.2", 30
 PORT = 5201
 DEFAULT_RATES = ["100M", "250M", "500M", "1G", "2500M", "5G", "10G", "max"]
@@ -80,35 +75,8 @@ SYSCTLS = [
 ]
 
 
-class Abort(Exception):
-    """Raised by the signal handlers so `finally` blocks clean up."""
-
-
 def log(msg: str) -> None:
     print(f"[capture {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def run(cmd: list[str], check: bool = True, netns: str | None = None) -> str:
-    if netns:
-        cmd = ["ip", "netns", "exec", netns, *cmd]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if check and proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}")
-    return proc.stdout
-
-
-def try_run(cmd: list[str], netns: str | None = None) -> str | None:
-    try:
-        return run(cmd, netns=netns).strip()
-    except (RuntimeError, FileNotFoundError):
-        return None
-
-
-def read(path: str) -> str | None:
-    try:
-        return Path(path).read_text().strip()
-    except OSError:
-        return None
 
 
 def parse_rate(text: str) -> int:
@@ -123,44 +91,26 @@ def parse_rate(text: str) -> int:
 
 def can_capture() -> str | None:
     """Why this machine cannot capture, or None if it can."""
-    if os.geteuid() != 0:
-        return "not root (network namespaces need CAP_SYS_ADMIN)"
-    for tool in ("ip", "iperf3", "ethtool"):
-        if shutil.which(tool) is None:
-            return f"{tool} not installed"
-    probe = f"mtprobe{os.getpid()}"
-    try:
-        run(["ip", "netns", "add", probe])
-    except RuntimeError as exc:
-        return f"cannot create a network namespace: {exc}"
-    finally:
-        subprocess.run(["ip", "netns", "del", probe], capture_output=True)
-    return None
+    return why_not("mt", ("ip", "iperf3", "ethtool"), "not root (network namespaces need CAP_SYS_ADMIN)")
 
 
 # --------------------------------------------------------------------------- #
 # Sampling
 
 
-class Sampler(threading.Thread):
+class Sampler:
     """Samples /proc/stat cpu lines and per-process CPU time every `period` s."""
 
     def __init__(self, period: float, pids: dict[str, int]):
-        super().__init__(daemon=True)
-        self.period, self.pids = period, pids
+        self.pids = pids
         self.stat_lines: list[str] = []
         self.pid_lines: list[str] = []
         self.acct_lines: list[str] = []
-        self.stop_event = threading.Event()
+        self.thread = Periodic(period, self.sample)
 
     def sample(self) -> None:
         t = time.monotonic_ns()
-        with open("/proc/stat") as f:
-            for line in f:
-                if line.startswith("cpu"):
-                    self.stat_lines.append(f"{t} {line.rstrip()}")
-                else:
-                    break
+        self.stat_lines.extend(f"{t} {line}" for line in proc_stat_cpu())
         acct = read_cpuacct()
         if acct is not None:
             self.acct_lines.append(f"{t} {acct}")
@@ -173,17 +123,11 @@ class Sampler(threading.Thread):
             # fields[0] is state (field 3); utime, stime are fields 14, 15
             self.pid_lines.append(f"{t}\t{role}\t{pid}\t{sched.split()[0]}\t{fields[11]}\t{fields[12]}")
 
-    def run(self) -> None:
-        nxt = time.monotonic()
-        while not self.stop_event.is_set():
-            self.sample()
-            nxt += self.period
-            self.stop_event.wait(max(0.0, nxt - time.monotonic()))
-        self.sample()
+    def start(self) -> None:
+        self.thread.start()
 
     def stop(self) -> None:
-        self.stop_event.set()
-        self.join()
+        self.thread.stop()
 
 
 def read_cpuacct() -> str | None:
@@ -211,116 +155,47 @@ def ksoftirqd_pids() -> dict[str, int]:
 
 
 # --------------------------------------------------------------------------- #
-# Host metadata
-
-
-def kernel_config(keys: list[str]) -> dict[str, str]:
-    text = None
-    try:
-        with gzip.open("/proc/config.gz", "rt") as f:
-            text = f.read()
-    except OSError:
-        cfg = Path(f"/boot/config-{platform.release()}")
-        text = cfg.read_text() if cfg.exists() else None
-    if text is None:
-        return {k: "not readable" for k in keys}
-    out = {}
-    for k in keys:
-        m = re.search(rf"^{k}=(.*)$", text, re.M)
-        out[k] = m.group(1) if m else "not set"
-    return out
-
-
-def cpu_metadata() -> dict:
-    info = Path("/proc/cpuinfo").read_text()
-    models = re.findall(r"^model name\s*:\s*(.*)$", info, re.M)
-    flags = re.search(r"^flags\s*:\s*(.*)$", info, re.M)
-    mhz = re.findall(r"^cpu MHz\s*:\s*(.*)$", info, re.M)
-    cpus = []
-    for n in range(os.cpu_count() or 1):
-        base = f"/sys/devices/system/cpu/cpu{n}/cpufreq"
-        cpus.append({
-            "cpu": n,
-            "governor": read(f"{base}/scaling_governor") or "not readable",
-            "cur_khz": read(f"{base}/scaling_cur_freq") or "not readable",
-            "max_khz": read(f"{base}/cpuinfo_max_freq") or "not readable",
-            "cpuinfo_mhz": mhz[n] if n < len(mhz) else "not readable",
-        })
-    return {
-        "model": models[0] if models else platform.processor() or "unknown",
-        "count": os.cpu_count(),
-        "online": read("/sys/devices/system/cpu/online"),
-        "hypervisor": bool(flags and " hypervisor" in f" {flags.group(1)}"),
-        "frequency": cpus,
-    }
+# Test-bed metadata (the host's is mobitrace.capture.host)
 
 
 def tool_versions() -> dict:
-    def first(cmd):
-        out = try_run(cmd)
-        return out.splitlines()[0] if out else "not available"
     return {
-        "iperf3": first(["iperf3", "--version"]),
-        "ethtool": first(["ethtool", "--version"]),
-        "ip": first(["ip", "-V"]),
-        "tc": first(["tc", "-V"]),
+        "iperf3": (output("iperf3", "--version").splitlines() or ["not available"])[0],
+        "ethtool": (output("ethtool", "--version").splitlines() or ["not available"])[0],
         "python": sys.version.split()[0],
         "capture_script": "scripts/capture/capture.py",
-        "git_commit": try_run(["git", "-C", str(Path(__file__).resolve().parent), "rev-parse", "HEAD"]) or "unknown",
+        "git_commit": sh("git", "-C", str(Path(__file__).resolve().parent), "rev-parse", "HEAD", check=False)
+        or "unknown",
     }
 
 
 def iface_metadata(ns: str, dev: str) -> dict:
     offloads = {}
-    for line in (try_run(["ethtool", "-k", dev], netns=ns) or "").splitlines()[1:]:
+    for line in sh("ethtool", "-k", dev, netns=ns, check=False).splitlines()[1:]:
         if ":" in line:
             k, v = line.split(":", 1)
             offloads[k.strip()] = v.strip()
     queues = {}
     qdir = f"/sys/class/net/{dev}/queues"
-    listing = try_run(["sh", "-c", f"for q in {qdir}/rx-*; do echo $q $(cat $q/rps_cpus); done"], netns=ns)
-    for line in (listing or "").splitlines():
+    listing = sh("sh", "-c", f"for q in {qdir}/rx-*; do echo $q $(cat $q/rps_cpus); done", netns=ns, check=False)
+    for line in listing.splitlines():
         q, _, mask = line.partition(" ")
         queues[Path(q).name] = mask
     return {
         "netns": ns, "name": dev,
-        "mtu": try_run(["cat", f"/sys/class/net/{dev}/mtu"], netns=ns),
+        "mtu": sh("cat", f"/sys/class/net/{dev}/mtu", netns=ns, check=False) or None,
         "ethtool_k": offloads,
         "rps_cpus": queues,
-        "qdisc": try_run(["tc", "qdisc", "show", "dev", dev], netns=ns),
-    }
-
-
-def host_metadata() -> dict:
-    uname = platform.uname()
-    return {
-        "hostname": uname.node,
-        "kernel": uname.release,
-        "kernel_version": uname.version,
-        "machine": uname.machine,
-        "os_release": dict(re.findall(r'^(PRETTY_NAME|ID|VERSION_ID)="?([^"\n]*)"?$',
-                                      read("/etc/os-release") or "", re.M)),
-        "cpu": cpu_metadata(),
-        "memory_kb": int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1)),
-        "clocksource": read("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
-        "user_hz": os.sysconf("SC_CLK_TCK"),
-        "kernel_config": kernel_config(["CONFIG_HZ", "CONFIG_NO_HZ_IDLE", "CONFIG_NO_HZ_FULL",
-                                        "CONFIG_IRQ_TIME_ACCOUNTING", "CONFIG_VIRT_CPU_ACCOUNTING_GEN",
-                                        "CONFIG_TICK_CPU_ACCOUNTING", "CONFIG_RPS", "CONFIG_SCHED_INFO"]),
-        "irqbalance_running": any((read(f"/proc/{p}/comm") or "") == "irqbalance"
-                                  for p in os.listdir("/proc") if p.isdigit()),
-        "dmi_product": read("/sys/class/dmi/id/product_name") or "not readable",
-        "sys_vendor": read("/sys/class/dmi/id/sys_vendor") or "not readable",
+        "qdisc": sh("tc", "qdisc", "show", "dev", dev, netns=ns, check=False) or None,
     }
 
 
 def sysctls(ns: str) -> dict:
     out = {}
     for key in SYSCTLS:
-        val = try_run(["sysctl", "-n", key], netns=ns)
-        if val is None:
-            val = try_run(["cat", "/proc/sys/" + key.replace(".", "/")], netns=ns)
-        out[key] = val if val is not None else "not readable"
+        val = sh("sysctl", "-n", key, netns=ns, check=False) or sh(
+            "cat", "/proc/sys/" + key.replace(".", "/"), netns=ns, check=False)
+        out[key] = val if val else "not readable"
     return out
 
 
@@ -329,37 +204,38 @@ def sysctls(ns: str) -> dict:
 
 
 class Testbed:
-    """Two namespaces joined by veth; always torn down by close()."""
+    """Two namespaces joined by veth (mobitrace.capture.Namespaces removes
+    them on every exit path); the iperf3 processes and the cgroup."""
 
     def __init__(self, config: str, cpu_quota: float):
         tag = f"{os.getpid()}"
-        self.ns_dev, self.ns_peer = f"mtdev{tag}", f"mtpeer{tag}"
+        self.ns = Namespaces("mt", ["dev", "peer"])
+        self.ns_dev, self.ns_peer = self.ns["dev"], self.ns["peer"]
         self.if_dev, self.if_peer = f"mtd{tag}"[:15], f"mtp{tag}"[:15]
         self.config, self.cpu_quota = config, cpu_quota
-        self.cgroup: Path | None = None
+        self.cpu: CpuLimit | None = None
         self.procs: list[subprocess.Popen] = []
         self.dev_cpus: list[int] | None = None
         self.peer_cpus: list[int] | None = None
 
+    @property
+    def cgroup(self) -> Path | None:
+        return self.cpu.path if self.cpu else None
+
     def setup(self) -> None:
-        run(["ip", "netns", "add", self.ns_dev])
-        run(["ip", "netns", "add", self.ns_peer])
-        run(["ip", "link", "add", self.if_dev, "type", "veth", "peer", "name", self.if_peer])
-        run(["ip", "link", "set", self.if_dev, "netns", self.ns_dev])
-        run(["ip", "link", "set", self.if_peer, "netns", self.ns_peer])
-        for ns, dev, ip in ((self.ns_dev, self.if_dev, DEVICE_IP), (self.ns_peer, self.if_peer, PEER_IP)):
-            run(["ip", "addr", "add", f"{ip}/{PREFIX}", "dev", dev], netns=ns)
-            run(["ip", "link", "set", "lo", "up"], netns=ns)
-            run(["ip", "link", "set", dev, "up"], netns=ns)
+        self.ns.create()
+        self.ns.veth("dev", self.if_dev, "peer", self.if_peer)
+        for name, dev, ip in (("dev", self.if_dev, DEVICE_IP), ("peer", self.if_peer, PEER_IP)):
+            self.ns.address(name, dev, f"{ip}/{PREFIX}")
         self.apply_config()
 
     def apply_config(self) -> None:
-        ends = ((self.ns_dev, self.if_dev), (self.ns_peer, self.if_peer))
+        ends = (("dev", self.if_dev), ("peer", self.if_peer))
         ncpu = os.cpu_count() or 1
         # Offloads on (GRO is off by default on veth: switch it on) or all off (§3.3.1).
         state = "off" if self.config == "offloads-off" else "on"
         for ns, dev in ends:
-            run(["ethtool", "-K", dev, "gro", state, "gso", state, "tso", state], netns=ns)
+            self.ns.sh(ns, "ethtool", "-K", dev, "gro", state, "gso", state, "tso", state)
         if self.config == "offloads-off":
             pass
         elif self.config.startswith("rps-cpu"):
@@ -368,108 +244,56 @@ class Testbed:
                 raise RuntimeError(f"config {self.config}: this host has CPUs 0..{ncpu - 1}")
             mask = format(1 << cpu, "x")
             for ns, dev in ends:
-                run(["sh", "-c", f"for q in /sys/class/net/{dev}/queues/rx-*; do echo {mask} > $q/rps_cpus; done"],
-                    netns=ns)
+                self.ns.sh(ns, "sh", "-c", f"for q in /sys/class/net/{dev}/queues/rx-*; do echo {mask} > $q/rps_cpus; done")
             # Fixed placement of the applications so only the SoftIRQ CPU changes.
             self.dev_cpus, self.peer_cpus = [ncpu - 1], [0]
         elif self.config == "slow-cpumax":
-            self.cgroup = make_cgroup(f"mobitrace-capture-{os.getpid()}", self.cpu_quota)
+            self.cpu = CpuLimit(f"mobitrace-capture-{os.getpid()}", self.cpu_quota).create()
         elif self.config != "default":
             raise RuntimeError(f"unknown config {self.config!r}")
 
-    def spawn(self, ns: str, cmd: list[str], cpus: list[int] | None, cgroup: Path | None,
-              stdout) -> subprocess.Popen:
+    def spawn(self, ns: str, cmd: list[str], cpus: list[int] | None, in_cgroup: bool, stdout) -> subprocess.Popen:
+        join = self.cpu.enter() if (in_cgroup and self.cpu) else None
+
         def pre():
-            os.setpgrp()
             if cpus is not None:
                 os.sched_setaffinity(0, cpus)
-            if cgroup is not None:
-                (cgroup / "cgroup.procs").write_text(str(os.getpid()))
-        proc = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], stdout=stdout,
-                                stderr=subprocess.PIPE, preexec_fn=pre)
+            if join is not None:
+                join()
+        proc = spawn(cmd, netns=ns, preexec=pre, stdout=stdout, stderr=subprocess.PIPE)
         self.procs.append(proc)
         return proc
 
     def close(self) -> None:
         for proc in self.procs:
             if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+                proc.kill()
                 proc.wait()
-        for ns in (self.ns_dev, self.ns_peer):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-        subprocess.run(["ip", "link", "del", self.if_dev], capture_output=True)
-        if self.cgroup is not None:
-            for _ in range(50):
-                try:
-                    self.cgroup.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.1)
-
-
-def make_cgroup(name: str, quota: float) -> Path:
-    """A cgroup limited to `quota` CPUs (v2 cpu.max, else v1 cfs quota)."""
-    period = 100_000
-    v2 = Path("/sys/fs/cgroup")
-    if "cpu" in (read(str(v2 / "cgroup.controllers")) or "").split():
-        if "cpu" not in (read(str(v2 / "cgroup.subtree_control")) or "").split():
-            (v2 / "cgroup.subtree_control").write_text("+cpu")
-        cg = v2 / name
-        cg.mkdir()
-        (cg / "cpu.max").write_text(f"{int(quota * period)} {period}")
-        return cg
-    v1 = Path("/sys/fs/cgroup/cpu")
-    if (v1 / "cpu.cfs_quota_us").exists():
-        cg = v1 / name
-        cg.mkdir()
-        (cg / "cpu.cfs_period_us").write_text(str(period))
-        (cg / "cpu.cfs_quota_us").write_text(str(int(quota * period)))
-        return cg
-    raise RuntimeError("no cgroup cpu controller (v2 cpu.max or v1 cpu.cfs_quota_us) found")
-
-
-def cgroup_limits(cg: Path | None) -> dict | None:
-    if cg is None:
-        return None
-    if (cg / "cpu.max").exists():
-        return {"path": str(cg), "cpu.max": read(str(cg / "cpu.max"))}
-    return {"path": str(cg), "cpu.cfs_quota_us": read(str(cg / "cpu.cfs_quota_us")),
-            "cpu.cfs_period_us": read(str(cg / "cpu.cfs_period_us"))}
+        self.ns.close()
+        if self.cpu is not None:
+            self.cpu.remove()
 
 
 # --------------------------------------------------------------------------- #
 # One run
 
 
-def wait4(proc: subprocess.Popen, timeout: float) -> tuple[int, dict]:
-    """Wait for `proc`; return (exit status, rusage of the exact process)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
-        if pid == proc.pid:
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            return proc.returncode, {"utime_s": ru.ru_utime, "stime_s": ru.ru_stime,
-                                     "maxrss_kb": ru.ru_maxrss, "nvcsw": ru.ru_nvcsw,
-                                     "nivcsw": ru.ru_nivcsw}
-        if time.monotonic() > deadline:
-            os.killpg(proc.pid, signal.SIGKILL)
-            raise RuntimeError(f"{proc.args} did not finish within {timeout:.0f} s")
-        time.sleep(0.02)
+def finish(proc: subprocess.Popen, timeout: float) -> tuple[int, dict]:
+    """Wait for `proc`; (exit status, rusage of exactly that process)."""
+    status, ru, timed_out = wait(proc, timeout)
+    if timed_out:
+        raise RuntimeError(f"{proc.args} did not finish within {timeout:.0f} s")
+    return status, ru
 
 
-def one_run(bed: Testbed, run_dir: Path, direction: str, rate: str, rep: int, duration: int,
-            sample_ms: int) -> dict:
+def one_run(bed: Testbed, session: SessionWriter, run_id: str, direction: str, rate: str, rep: int,
+            duration: int, sample_ms: int) -> dict:
     rate_bps = parse_rate(rate)
     server = bed.spawn(bed.ns_peer, ["iperf3", "-s", "-1", "-B", PEER_IP, "-p", str(PORT)],
-                       bed.peer_cpus, None, subprocess.DEVNULL)
+                       bed.peer_cpus, False, subprocess.DEVNULL)
     # Wait until the server listens (it binds within milliseconds).
     for _ in range(100):
-        if f"{PEER_IP}:{PORT}" in (try_run(["ss", "-Hltn"], netns=bed.ns_peer) or ""):
+        if f"{PEER_IP}:{PORT}" in sh("ss", "-Hltn", netns=bed.ns_peer, check=False):
             break
         time.sleep(0.05)
     client_cmd = ["iperf3", "-c", PEER_IP, "-p", str(PORT), "-t", str(duration), "-i", "1", "-J",
@@ -481,30 +305,27 @@ def one_run(bed: Testbed, run_dir: Path, direction: str, rate: str, rep: int, du
     sampler.start()
     time.sleep(0.3)
     t_start = time.monotonic_ns()
-    client = bed.spawn(bed.ns_dev, client_cmd, bed.dev_cpus, bed.cgroup, subprocess.PIPE)
+    client = bed.spawn(bed.ns_dev, client_cmd, bed.dev_cpus, True, subprocess.PIPE)
     pids["client"] = client.pid
     out = client.stdout.read()
-    client_status, client_ru = wait4(client, duration + 60)
+    client_status, client_ru = finish(client, duration + 60)
     t_end = time.monotonic_ns()
-    server_status, server_ru = wait4(server, 30)
+    server_status, server_ru = finish(server, 30)
     time.sleep(0.2)
     sampler.stop()
     err = client.stderr.read().decode(errors="replace").strip()
     if client_status != 0:
         raise RuntimeError(f"iperf3 client exited {client_status}: {err or out[-300:]!r}")
-    run_dir.mkdir(parents=True)
-    with gzip.GzipFile(run_dir / "iperf3.json.gz", "wb", mtime=0) as f:
-        f.write(out)
-    with gzip.GzipFile(run_dir / "proc_stat.txt.gz", "wb", mtime=0) as f:
-        f.write(("\n".join(sampler.stat_lines) + "\n").encode())
-    with gzip.GzipFile(run_dir / "proc_pid.txt.gz", "wb", mtime=0) as f:
-        header = "t_ns\trole\tpid\tschedstat_run_ns\tutime_ticks\tstime_ticks\n"
-        f.write((header + "\n".join(sampler.pid_lines) + "\n").encode())
+    rel = f"runs/{run_id}"
+    session.mkdir(rel)
+    session.write(f"{rel}/iperf3.json", out, gz=True)
+    session.write(f"{rel}/proc_stat.txt", "\n".join(sampler.stat_lines) + "\n", gz=True)
+    header = "t_ns\trole\tpid\tschedstat_run_ns\tutime_ticks\tstime_ticks\n"
+    session.write(f"{rel}/proc_pid.txt", header + "\n".join(sampler.pid_lines) + "\n", gz=True)
     if sampler.acct_lines:
-        with gzip.GzipFile(run_dir / "cpuacct.txt.gz", "wb", mtime=0) as f:
-            f.write(("\n".join(sampler.acct_lines) + "\n").encode())
+        session.write(f"{rel}/cpuacct.txt", "\n".join(sampler.acct_lines) + "\n", gz=True)
     manifest = {
-        "run_id": run_dir.name, "direction": direction, "target_rate": rate,
+        "run_id": run_id, "direction": direction, "target_rate": rate,
         "target_rate_bps": rate_bps, "repetition": rep, "duration_s": duration,
         "sample_period_ms": sample_ms,
         "client": {"netns": bed.ns_dev, "cmd": client_cmd, "pid": client.pid, "cpus": bed.dev_cpus,
@@ -515,7 +336,7 @@ def one_run(bed: Testbed, run_dir: Path, direction: str, rate: str, rep: int, du
         "t_start_monotonic_ns": t_start, "t_end_monotonic_ns": t_end,
         "loadavg_before": read("/proc/loadavg"),
     }
-    (run_dir / "manifest.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
+    session.write_manifest(manifest, f"{rel}/manifest.yaml")
     return manifest
 
 
@@ -560,17 +381,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"SKIP: cannot capture on this machine: {reason}")
         return SKIP
 
-    session = args.session or dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    final = Path(args.out) / args.study / args.device / session
-    if final.exists():
-        ap.error(f"{final} exists; raw captures are immutable")
-    partial = final.with_name(final.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-
-    def on_signal(signum, _frame):
-        raise Abort(f"signal {signal.Signals(signum).name}")
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, on_signal)
+    session_name = args.session or dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    session = SessionWriter(Path(args.out) / args.study / args.device, session_name, keep_partial=False)
+    if session.final.exists():
+        ap.error(f"{session.final} exists; raw captures are immutable")
 
     bed = Testbed(args.config, args.cpu_quota)
     order = [(rep, d, r) for rep in range(1, args.reps + 1) for d in directions for r in rates]
@@ -580,56 +394,56 @@ def main(argv: list[str] | None = None) -> int:
              for x in rng.sample([o for o in order if o[0] == rep], len(rates) * len(directions))]
     t0 = time.monotonic()
     try:
-        bed.setup()
-        partial.mkdir(parents=True)
-        manifest = {
-            "study": args.study, "device": args.device, "session": session,
-            "kind": "smoke" if args.smoke else "default",
-            "configuration": {
-                "name": args.config,
-                "description": {
-                    "default": "veth pair between two network namespaces; GRO, GSO and TSO on",
-                    "offloads-off": "GRO, GSO and TSO off on both veth ends (ethtool -K)",
-                    "slow-cpumax": f"device-side iperf3 limited to {args.cpu_quota} CPU by a cgroup CPU quota",
-                }.get(args.config, "receive SoftIRQ steered by RPS masks on both veth ends; "
-                                   "device iperf3 and peer iperf3 pinned"),
-                "rates": rates, "directions": directions, "repetitions": args.reps,
-                "duration_s": args.duration, "sample_period_ms": args.sample_ms, "seed": args.seed,
-                "run_order": [f"{d}-{r}-r{rep}" for rep, d, r in order],
-                "device_cpus": bed.dev_cpus, "peer_cpus": bed.peer_cpus,
-                "cpu_quota": args.cpu_quota if args.config == "slow-cpumax" else None,
-                "cgroup": cgroup_limits(bed.cgroup),
-                "downlink": "peer sends, device receives (iperf3 client on the device with -R)",
-                "uplink": "device sends, peer receives",
-            },
-            "testbed": {
-                "device": {"address": f"{DEVICE_IP}/{PREFIX}", **iface_metadata(bed.ns_dev, bed.if_dev)},
-                "peer": {"address": f"{PEER_IP}/{PREFIX}", **iface_metadata(bed.ns_peer, bed.if_peer)},
-                "sysctls_device_netns": sysctls(bed.ns_dev),
-                "note": "both namespaces share the host's CPUs: host CPU counts device and peer",
-            },
-            "host": host_metadata(),
-            "tools": tool_versions(),
-            "started_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        }
-        runs = []
-        for i, (rep, direction, rate) in enumerate(order, 1):
-            run_id = f"{direction}-{rate}-r{rep}"
-            log(f"{args.device} run {i}/{len(order)}: {run_id}")
-            one_run(bed, partial / "runs" / run_id, direction, rate, rep, args.duration, args.sample_ms)
-            runs.append(run_id)
-        manifest["runs"] = runs
-        manifest["finished_utc"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-        manifest["wall_time_s"] = round(time.monotonic() - t0, 1)
-        (partial / "manifest.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
-        partial.rename(final)
+        with handle_signals(), session:
+            bed.setup()
+            manifest = {
+                "study": args.study, "device": args.device, "session": session_name,
+                "kind": "smoke" if args.smoke else "default",
+                "configuration": {
+                    "name": args.config,
+                    "description": {
+                        "default": "veth pair between two network namespaces; GRO, GSO and TSO on",
+                        "offloads-off": "GRO, GSO and TSO off on both veth ends (ethtool -K)",
+                        "slow-cpumax": f"device-side iperf3 limited to {args.cpu_quota} CPU by a cgroup CPU quota",
+                    }.get(args.config, "receive SoftIRQ steered by RPS masks on both veth ends; "
+                                       "device iperf3 and peer iperf3 pinned"),
+                    "rates": rates, "directions": directions, "repetitions": args.reps,
+                    "duration_s": args.duration, "sample_period_ms": args.sample_ms, "seed": args.seed,
+                    "run_order": [f"{d}-{r}-r{rep}" for rep, d, r in order],
+                    "device_cpus": bed.dev_cpus, "peer_cpus": bed.peer_cpus,
+                    "cpu_quota": args.cpu_quota if args.config == "slow-cpumax" else None,
+                    "cgroup": bed.cpu.limits() if bed.cpu else None,
+                    "downlink": "peer sends, device receives (iperf3 client on the device with -R)",
+                    "uplink": "device sends, peer receives",
+                },
+                "testbed": {
+                    "device": {"address": f"{DEVICE_IP}/{PREFIX}", **iface_metadata(bed.ns_dev, bed.if_dev)},
+                    "peer": {"address": f"{PEER_IP}/{PREFIX}", **iface_metadata(bed.ns_peer, bed.if_peer)},
+                    "sysctls_device_netns": sysctls(bed.ns_dev),
+                    "note": "both namespaces share the host's CPUs: host CPU counts device and peer",
+                },
+                "host": host_metadata(),
+                "tools": tool_versions(),
+                "started_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            }
+            runs = []
+            progress = Progress(len(order), f"cpu-gbps {args.device}")
+            for rep, direction, rate in order:
+                run_id = f"{direction}-{rate}-r{rep}"
+                one_run(bed, session, run_id, direction, rate, rep, args.duration, args.sample_ms)
+                runs.append(run_id)
+                progress.step(run_id)
+            manifest["runs"] = runs
+            manifest["finished_utc"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+            manifest["wall_time_s"] = round(time.monotonic() - t0, 1)
+            session.write_manifest(manifest)
+            final = session.finish()
         log(f"wrote {final} ({manifest['wall_time_s']} s)")
         print(final)
         return 0
-    except (Abort, Exception) as exc:
-        log(f"aborted: {exc}; removing {partial}")
-        shutil.rmtree(partial, ignore_errors=True)
-        return 130 if isinstance(exc, Abort) else 1
+    except (Interrupted, Exception) as exc:
+        log(f"aborted: {exc}; removed {session.partial}")
+        return exc.status if isinstance(exc, Interrupted) else 1
     finally:
         bed.close()
         log("namespaces removed")

@@ -330,12 +330,15 @@ def _alive(pid: int) -> bool:
     return pid != os.getpid()
 
 
-def _host_of(session: Path) -> dict:
-    host = _read_manifest(session / "manifest.yaml").get("host")
-    return host if isinstance(host, dict) else {}
+def _host_of(session: Path) -> tuple[dict, dict]:
+    """(schema-2 host metadata, where each key sits in the file) of a session."""
+    doc = _read_manifest(session / "manifest.yaml")
+    if not isinstance(doc.get("host"), dict):
+        return {}, {}
+    return capture_reader.host_metadata(doc, session / "manifest.yaml"), capture_reader.host_sources(doc)
 
 
-HOST_KEYS = ("hostname", "hostname_hash", "machine", "cpu", "cpu_model", "cpu_count")
+HOST_KEYS = ("hostname_hash", "machine", "cpu_model", "cpu_count")
 
 
 def _check_clash(study: Study, name: str, sessions: list[Path], root: Path, append: bool) -> Path | None:
@@ -356,10 +359,10 @@ def _check_clash(study: Study, name: str, sessions: list[Path], root: Path, appe
         raise InputError(where, None, "device", f"exactly '{clash}' (the registered name) with --append", name)
     existing = sorted(p for p in (raw / clash).iterdir() if p.is_dir()) if (raw / clash).is_dir() else []
     if existing:
-        old, new = _host_of(existing[0]), _host_of(sessions[0])
+        (old, _), (new, src) = _host_of(existing[0]), _host_of(sessions[0])
         for key in HOST_KEYS:
-            if key in old and key in new and old[key] != new[key]:
-                raise InputError(where, None, f"host.{key}", f"{old[key]!r} (as in {existing[0].name} of "
+            if old.get(key) is not None and new.get(key) is not None and old[key] != new[key]:
+                raise InputError(where, None, ".".join(src[key] or ("host", key)), f"{old[key]!r} (as in {existing[0].name} of "
                                                             f"'{clash}') with --append", new[key])
     return raw / clash
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mobitrace.studies.cpu_gbps import ingest as captures
 from mobitrace import devices
+from mobitrace.core.capture_reader import hostname_hash
+from mobitrace.studies.cpu_gbps import ingest as captures
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "scripts" / "capture" / "android" / "adb_capture.py"
@@ -53,7 +54,9 @@ def test_synthetic_phone_values_are_the_hand_computed_ones(synthetic_phone_sessi
     _, session = synthetic_phone_session
     sessions, runs = captures.load_device(session.parent)
     s = sessions.iloc[0]
-    assert (s["n_cpus"], s["cpu_model"], s["hostname"], s["rps_device"]) == (8, "SYNTH8", "testphone", "rx-0=0")
+    # schema 2: the host name is recorded as a hash (capture_reader.hostname_hash)
+    assert (s["n_cpus"], s["cpu_model"], s["hostname"], s["rps_device"]) == (8, "SYNTH8", hostname_hash("testphone"),
+                                                                             "rx-0=0")
     r = runs.set_index("run_id").loc["down-100M-r1"]
     # `times` children line 0m0.12s 0m0.34s
     assert r["client_cpu_s"] == pytest.approx(0.46)

@@ -34,8 +34,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import gzip
-import io
 import os
 import re
 import shlex
@@ -46,7 +44,9 @@ import threading
 import time
 from pathlib import Path
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "src"))  # a checkout without `pip install -e .`
+from mobitrace.capture import SKIP, Progress, SessionWriter  # noqa: E402
+from mobitrace.core.capture_reader import HOST_KEYS, hostname_hash  # noqa: E402
 
 RATES = {"100M": 100_000_000, "200M": 200_000_000, "400M": 400_000_000, "600M": 600_000_000,
          "800M": 800_000_000, "1G": 1_000_000_000, "1500M": 1_500_000_000, "max": 0}
@@ -182,13 +182,6 @@ def split_samples(text: str) -> tuple[str, str, str]:
     return "\n".join(stat) + "\n", "\n".join(pid) + "\n", "\n".join(batt) + "\n"
 
 
-def _gz(path: Path, text: str) -> None:
-    buf = io.BytesIO()
-    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as fh:
-        fh.write(text.encode())
-    path.with_name(path.name + ".gz").write_bytes(buf.getvalue())
-
-
 def getprop(adb: Adb) -> dict:
     props = {}
     for line in adb.shell("getprop").splitlines():
@@ -229,17 +222,24 @@ def host_metadata(adb: Adb, iface: str, iperf3: str) -> dict:
     wanted = ("ro.product.manufacturer", "ro.product.model", "ro.product.device", "ro.build.fingerprint",
               "ro.build.version.release", "ro.build.version.sdk", "ro.soc.model", "ro.board.platform",
               "ro.hardware")
+    host = dict.fromkeys(HOST_KEYS)  # schema 2, as mobitrace.capture.host writes for a Linux host
+    host.update({
+        "hostname_hash": hostname_hash(props.get("ro.product.device", "android")),
+        "kernel": adb.shell("uname -r").strip(),
+        "kernel_version": adb.shell("uname -v", check=False).strip() or None,
+        "machine": adb.shell("uname -m").strip(),
+        "os": f"Android {props['ro.build.version.release']}" if "ro.build.version.release" in props else None,
+        "cpu_model": [props.get("ro.soc.model") or props.get("ro.board.platform") or "unknown"],
+        "cpu_count": ncpu, "cpus_online": online, "hypervisor": False,
+        "user_hz": 100,  # Android kernels use USER_HZ = 100 (the /proc ABI)
+        "cpufreq": freqs,
+        "kernel_config": {"CONFIG_HZ": "not readable", "CONFIG_IRQ_TIME_ACCOUNTING": "not readable"},
+        "tools": {"adb": adb.run("version").splitlines()[0]},
+        "note": "a phone over adb: the host is the phone",
+    })
     return {
         "props": {k: props[k] for k in wanted if k in props},
-        "host": {
-            "hostname": props.get("ro.product.device", "android"),
-            "kernel": adb.shell("uname -r").strip(),
-            "machine": adb.shell("uname -m").strip(),
-            "cpu": {"model": props.get("ro.soc.model") or props.get("ro.board.platform") or "unknown",
-                    "count": ncpu, "online": online, "hypervisor": False, "frequency": freqs},
-            "user_hz": 100,  # Android kernels use USER_HZ = 100 (the /proc ABI)
-            "kernel_config": {"CONFIG_HZ": "not readable", "CONFIG_IRQ_TIME_ACCOUNTING": "not readable"},
-        },
+        "host": host,
         "testbed": {"device": {"interface": iface, "mtu": adb.read(f"/sys/class/net/{iface}/mtu"),
                                "ethtool_k": {}, "ethtool_note": "ethtool -k is not readable on a stock phone",
                                "rps_cpus": rps}},
@@ -258,26 +258,21 @@ def capture(args) -> Path:
     reps = 1 if args.smoke else args.repetitions
     duration = 1 if args.smoke else args.duration
     session = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = Path(args.out) / args.device
-    work = out / f"{session}.partial"
-    (work / "runs").mkdir(parents=True)
-    try:
-        return _capture_runs(args, adb, meta, work, out / session, session, rates, reps, duration)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)  # no partial session is left behind
-        raise
+    # keep_partial=False: no partial session is left behind (a crash leaves only .partial)
+    with SessionWriter(Path(args.out) / args.device, session, keep_partial=False) as writer:
+        return _capture_runs(args, adb, meta, writer, session, rates, reps, duration)
 
 
-def _capture_runs(args, adb, meta, work, final, session, rates, reps, duration) -> Path:
+def _capture_runs(args, adb, meta, writer, session, rates, reps, duration) -> Path:
     sign, sign_evidence = meta["sign"]
     run_ids = []
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    progress = Progress(reps * len(args.directions) * len(rates), f"adb {args.device}")
     for rep in range(1, reps + 1):
         for direction in args.directions:
             for rate in rates:
                 run_id = f"{direction}-{rate}-r{rep}"
-                run_dir = work / "runs" / run_id
-                run_dir.mkdir()
+                rel = f"runs/{run_id}"
                 iperf_args = ["-c", args.server, "-p", str(args.port), "-t", str(duration), "-i", "1", "-J"]
                 if RATES[rate]:
                     iperf_args += ["-b", str(RATES[rate])]
@@ -291,11 +286,10 @@ def _capture_runs(args, adb, meta, work, final, session, rates, reps, duration) 
                 adb.shell("pkill -f 'mobitrace-sampler' 2>/dev/null; true", check=False)
                 js, rc, t0, t1, ut, st = parse_client_output(text)
                 stat, pid, batt = split_samples(samples)
-                _gz(run_dir / "iperf3.json", js)
-                _gz(run_dir / "proc_stat.txt", stat)
-                _gz(run_dir / "proc_pid.txt", pid)
-                _gz(run_dir / "battery.csv", batt)
-                (run_dir / "manifest.yaml").write_text(yaml.safe_dump({
+                for name, text in (("iperf3.json", js), ("proc_stat.txt", stat), ("proc_pid.txt", pid),
+                                   ("battery.csv", batt)):
+                    writer.write(f"{rel}/{name}", text, gz=True)
+                writer.write_manifest({
                     "run_id": run_id, "direction": direction, "target_rate": rate,
                     "target_rate_bps": RATES[rate], "repetition": rep, "duration_s": duration,
                     "sample_period_ms": args.sample_ms,
@@ -307,8 +301,9 @@ def _capture_runs(args, adb, meta, work, final, session, rates, reps, duration) 
                                "note": "the server's CPU is not the phone's; counted as 0"},
                     "t_start_monotonic_ns": t0, "t_end_monotonic_ns": t1,
                     "clock": "phone /proc/uptime (CLOCK_BOOTTIME, 10 ms resolution)",
-                }, sort_keys=False))
+                }, f"{rel}/manifest.yaml")
                 run_ids.append(run_id)
+                progress.step(f"{run_id}: iperf3 exit {rc}")
     manifest = {
         "study": "cpu-gbps", "device": args.device, "session": session, "kind": "smoke" if args.smoke else "default",
         "configuration": {"name": args.config, "description": args.description,
@@ -331,9 +326,8 @@ def _capture_runs(args, adb, meta, work, final, session, rates, reps, duration) 
         "runs": run_ids,
         "finished_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
-    (work / "manifest.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
-    os.replace(work, final)
-    return final
+    writer.write_manifest(manifest)
+    return writer.finish()
 
 
 def main(argv=None) -> int:
@@ -359,13 +353,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if shutil.which(args.adb) is None:
         print(f"cannot capture: no '{args.adb}' on PATH (install Android platform-tools)", file=sys.stderr)
-        return 77
+        return SKIP
     state = subprocess.run([args.adb, *(["-s", args.serial] if args.serial else []), "get-state"],
                            capture_output=True, text=True)
     if state.returncode != 0 or state.stdout.strip() != "device":
         print(f"cannot capture: adb sees no authorized phone ({state.stderr.strip() or state.stdout.strip()})",
               file=sys.stderr)
-        return 77
+        return SKIP
     final = capture(args)
     print(f"wrote {final}\nnext: python -m mobitrace validate {final} && "
           f"python -m mobitrace add-device {final.parent}")

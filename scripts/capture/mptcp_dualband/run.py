@@ -44,21 +44,20 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import fcntl
-import gzip
-import hashlib
 import json
 import os
-import platform
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "src"))  # a checkout without `pip install -e .`
+from mobitrace.capture import (SKIP, CommandError, Interrupted, MeasurementLock, Namespaces, Progress,  # noqa: E402
+                               SessionWriter, handle_signals, host_metadata, output, read, run)
+from mobitrace.capture import sh as _sh  # noqa: E402
+from mobitrace.capture.sampler import cpuinfo_mhz as cpu_mhz, loadavg_1min as loadavg1, proc_stat_cpu  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "mtmp_xfer.c"
@@ -76,115 +75,35 @@ PORT = 5301
 CC = "cubic"
 SUBFLOW_WAIT_MS = 300.0   # MPTCP runs: sender waits for the subflows (see mtmp_xfer.c --wait-ms)
 ADD_ADDR_TIMEOUT_S = 1    # net.mptcp.add_addr_timeout in both namespaces (kernel default 120 s)
-SCHEMA = 1
 
 
-def out_of(*cmd) -> str:
-    try:
-        r = subprocess.run(list(cmd), text=True, capture_output=True, timeout=10)
-        return (r.stdout or r.stderr).strip()
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"unavailable: {exc}"
+SYSCTLS = ("net.mptcp.enabled", "net.mptcp.scheduler")
+SHARED_HOST = ("a shared 2-core VM: other captures run between this kit's batches "
+               "(a machine-wide flock keeps measured runs from overlapping); see loadavg1 per run")
 
 
-def read(path) -> str | None:
-    try:
-        return Path(path).read_text().strip()
-    except OSError:
-        return None
-
-
-def sh(*cmd, check=True, attempts=3):
-    """Run a command; retry a failed one (`ip netns exec` fails transiently
-    on a busy host), raising with its stderr after the last attempt."""
-    for i in range(attempts):
-        r = subprocess.run(list(cmd), text=True, capture_output=True)
-        if r.returncode == 0 or not check:
-            return r
-        time.sleep(0.2 * (i + 1))
-    raise subprocess.CalledProcessError(r.returncode, list(cmd), r.stdout, r.stderr)
-
-
-def proc_stat_cpu() -> list[str]:
-    return [line for line in (read("/proc/stat") or "").splitlines() if line.startswith("cpu")]
-
-
-def cpu_mhz() -> list[float]:
-    return [float(line.split(":", 1)[1]) for line in (read("/proc/cpuinfo") or "").splitlines()
-            if line.startswith("cpu MHz")]
-
-
-def loadavg1() -> float:
-    return float((read("/proc/loadavg") or "nan").split()[0])
-
-
-def host_metadata() -> dict:
-    cpuinfo = read("/proc/cpuinfo") or ""
-    return {
-        "hostname_hash": hashlib.sha256(platform.node().encode()).hexdigest()[:12],
-        "kernel": platform.release(), "kernel_version": platform.version(),
-        "machine": platform.machine(), "cpu_count": os.cpu_count(),
-        "cpu_model": sorted({ln.split(":", 1)[1].strip() for ln in cpuinfo.splitlines()
-                             if ln.startswith("model name")}),
-        "cpu_mhz_source": "/proc/cpuinfo 'cpu MHz' (no cpufreq in sysfs on this host)",
-        "cpu_mhz": cpu_mhz(),
-        "virtualization": out_of("systemd-detect-virt") if shutil.which("systemd-detect-virt") else
-        ("hypervisor flag set" if " hypervisor" in cpuinfo else "none detected"),
-        "sysctls": {k: read("/proc/sys/" + k.replace(".", "/")) for k in (
-            "net.mptcp.enabled", "net.mptcp.scheduler", "net.ipv4.tcp_congestion_control",
-            "net.core.netdev_max_backlog", "net.core.rmem_max", "net.core.wmem_max",
-            "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem")},
-        "kernel_hz_hint": out_of("getconf", "CLK_TCK"),
-        "tools": {"python": platform.python_version(), "gcc": out_of("gcc", "--version").splitlines()[0],
-                  "iproute2": out_of("ip", "-V"), "tc": out_of("tc", "-V"),
-                  "ethtool": out_of("ethtool", "--version")},
-        "shared_host": "a shared 2-core VM: other captures run between this kit's batches "
-                       "(a machine-wide flock keeps measured runs from overlapping); see loadavg1 per run",
-    }
-
-
-class Lock:
-    def __init__(self, path: str | None):
-        self.path, self.fh, self.held_s, self.t0 = path, None, 0.0, 0.0
-
-    def __enter__(self):
-        if self.path:
-            self.fh = open(self.path, "a")
-            fcntl.flock(self.fh, fcntl.LOCK_EX)
-        self.t0 = time.monotonic()
-        return self
-
-    def __exit__(self, *exc):
-        self.held_s += time.monotonic() - self.t0
-        if self.fh:
-            fcntl.flock(self.fh, fcntl.LOCK_UN)
-            self.fh.close()
-            self.fh = None
+def sh(*cmd, check=True):
+    """A set-up command, retried (`ip netns exec` fails transiently on a busy host)."""
+    return _sh(*cmd, check=check, attempts=3)
 
 
 class Topology:
     """Two namespaces, two veth paths, htb on both ends, MPTCP limits."""
 
     def __init__(self, scale: float):
-        tag = str(os.getpid())
-        self.ph, self.ap = f"{PREFIX}ph{tag}", f"{PREFIX}ap{tag}"
+        self.nets = Namespaces(PREFIX, ["ph", "ap"])  # mtmp-ph<pid>, mtmp-ap<pid>
+        self.ph, self.ap = self.nets["ph"], self.nets["ap"]
         self.scale = scale
-        self.up_ = False
 
     def ns(self, which: str) -> str:
         return self.ph if which == "phone" else self.ap
 
     def up(self):
-        self.up_ = True
-        sh("ip", "netns", "add", self.ph)
-        sh("ip", "netns", "add", self.ap)
+        self.nets.create()
         for p in ("a", "b"):
-            sh("ip", "link", "add", IF_PHONE[p], "netns", self.ph, "type", "veth",
-               "peer", "name", IF_AP[p], "netns", self.ap)
-            sh("ip", "-n", self.ph, "addr", "add", f"{ADDR[p][0]}/24", "dev", IF_PHONE[p])
-            sh("ip", "-n", self.ap, "addr", "add", f"{ADDR[p][1]}/24", "dev", IF_AP[p])
-            sh("ip", "-n", self.ph, "link", "set", IF_PHONE[p], "up")
-            sh("ip", "-n", self.ap, "link", "set", IF_AP[p], "up")
+            self.nets.veth("ph", IF_PHONE[p], "ap", IF_AP[p])
+            self.nets.address("ph", IF_PHONE[p], f"{ADDR[p][0]}/24")
+            self.nets.address("ap", IF_AP[p], f"{ADDR[p][1]}/24")
             for ns, dev, direction in ((self.ap, IF_AP[p], "downlink"), (self.ph, IF_PHONE[p], "uplink")):
                 mbit = RATES[direction][p] * self.scale
                 sh("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "handle", "1:",
@@ -193,7 +112,6 @@ class Topology:
                    "1:1", "htb", "rate", f"{mbit:g}mbit", "ceil", f"{mbit:g}mbit", "quantum", "200000",
                    "burst", "256k", "cburst", "256k")
         for ns in (self.ph, self.ap):
-            sh("ip", "-n", ns, "link", "set", "lo", "up")
             sh("ip", "-n", ns, "mptcp", "limits", "set", "subflows", "2", "add_addr_accepted", "2")
             sh("ip", "netns", "exec", ns, "sysctl", "-qw", f"net.mptcp.add_addr_timeout={ADD_ADDR_TIMEOUT_S}")
 
@@ -219,17 +137,17 @@ class Topology:
     def gro_state(self) -> dict:
         out = {}
         for p, dev in IF_PHONE.items():
-            text = out_of("ip", "netns", "exec", self.ph, "ethtool", "-k", dev)
+            text = output("ip", "netns", "exec", self.ph, "ethtool", "-k", dev)
             out[p] = next((ln.split(":", 1)[1].strip() for ln in text.splitlines()
                            if ln.startswith("generic-receive-offload")), "unknown")
         return out
 
     def if_stats(self) -> dict:
-        r = sh("ip", "-n", self.ph, "-s", "-j", "link", "show")
+        out = sh("ip", "-n", self.ph, "-s", "-j", "link", "show")
         return {d["ifname"]: {"rx_bytes": d["stats64"]["rx"]["bytes"], "tx_bytes": d["stats64"]["tx"]["bytes"],
                               "rx_packets": d["stats64"]["rx"]["packets"],
                               "tx_packets": d["stats64"]["tx"]["packets"]}
-                for d in json.loads(r.stdout) if d["ifname"] in IF_PHONE.values()}
+                for d in json.loads(out) if d["ifname"] in IF_PHONE.values()}
 
     def describe(self) -> dict:
         out = {}
@@ -237,29 +155,19 @@ class Topology:
             ns = self.ns(which)
             ifs = IF_PHONE if which == "phone" else IF_AP
             out[which] = {
-                "tc": out_of("ip", "netns", "exec", ns, "tc", "-s", "class", "show", "dev", ifs["a"]) + "\n"
-                + out_of("ip", "netns", "exec", ns, "tc", "class", "show", "dev", ifs["b"]),
-                "ethtool_k": {p: out_of("ip", "netns", "exec", ns, "ethtool", "-k", dev)
+                "tc": output("ip", "netns", "exec", ns, "tc", "-s", "class", "show", "dev", ifs["a"]) + "\n"
+                + output("ip", "netns", "exec", ns, "tc", "class", "show", "dev", ifs["b"]),
+                "ethtool_k": {p: output("ip", "netns", "exec", ns, "ethtool", "-k", dev)
                               for p, dev in ifs.items()},
-                "rps_cpus": {p: out_of("ip", "netns", "exec", ns, "sh", "-c",
+                "rps_cpus": {p: output("ip", "netns", "exec", ns, "sh", "-c",
                                        f"cat /sys/class/net/{dev}/queues/rx-*/rps_cpus")
                              for p, dev in ifs.items()},
-                "mptcp_limits": out_of("ip", "-n", ns, "mptcp", "limits", "show"),
+                "mptcp_limits": output("ip", "-n", ns, "mptcp", "limits", "show"),
             }
         return out
 
     def down(self):
-        if not self.up_:
-            return
-        for ns in (self.ph, self.ap):
-            pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
-            for pid in pids:
-                try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except (ProcessLookupError, ValueError):
-                    pass
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-        self.up_ = False
+        self.nets.close()
 
 
 def plan(parts: list[str], smoke: bool, reps_cdf: int, reps_sweep: int, reps_extra: int | None = None) -> list[dict]:
@@ -344,7 +252,7 @@ def run_one(topo: Topology, xfer: Path, spec: dict, duration: float, scale: floa
         line = srv.stdout.readline()
         if '"listening"' not in line:
             raise RuntimeError(f"server did not start: {line!r} {srv.stderr.read()}")
-        cli = subprocess.run(client, capture_output=True, text=True, timeout=duration + 60)
+        cli = run(client, timeout=duration + 60)
         s_out, s_err = srv.communicate(timeout=duration + 60)
     finally:
         if srv.poll() is None:
@@ -382,105 +290,98 @@ def main(argv=None) -> int:
 
     if os.geteuid() != 0:
         print("mptcp-dualband kit: needs root (network namespaces)", file=sys.stderr)
-        return 77
+        return SKIP
     if read("/proc/sys/net/mptcp/enabled") != "1":
         print("mptcp-dualband kit: MPTCP is not enabled (net.mptcp.enabled != 1)", file=sys.stderr)
-        return 77
+        return SKIP
     for tool in ("ip", "tc", "gcc", "ethtool"):
         if not shutil.which(tool):
             print(f"mptcp-dualband kit: {tool} not found", file=sys.stderr)
-            return 77
+            return SKIP
     parts = [p for p in args.parts.split(",") if p]
     if args.smoke:
         args.duration_cdf = args.duration_sweep = 0.5
-    session = args.session or dt.datetime.now(dt.timezone.utc).strftime("s%Y%m%dT%H%M%S")
-    dest = Path(args.out) / args.device / session
-    if dest.exists():
-        print(f"mptcp-dualband kit: {dest} exists; choose another --session", file=sys.stderr)
+    session_name = args.session or dt.datetime.now(dt.timezone.utc).strftime("s%Y%m%dT%H%M%S")
+    session = SessionWriter(Path(args.out) / args.device, session_name)
+    if session.final.exists():
+        print(f"mptcp-dualband kit: {session.final} exists; choose another --session", file=sys.stderr)
         return 2
-    planned = 0
     work = Path(tempfile.mkdtemp(prefix="mtmp-kit-"))
     xfer = work / "mtmp_xfer"
     subprocess.run(["gcc", "-O2", "-Wall", "-o", str(xfer), str(SRC)], check=True)
     topo = Topology(args.scale)
-
-    def on_term(signum, frame):
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, on_term)
     runs = plan(parts, args.smoke, args.reps_cdf, args.reps_sweep, args.reps_extra)
-    lock = Lock(args.lock)
-    records = []
+    lock = MeasurementLock(args.lock)
+    records, failed = [], []
     try:
-        try:
-            topo.up()
-        except subprocess.CalledProcessError as exc:
-            print(f"mptcp-dualband kit: cannot build the namespaces ({exc.stderr.strip()}); skipping",
-                  file=sys.stderr)
-            return 77
-        link = topo.describe()
-        planned = len(runs)
-        failed = []
-        try:
-            for start in range(0, len(runs), args.batch):
-                with lock:
-                    for spec in runs[start:start + args.batch]:
-                        d = args.duration_sweep if spec["part"] in ("sweep", "backup") else args.duration_cdf
-                        for attempt in range(3):
-                            try:
-                                rec = run_one(topo, xfer, spec, d, args.scale)
-                                rec["attempt"] = attempt + 1
-                                records.append(rec)
-                                break
-                            except (RuntimeError, subprocess.SubprocessError, ValueError) as exc:
-                                msg = getattr(exc, "stderr", None) or str(exc)
-                                failed.append({"run_id": spec["run_id"], "attempt": attempt + 1,
-                                               "error": str(msg).strip()[:300]})
-                                print(f"run {spec['run_id']} attempt {attempt + 1} failed: {msg}", file=sys.stderr)
-                                time.sleep(1)
-                print(f"{len(records)}/{len(runs)} runs, lock held {lock.held_s:.0f} s", file=sys.stderr)
-        except (KeyboardInterrupt, SystemExit) as exc:
-            print(f"mptcp-dualband kit: interrupted ({exc!r}); keeping the {len(records)} runs done",
-                  file=sys.stderr)
+        with handle_signals():
+            try:
+                topo.up()
+            except CommandError as exc:
+                print(f"mptcp-dualband kit: cannot build the namespaces ({exc}); skipping", file=sys.stderr)
+                return SKIP
+            link = topo.describe()
+            progress = Progress(len(runs), f"mptcp-dualband {args.device}")
+            try:
+                for start in range(0, len(runs), args.batch):
+                    with lock:
+                        for spec in runs[start:start + args.batch]:
+                            d = args.duration_sweep if spec["part"] in ("sweep", "backup") else args.duration_cdf
+                            for attempt in range(3):
+                                try:
+                                    rec = run_one(topo, xfer, spec, d, args.scale)
+                                    rec["attempt"] = attempt + 1
+                                    records.append(rec)
+                                    break
+                                except (RuntimeError, subprocess.SubprocessError, ValueError) as exc:
+                                    msg = getattr(exc, "stderr", None) or str(exc)
+                                    failed.append({"run_id": spec["run_id"], "attempt": attempt + 1,
+                                                   "error": str(msg).strip()[:300]})
+                                    print(f"run {spec['run_id']} attempt {attempt + 1} failed: {msg}",
+                                          file=sys.stderr)
+                                    time.sleep(1)
+                            progress.step(spec["run_id"])
+            except Interrupted as exc:
+                print(f"mptcp-dualband kit: interrupted ({exc}); keeping the {len(records)} runs done",
+                      file=sys.stderr)
     finally:
         topo.down()
         shutil.rmtree(work, ignore_errors=True)
     if not records:
         print("mptcp-dualband kit: no runs completed; nothing written", file=sys.stderr)
         return 1
-    dest.mkdir(parents=True)
-    with gzip.GzipFile(dest / "runs.jsonl.gz", "wb", mtime=0) as fh:
-        for rec in records:
-            fh.write((json.dumps(rec, sort_keys=True) + "\n").encode())
-    manifest = {
-        "study": "mptcp-dualband", "schema": SCHEMA, "device": args.device, "session": session,
-        "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "kit": "scripts/capture/mptcp_dualband/run.py",
-        "command": " ".join(sys.argv),
-        "config": {
-            "parts": parts, "smoke": args.smoke, "scale": args.scale,
-            "path_rates_mbps": {d: {p: r * args.scale for p, r in v.items()} for d, v in RATES.items()},
-            "paper_path_rates_mbps": RATES, "paths": {"a": "802.11ad analog", "b": "802.11ac analog"},
-            "shaper": "tc htb on the egress of both ends of each veth (rate = ceil, burst 256k, quantum 200000)",
-            "congestion_control": CC, "mptcp_subflow_wait_ms": SUBFLOW_WAIT_MS,
-            "mptcp_add_addr_timeout_s": ADD_ADDR_TIMEOUT_S, "transfer_tool": "mtmp_xfer (scripts/capture/mptcp_dualband/mtmp_xfer.c)",
-            "reps_cdf": args.reps_cdf, "reps_extra": args.reps_extra or args.reps_cdf,
-            "reps_sweep": args.reps_sweep,
-            "duration_cdf_s": args.duration_cdf, "duration_sweep_s": args.duration_sweep,
-            "sweep_ratios_a_pct": SWEEP_RATIOS, "demands_mbps": DEMANDS, "backup_demands_mbps": BACKUP_DEMANDS,
-            "cpu_sources": {"precise": "getrusage(RUSAGE_SELF) of each mtmp_xfer process",
-                            "tick_sampled": "/proc/stat cpu lines before and after each run"},
-        },
-        "lock": {"file": args.lock, "held_s": round(lock.held_s, 1)},
-        "n_runs": len(records),
-        "n_planned": planned,
-        "complete": len(records) == planned,
-        "failed_attempts": failed,
-        "host": host_metadata(),
-        "link": link,
-    }
-    (dest / "manifest.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False, width=120))
-    print(f"wrote {len(records)} runs to {dest} (lock held {lock.held_s:.0f} s)")
+    with session:
+        session.write("runs.jsonl", "".join(json.dumps(rec, sort_keys=True) + "\n" for rec in records), gz=True)
+        session.write_manifest({
+            "study": "mptcp-dualband", "device": args.device, "session": session_name,
+            "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "kit": "scripts/capture/mptcp_dualband/run.py",
+            "command": " ".join(sys.argv),
+            "config": {
+                "parts": parts, "smoke": args.smoke, "scale": args.scale,
+                "path_rates_mbps": {d: {p: r * args.scale for p, r in v.items()} for d, v in RATES.items()},
+                "paper_path_rates_mbps": RATES, "paths": {"a": "802.11ad analog", "b": "802.11ac analog"},
+                "shaper": "tc htb on the egress of both ends of each veth (rate = ceil, burst 256k, quantum 200000)",
+                "congestion_control": CC, "mptcp_subflow_wait_ms": SUBFLOW_WAIT_MS,
+                "mptcp_add_addr_timeout_s": ADD_ADDR_TIMEOUT_S,
+                "transfer_tool": "mtmp_xfer (scripts/capture/mptcp_dualband/mtmp_xfer.c)",
+                "reps_cdf": args.reps_cdf, "reps_extra": args.reps_extra or args.reps_cdf,
+                "reps_sweep": args.reps_sweep,
+                "duration_cdf_s": args.duration_cdf, "duration_sweep_s": args.duration_sweep,
+                "sweep_ratios_a_pct": SWEEP_RATIOS, "demands_mbps": DEMANDS, "backup_demands_mbps": BACKUP_DEMANDS,
+                "cpu_sources": {"precise": "getrusage(RUSAGE_SELF) of each mtmp_xfer process",
+                                "tick_sampled": "/proc/stat cpu lines before and after each run"},
+            },
+            "lock": {"file": args.lock, "held_s": round(lock.held_s, 1)},
+            "n_runs": len(records),
+            "n_planned": len(runs),
+            "complete": len(records) == len(runs),
+            "failed_attempts": failed,
+            "host": host_metadata(sysctls=SYSCTLS, tools={"gcc": ["gcc", "--version"]}, note=SHARED_HOST),
+            "link": link,
+        })
+        final = session.finish()
+    print(f"wrote {len(records)} runs to {final} (lock held {lock.held_s:.0f} s)")
     return 0
 
 

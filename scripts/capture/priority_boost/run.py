@@ -16,8 +16,11 @@ Tables (cells), each cell = policies x repetitions:
 Every run follows the on/off link schedule of seed (seed_base + repetition):
 the same schedule for every policy and cell of a repetition. Results go to
 <out>/<device>/<session>/: manifest.yaml, runs.csv (one line per run) and
-runs/<run_id>/ (the programs' own outputs). Completed runs are skipped when a
-session is resumed, so a capture can be split into chunks. With --lock FILE
+runs/<run_id>/ (the programs' own outputs), written into <session>.partial/
+and renamed when an invocation ends (an interrupted one leaves .partial).
+Completed runs are skipped when a session is resumed (same --session), so a
+capture can be split into chunks. Namespaces, lock, host metadata (schema 2),
+session writing and the progress line come from mobitrace.capture. With --lock FILE
 cells run while holding an exclusive flock on FILE (machine-wide measurement
 mutex), released between cells after --lock-hold-s.
 
@@ -27,14 +30,10 @@ mutex), released between cells after --lock-hold-s.
 from __future__ import annotations
 
 import argparse
-import atexit
-import csv
 import datetime as dt
-import fcntl
 import hashlib
 import json
 import os
-import platform
 import select
 import shutil
 import signal
@@ -44,11 +43,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[2] / "src"))  # a checkout without `pip install -e .`
+from mobitrace.capture import (Interrupted, MeasurementLock, Namespaces, Progress, SessionWriter,  # noqa: E402
+                               handle_signals, host_metadata, output, spawn)
+from mobitrace.capture.cgroup import CpuLimit  # noqa: E402
+
 APPS = HERE / "apps.py"
-NS_DEV, NS_PEER = "mtpb-dev", "mtpb-peer"
+NS_PREFIX = "mtpb-"
 IF_DEV, IF_PEER = "pbdev0", "pbpeer0"
 ADDR_DEV, ADDR_PEER = "10.88.0.1", "10.88.0.2"
 PORT = 5201
@@ -57,88 +59,20 @@ RUN_FIELDS = ["run_id", "table", "kind", "cell", "policy", "cpu_procs", "cross_p
               "status", "wall_s", "started_utc"]
 KEY_3DES = "0123456789abcdeffedcba98765432100123456789abcdef"
 IV_3DES = "0011223344556677"
+SYSCTLS = ("kernel.sched_autogroup_enabled", "kernel.sched_child_runs_first", "kernel.timer_migration")
 
 
-def sh(*cmd, check=True, capture=False):
-    return subprocess.run(list(cmd), check=check, text=True,
-                          stdout=subprocess.PIPE if capture else None,
-                          stderr=subprocess.PIPE if capture else None)
-
-
-def out_of(*cmd) -> str:
+def slow_cpu(fraction: float, period_us: int, core: int) -> CpuLimit:
+    """The "PDA": a CFS-bandwidth-limited cgroup pinned to one core."""
     try:
-        r = subprocess.run(list(cmd), text=True, capture_output=True, timeout=10)
-        return (r.stdout or r.stderr).strip()
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"unavailable: {exc}"
+        return CpuLimit(CGROUP, fraction, period_us, core)
+    except RuntimeError:
+        raise SystemExit("no CFS bandwidth control (cgroup cpu.max) on this host") from None
 
 
-def read(path) -> str | None:
-    try:
-        return Path(path).read_text().strip()
-    except OSError:
-        return None
-
-
-# ------------------------------------------------------------------ the "PDA"
-class SlowCpu:
-    """A CFS-bandwidth-limited cgroup pinned to one core."""
-
-    def __init__(self, fraction: float, period_us: int, core: int):
-        self.fraction, self.period_us, self.core = fraction, period_us, core
-        self.quota_us = max(1000, int(round(fraction * period_us)))
-        v2 = Path("/sys/fs/cgroup/cgroup.controllers")
-        if v2.exists() and "cpu" in v2.read_text().split():
-            self.mechanism = "cgroup v2 cpu.max"
-            self.path = Path("/sys/fs/cgroup") / CGROUP
-        elif Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists():
-            self.mechanism = "cgroup v1 cpu.cfs_quota_us/cpu.cfs_period_us (cpu controller on v1)"
-            self.path = Path("/sys/fs/cgroup/cpu") / CGROUP
-        else:
-            raise SystemExit("no CFS bandwidth control (cgroup cpu.max) on this host")
-
-    def create(self):
-        self.path.mkdir(exist_ok=True)
-        self.limit(True)
-
-    def limit(self, on: bool):
-        """Apply the quota (on) or lift it (off: while a run's processes start and stop)."""
-        quota = self.quota_us if on else -1
-        if self.mechanism.startswith("cgroup v2"):
-            (self.path / "cpu.max").write_text(f"{quota if on else 'max'} {self.period_us}\n")
-        else:
-            (self.path / "cpu.cfs_period_us").write_text(f"{self.period_us}\n")
-            (self.path / "cpu.cfs_quota_us").write_text(f"{quota}\n")
-
-    def stat(self) -> dict:
-        text = read(self.path / "cpu.stat") or ""
-        return {k: int(v) for k, v in (line.split() for line in text.splitlines() if line.strip())}
-
-    def preexec(self):
-        path, core = self.path, self.core
-
-        def enter():
-            (path / "cgroup.procs").write_text(f"{os.getpid()}\n")
-            os.sched_setaffinity(0, {core})
-        return enter
-
-    def remove(self):
-        if self.path.exists():
-            for _ in range(50):
-                try:
-                    self.path.rmdir()
-                    return
-                except OSError:
-                    for pid in (read(self.path / "cgroup.procs") or "").split():
-                        try:
-                            os.kill(int(pid), signal.SIGKILL)
-                        except OSError:
-                            pass
-                    time.sleep(0.1)
-
-    def describe(self) -> dict:
-        return {"mechanism": self.mechanism, "fraction_of_one_core": self.fraction,
-                "period_us": self.period_us, "quota_us": self.quota_us, "pinned_core": self.core}
+def describe_cpu(cpu: CpuLimit) -> dict:
+    return {"mechanism": cpu.mechanism, "fraction_of_one_core": cpu.fraction,
+            "period_us": cpu.period_us, "quota_us": cpu.quota_us, "pinned_core": cpu.core}
 
 
 # ---------------------------------------------------------------- namespaces
@@ -146,22 +80,18 @@ class Link:
     def __init__(self, rate_mbit: float):
         self.rate_mbit = rate_mbit
         self.receiver = None
+        self.ns = Namespaces(NS_PREFIX, ["dev", "peer"], per_process=False)  # mtpb-dev, mtpb-peer
 
     def up(self):
-        self.down()
-        sh("ip", "netns", "add", NS_DEV)
-        sh("ip", "netns", "add", NS_PEER)
-        sh("ip", "link", "add", IF_DEV, "netns", NS_DEV, "type", "veth", "peer", "name", IF_PEER,
-           "netns", NS_PEER)
-        for ns, dev, addr in ((NS_DEV, IF_DEV, ADDR_DEV), (NS_PEER, IF_PEER, ADDR_PEER)):
-            sh("ip", "-n", ns, "addr", "add", f"{addr}/30", "dev", dev)
-            sh("ip", "-n", ns, "link", "set", "dev", dev, "up")
-            sh("ip", "-n", ns, "link", "set", "dev", "lo", "up")
-        sh("tc", "-n", NS_DEV, "qdisc", "add", "dev", IF_DEV, "root", "tbf",
-           "rate", f"{self.rate_mbit}mbit", "burst", "16kb", "latency", "100ms")
+        self.ns.create()
+        self.ns.veth("dev", IF_DEV, "peer", IF_PEER)
+        self.ns.address("dev", IF_DEV, f"{ADDR_DEV}/30")
+        self.ns.address("peer", IF_PEER, f"{ADDR_PEER}/30")
+        self.ns.sh("dev", "tc", "qdisc", "add", "dev", IF_DEV, "root", "tbf",
+                   "rate", f"{self.rate_mbit}mbit", "burst", "16kb", "latency", "100ms")
         self.receiver = subprocess.Popen(
-            ["ip", "netns", "exec", NS_PEER, sys.executable, str(APPS), "receiver",
-             "--addr", ADDR_PEER, "--port", str(PORT)], stdout=subprocess.PIPE, text=True)
+            self.ns.argv("peer", [sys.executable, str(APPS), "receiver", "--addr", ADDR_PEER, "--port", str(PORT)]),
+            stdout=subprocess.PIPE, text=True)
         if self.receiver.stdout.readline().strip() != "ready":
             raise RuntimeError("receiver did not start")
 
@@ -170,51 +100,25 @@ class Link:
             self.receiver.kill()
             self.receiver.wait()
             self.receiver = None
-        for ns in (NS_DEV, NS_PEER):
-            if Path(f"/run/netns/{ns}").exists():
-                sh("ip", "netns", "del", ns, check=False)
+        self.ns.close()
 
     def describe(self) -> dict:
-        def ns_read(ns, path):
-            return out_of("ip", "netns", "exec", ns, "cat", path)
+        dev = self.ns["dev"]
+
+        def ns_read(path):
+            return output("cat", path, netns=dev)
         return {
-            "device_namespace": NS_DEV, "peer_namespace": NS_PEER,
+            "device_namespace": dev, "peer_namespace": self.ns["peer"],
             "device_if": IF_DEV, "peer_if": IF_PEER, "device_addr": f"{ADDR_DEV}/30",
             "peer_addr": f"{ADDR_PEER}/30", "rate_mbit": self.rate_mbit,
-            "qdisc": out_of("tc", "-n", NS_DEV, "qdisc", "show", "dev", IF_DEV),
-            "ethtool_k_device_if": out_of("ip", "netns", "exec", NS_DEV, "ethtool", "-k", IF_DEV).splitlines(),
-            "rps_cpus_device_if": ns_read(NS_DEV, f"/sys/class/net/{IF_DEV}/queues/rx-0/rps_cpus"),
-            "xps_cpus_device_if": ns_read(NS_DEV, f"/sys/class/net/{IF_DEV}/queues/tx-0/xps_cpus"),
-            "sysctls_device_ns": {k: ns_read(NS_DEV, "/proc/sys/" + k.replace(".", "/")) for k in (
+            "qdisc": output("tc", "qdisc", "show", "dev", IF_DEV, netns=dev),
+            "ethtool_k_device_if": output("ethtool", "-k", IF_DEV, netns=dev).splitlines(),
+            "rps_cpus_device_if": ns_read(f"/sys/class/net/{IF_DEV}/queues/rx-0/rps_cpus"),
+            "xps_cpus_device_if": ns_read(f"/sys/class/net/{IF_DEV}/queues/tx-0/xps_cpus"),
+            "sysctls_device_ns": {k: ns_read("/proc/sys/" + k.replace(".", "/")) for k in (
                 "net.ipv4.tcp_congestion_control", "net.ipv4.tcp_wmem", "net.ipv4.tcp_rmem",
                 "net.core.default_qdisc", "net.ipv4.tcp_retries2", "net.ipv4.tcp_sack")},
         }
-
-
-# -------------------------------------------------------------------- host
-def host_metadata() -> dict:
-    cpuinfo = read("/proc/cpuinfo") or ""
-    models = sorted({line.split(":", 1)[1].strip() for line in cpuinfo.splitlines()
-                     if line.startswith("model name")})
-    cpus = sorted(Path("/sys/devices/system/cpu").glob("cpu[0-9]*"))
-    return {
-        "hostname_hash": hashlib.sha256(platform.node().encode()).hexdigest()[:12],
-        "kernel": platform.release(), "kernel_version": platform.version(),
-        "machine": platform.machine(), "cpu_model": models, "cpu_count": os.cpu_count(),
-        "cpu_mhz": sorted({line.split(":", 1)[1].strip() for line in cpuinfo.splitlines()
-                           if line.startswith("cpu MHz")}),
-        "governor": {c.name: read(c / "cpufreq/scaling_governor") for c in cpus},
-        "cpufreq_cur_khz": {c.name: read(c / "cpufreq/scaling_cur_freq") for c in cpus},
-        "virtualization": out_of("systemd-detect-virt") if shutil.which("systemd-detect-virt") else
-        ("hypervisor flag set" if " hypervisor" in cpuinfo else "none detected"),
-        "sysctls": {k: read("/proc/sys/" + k.replace(".", "/")) for k in (
-            "kernel.sched_autogroup_enabled", "kernel.sched_child_runs_first",
-            "kernel.timer_migration", "net.core.netdev_max_backlog")},
-        "kernel_hz_hint": out_of("getconf", "CLK_TCK"),
-        "tools": {"python": platform.python_version(), "openssl": out_of("openssl", "version"),
-                  "iproute2": out_of("ip", "-V"), "tc": out_of("tc", "-V"),
-                  "ethtool": out_of("ethtool", "--version")},
-    }
 
 
 # --------------------------------------------------------------------- cells
@@ -235,36 +139,29 @@ def cell_id(cell: dict) -> str:
     return f"{cell['table']}-c{cell['cpu_procs']}-x{cell['cross_pct']}"
 
 
-class Session:
+class Capture:
     def __init__(self, args):
         self.args = args
-        self.dir = Path(args.out) / args.device / args.session
-        self.runs_dir = self.dir / "runs"
-        self.index = self.dir / "runs.csv"
-        self.cpu = SlowCpu(args.cpu_fraction, args.cpu_period_us, args.core)
+        self.session = SessionWriter(Path(args.out) / args.device, args.session, resume=True)
+        self.cpu = slow_cpu(args.cpu_fraction, args.cpu_period_us, args.core)
         self.link = Link(args.rate_mbit)
         self.procs: list[subprocess.Popen] = []
         self.tmp = Path(tempfile.mkdtemp(prefix="mtpb-"))
         self.file = self.tmp / "payload.bin"
 
+    @property
+    def runs_dir(self) -> Path:
+        return self.session.path("runs")
+
     # -- bookkeeping
     def done(self) -> set[str]:
-        if not self.index.exists():
-            return set()
-        with self.index.open() as fh:
-            return {r["run_id"] for r in csv.DictReader(fh) if r["status"] in ("ok", "timeout")}
+        return {r["run_id"] for r in self.session.read_rows("runs.csv") if r["status"] in ("ok", "timeout")}
 
     def append(self, row: dict):
-        new = not self.index.exists()
-        with self.index.open("a", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=RUN_FIELDS, lineterminator="\n")
-            if new:
-                w.writeheader()
-            w.writerow(row)
+        self.session.append_row("runs.csv", RUN_FIELDS, row)
 
     def manifest(self, chunk: dict | None = None, link: dict | None = None):
-        path = self.dir / "manifest.yaml"
-        doc = yaml.safe_load(path.read_text()) if path.exists() else {}
+        doc = self.session.read_manifest()
         a = self.args
         doc.update({
             "study": "priority-boost", "device": a.device, "session": a.session,
@@ -294,27 +191,23 @@ class Session:
                                "decr_step_bytes": a.decr_step_bytes, "max_boost_nice": -20,
                                "min_boost_nice": -1, "base_nice": 0, "on_link_down": "reset to base nice",
                                "renices": "the application and its children (openssl)"},
-                "slow_cpu": self.cpu.describe(),
+                "slow_cpu": describe_cpu(self.cpu),
                 "paper_device": "Linux 2.6.1 server clocked down 2.5 GHz -> 325 MHz, NIC at 10 Mbps",
             },
-            "host": host_metadata(),
+            "host": host_metadata(sysctls=SYSCTLS, tools={"openssl": ["openssl", "version"]}),
         })
         if link:
             doc["link"] = link
         if chunk:  # one record per invocation, updated after each cell
             chunks = [c for c in doc.get("chunks", []) if c.get("started_utc") != chunk["started_utc"]]
             doc["chunks"] = chunks + [dict(chunk)]
-        self.dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(yaml.safe_dump(doc, sort_keys=False, width=120))
-        tmp.replace(path)
+        self.session.write_manifest(doc)
 
     # -- processes
     def spawn(self, cmd, in_cgroup=True, netns=None, stdin=False, stdout=False):
-        full = (["ip", "netns", "exec", netns] if netns else []) + cmd
-        p = subprocess.Popen(full, preexec_fn=self.cpu.preexec() if in_cgroup else None,
-                             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                             stdout=subprocess.PIPE if stdout else subprocess.DEVNULL, text=True)
+        p = spawn(cmd, netns=netns, preexec=self.cpu.enter() if in_cgroup else None,
+                  stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                  stdout=subprocess.PIPE if stdout else subprocess.DEVNULL, text=True)
         self.procs.append(p)
         return p
 
@@ -331,10 +224,6 @@ class Session:
             except subprocess.TimeoutExpired:
                 pass
         self.procs = []
-
-    def app_pid(self, p: subprocess.Popen) -> int:
-        """`ip netns exec` execs the program, so the Popen pid is the program's."""
-        return p.pid
 
     # -- one run
     def run_one(self, cell: dict, policy: str, rep: int) -> dict:
@@ -355,26 +244,26 @@ class Session:
                 app = self.spawn(py + ["send", "--addr", ADDR_PEER, "--port", str(PORT), "--file", str(self.file),
                                        "--out", str(rdir / "transfer.json"), "--cipher", a.cipher,
                                        "--key", KEY_3DES, "--iv", IV_3DES, "--timeout-s", str(a.timeout_s)],
-                                 netns=NS_DEV, stdin=True, stdout=True)
+                                 netns=self.link.ns["dev"], stdin=True, stdout=True)
             else:
                 app = self.spawn(py + ["audio", "--addr", ADDR_PEER, "--port", str(PORT + 1),
                                        "--out", str(rdir / "audio.csv.gz"), "--key", "00" * 16,
                                        "--duration-s", str(a.audio_s)],
-                                 netns=NS_DEV, stdin=True, stdout=True)
+                                 netns=self.link.ns["dev"], stdin=True, stdout=True)
             waiting = [app]
-            managed = [self.app_pid(app)]
+            managed = [app.pid]
             if cell["cross_pct"] > 0:
                 cross = self.spawn(py + ["cross", "--addr", ADDR_PEER, "--port", str(PORT + 2),
                                          "--out", str(rdir / "cross.json"),
                                          "--rate-bps", str(a.rate_mbit * 1e6 * cell["cross_pct"] / 100)],
-                                   netns=NS_DEV, stdin=True, stdout=True)
+                                   netns=self.link.ns["dev"], stdin=True, stdout=True)
                 waiting.append(cross)
-                managed.append(self.app_pid(cross))
+                managed.append(cross.pid)
             for p in waiting:
                 if p.stdout.readline().strip() != "ready":
                     raise RuntimeError(f"{p.args[4:6]} did not start")
             hogs = [self.spawn(["sh", "-c", "while :; do :; done"]) for _ in range(cell["cpu_procs"])]
-            oracle = self.spawn(py + ["oracle", "--netns", NS_DEV, "--dev", IF_DEV, "--policy", policy,
+            oracle = self.spawn(py + ["oracle", "--netns", self.link.ns["dev"], "--dev", IF_DEV, "--policy", policy,
                                       "--out", str(rdir / "oracle.csv.gz"), "--seed", str(seed),
                                       "--mean-s", str(a.mean_onoff_s), "--poll-s", str(a.poll_s),
                                       "--decr-step-bytes", str(a.decr_step_bytes),
@@ -430,41 +319,36 @@ class Session:
         a = self.args
         import numpy as np
         self.file.write_bytes(np.random.default_rng(a.seed_base).bytes(a.file_bytes))
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.session.open()
         policies = a.policies.split(",")
         done = self.done()
         t_start = time.monotonic()
         chunk = {"started_utc": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                  "tables": a.tables, "cells": [], "command": " ".join(sys.argv)}
         link_info = None
-        lock, lock_since = None, 0.0
+        lock = MeasurementLock(a.lock, log=lambda m: print(m, flush=True))
         self.manifest(chunk)
         plan = [cell for table in a.tables.split(",") for cell in cells_for(table, a.smoke)]
         if a.cells:  # only these cells, in the order given
             wanted = a.cells.split(",")
             plan = sorted((c for c in plan if cell_id(c) in wanted), key=lambda c: wanted.index(cell_id(c)))
-        for cell in plan:
-            todo = [(rep, pol) for rep in range(a.reps)
-                    for pol in policies[rep % len(policies):] + policies[:rep % len(policies)]
-                    if f"{cell_id(cell)}-{pol}-r{rep:02d}" not in done]
+        todo_by_cell = [(cell, [(rep, pol) for rep in range(a.reps)
+                                for pol in policies[rep % len(policies):] + policies[:rep % len(policies)]
+                                if f"{cell_id(cell)}-{pol}-r{rep:02d}" not in done]) for cell in plan]
+        progress = Progress(sum(len(t) for _, t in todo_by_cell), f"priority-boost {a.device}")
+        for cell, todo in todo_by_cell:
             if not todo:
                 continue
-            if lock is not None and time.monotonic() - lock_since > a.lock_hold_s:
-                lock.close()  # let others have the machine between groups of cells
-                lock = None
-                time.sleep(5)  # give the waiters a chance before asking again
-            if a.lock and lock is None:
-                lock = open(a.lock, "w")
-                print(f"{cell_id(cell)}: waiting for {a.lock}", flush=True)
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                lock_since = time.monotonic()
+            lock.release_if_held(a.lock_hold_s, pause_s=5)  # let others have the machine between groups of cells
+            lock.acquire()
             try:
                 t_cell = time.monotonic()
                 self.cpu.create()
                 self.link.up()
                 link_info = link_info or self.link.describe()
                 for rep, pol in todo:
-                    self.run_one(cell, pol, rep)
+                    row = self.run_one(cell, pol, rep)
+                    progress.step(f"{row['run_id']}: {row['status']}")
                 chunk["cells"].append({"cell": cell_id(cell), "runs": len(todo),
                                        "wall_s": round(time.monotonic() - t_cell, 1)})
                 chunk["wall_s"] = round(time.monotonic() - t_start, 1)
@@ -473,10 +357,10 @@ class Session:
                 self.kill_all()
                 self.link.down()
                 self.cpu.remove()
-        if lock is not None:
-            lock.close()
+        lock.release()
         chunk["wall_s"] = round(time.monotonic() - t_start, 1)
         self.manifest(chunk, link_info)
+        print(f"wrote {self.session.finish()}", flush=True)
 
     def cleanup(self):
         self.kill_all()
@@ -517,11 +401,16 @@ def main(argv=None):
         args.timeout_s = min(args.timeout_s, 60.0)
     if os.geteuid() != 0:
         raise SystemExit("run.py needs root (network namespaces, cgroups, setpriority)")
-    session = Session(args)
-    atexit.register(session.cleanup)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda *_: sys.exit(130))
-    session.run()
+    capture = Capture(args)
+    try:
+        with handle_signals():
+            capture.run()
+    except Interrupted as exc:
+        print(f"{exc}: unfinished session kept in {capture.session.partial} (resume with the same --session)",
+              file=sys.stderr)
+        return exc.status
+    finally:
+        capture.cleanup()
     return 0
 
 

@@ -43,27 +43,25 @@ mutex), so captures of other kits never overlap a measured run.
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime as dt
-import fcntl
-import gzip
 import hashlib
 import json
 import os
-import platform
 import random
 import shutil
-import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-import yaml
-
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
+sys.path.insert(0, str(REPO / "src"))  # a checkout without `pip install -e .`
+from mobitrace.capture import (SKIP, Interrupted, MeasurementLock, Namespaces, Progress, SessionWriter,  # noqa: E402
+                               handle_signals, host_metadata, output, sh, spawn, wait)
+from mobitrace.capture import why_not as _why_not  # noqa: E402
+from mobitrace.capture.sampler import Periodic, cpuinfo_mhz_text, proc_stat_cpu  # noqa: E402
+
 PREFIX = "mtst-"
 ADDR_A, ADDR_B = "10.91.0.1", "10.91.0.2"
 PORT = 5301
@@ -72,6 +70,8 @@ TCP_WRITE = 16384
 RUN_FIELDS = ["run_id", "experiment", "link", "direction", "proto", "size", "sender_mode", "receiver_mode",
               "mtu", "rate_mbps", "rep", "duration_s", "status", "started_utc"]
 DEFAULT_RATES = [1, 10, 40, 100, 240, 1000, 2500]
+SHARED_HOST = ("captured on a machine shared with other capture kits; each measured batch held an exclusive flock "
+               "on the measurement lock, and each run records the 1-min loadavg")
 
 
 def conditions(links, directions, experiments, transport_directions=None) -> list[dict]:
@@ -103,33 +103,9 @@ def experiment_of(c: dict) -> str:
     return "transport" if c["proto"] == "udp" else "onecopy"
 
 
-def sh(*cmd, check=True) -> str:
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if check and r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: {r.stderr.strip()}")
-    return r.stdout.strip()
-
-
-def read(path) -> str | None:
-    try:
-        return Path(path).read_text().strip()
-    except OSError:
-        return None
-
-
 def why_not() -> str | None:
     """None when the kit can run here, else the reason."""
-    if os.geteuid() != 0:
-        return "not root"
-    for tool in ("ip", "gcc"):
-        if shutil.which(tool) is None:
-            return f"{tool} not installed"
-    probe = f"{PREFIX}probe{os.getpid()}"
-    r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if r.returncode != 0:
-        return f"cannot create a network namespace: {r.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
-    return None
+    return _why_not(PREFIX, ("ip", "gcc"))
 
 
 class Testbed:
@@ -137,24 +113,18 @@ class Testbed:
 
     def __init__(self):
         tag = str(os.getpid())
-        self.ns_l, self.ns_a, self.ns_b = f"{PREFIX}l{tag}", f"{PREFIX}a{tag}", f"{PREFIX}b{tag}"
+        self.ns = Namespaces(PREFIX, ["l", "a", "b"])
+        self.ns_l, self.ns_a, self.ns_b = self.ns["l"], self.ns["a"], self.ns["b"]
         self.va, self.vb = f"mtstva{tag}"[:15], f"mtstvb{tag}"[:15]
-        self.made: list[str] = []
 
     def up(self):
-        for ns in (self.ns_l, self.ns_a, self.ns_b):
-            sh("ip", "netns", "add", ns)
-            self.made.append(ns)
-            sh("ip", "-n", ns, "link", "set", "lo", "up")
-        sh("ip", "link", "add", self.va, "netns", self.ns_a, "type", "veth", "peer", "name", self.vb,
-           "netns", self.ns_b)
-        sh("ip", "-n", self.ns_a, "addr", "add", f"{ADDR_A}/30", "dev", self.va)
-        sh("ip", "-n", self.ns_b, "addr", "add", f"{ADDR_B}/30", "dev", self.vb)
-        for ns, dev in ((self.ns_a, self.va), (self.ns_b, self.vb)):
-            sh("ip", "-n", ns, "link", "set", dev, "up")
+        self.ns.create()
+        self.ns.veth("a", self.va, "b", self.vb)
+        self.ns.address("a", self.va, f"{ADDR_A}/30")
+        self.ns.address("b", self.vb, f"{ADDR_B}/30")
         # Room for UDP bursts at the receiver (each namespace has its own).
-        for ns in (self.ns_l, self.ns_a, self.ns_b):
-            sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.core.rmem_max=8388608", check=False)
+        for ns in "lab":
+            self.ns.sh(ns, "sysctl", "-q", "-w", "net.core.rmem_max=8388608", check=False)
 
     def endpoints(self, link: str):
         """(sender ns, receiver ns, receiver address, devices whose MTU to set)."""
@@ -168,78 +138,55 @@ class Testbed:
 
     def describe(self) -> dict:
         def offloads(ns, dev):
-            out = sh("ip", "netns", "exec", ns, "ethtool", "-k", dev, check=False) if shutil.which("ethtool") else ""
+            out = output("ethtool", "-k", dev, netns=ns) if shutil.which("ethtool") else ""
             return {k.strip(): v.strip() for k, _, v in (ln.partition(":") for ln in out.splitlines()[1:]) if v}
         return {
             "loopback": {"netns": "<prefix>l<pid>", "device": "lo", "address": "127.0.0.1",
                          "ethtool_k": offloads(self.ns_l, "lo")},
             "veth": {"netns": ["<prefix>a<pid>", "<prefix>b<pid>"], "addresses": [f"{ADDR_A}/30", f"{ADDR_B}/30"],
                      "ethtool_k": offloads(self.ns_a, self.va),
-                     "rps_cpus": read(f"/sys/class/net/{self.va}/queues/rx-0/rps_cpus")},
+                     "rps_cpus": output("cat", f"/sys/class/net/{self.va}/queues/rx-0/rps_cpus", netns=self.ns_a)},
             "mtu_rule": "1500 for TCP and 1472-byte UDP; 21000 for 20000-byte UDP (set before each run)",
             "namespace_prefix": PREFIX,
         }
 
     def down(self):
-        for ns in reversed(self.made):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-        self.made.clear()
+        self.ns.close()
 
 
-class Sampler(threading.Thread):
+class Sampler:
     """/proc/stat cpu lines and /proc/cpuinfo MHz every `period` seconds."""
 
     def __init__(self, period: float):
-        super().__init__(daemon=True)
-        self.period, self.lines, self.halt = period, [], threading.Event()
+        self.lines: list[str] = []
+        self.thread = Periodic(period, self.sample)
 
     def sample(self):
-        t = time.monotonic_ns()
-        stat = [ln for ln in Path("/proc/stat").read_text().splitlines() if ln.startswith("cpu")]
-        mhz = [ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
-               if ln.startswith("cpu MHz")]
-        self.lines.append(f"# t_ns {t}")
-        self.lines.extend(stat)
-        self.lines.extend(f"mhz {i} {m}" for i, m in enumerate(mhz))
+        self.lines.append(f"# t_ns {time.monotonic_ns()}")
+        self.lines.extend(proc_stat_cpu())
+        self.lines.extend(f"mhz {i} {m}" for i, m in enumerate(cpuinfo_mhz_text()))
 
-    def run(self):
-        nxt = time.monotonic()
-        while not self.halt.is_set():
-            self.sample()
-            nxt += self.period
-            self.halt.wait(max(0.0, nxt - time.monotonic()))
+    def start(self):
+        self.thread.start()
 
     def stop(self):
-        self.halt.set()
-        self.join()
-        self.sample()  # a final sample closes the last interval
+        self.thread.stop()  # a final sample closes the last interval
 
 
 def wait4(proc: subprocess.Popen, timeout: float) -> dict:
-    deadline = time.monotonic() + timeout
-    while True:
-        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            return {"returncode": proc.returncode, "utime_s": ru.ru_utime, "stime_s": ru.ru_stime,
-                    "maxrss_kb": ru.ru_maxrss}
-        if time.monotonic() > deadline:
-            proc.kill()
-            pid, status, ru = os.wait4(proc.pid, 0)
-            return {"returncode": "killed (timeout)", "utime_s": ru.ru_utime, "stime_s": ru.ru_stime,
-                    "maxrss_kb": ru.ru_maxrss}
-        time.sleep(0.01)
+    rc, ru, timed_out = wait(proc, timeout)
+    return {"returncode": "killed (timeout)" if timed_out else rc, "utime_s": ru["utime_s"],
+            "stime_s": ru["stime_s"], "maxrss_kb": ru["maxrss_kb"]}
 
 
 class Kit:
     def __init__(self, args):
         self.args = args
-        self.session_dir = Path(args.out) / args.device / args.session
-        self.runs_dir = self.session_dir / "runs"
+        self.session = SessionWriter(Path(args.out) / args.device, args.session)
         self.bed = Testbed()
         self.tmp = Path(f"/dev/shm/{PREFIX}{os.getpid()}")
         self.procs: list[subprocess.Popen] = []
-        self.lock_s = 0.0
+        self.lock = MeasurementLock(args.lock)
 
     # ----------------------------------------------------------- set-up
     def build(self):
@@ -263,26 +210,6 @@ class Kit:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     # ----------------------------------------------------------- manifest
-    def host(self) -> dict:
-        info = Path("/proc/cpuinfo").read_text()
-        models = sorted({ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("model name")})
-        return {
-            "hostname_hash": hashlib.sha256(platform.node().encode()).hexdigest()[:12],
-            "kernel": platform.release(), "kernel_version": platform.version(), "machine": platform.machine(),
-            "cpu_model": models, "cpu_count": os.cpu_count(),
-            "cpuinfo_mhz": [ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("cpu MHz")],
-            "cpufreq": ("readable" if Path("/sys/devices/system/cpu/cpu0/cpufreq").exists()
-                        else "not in sysfs: frequency is read from /proc/cpuinfo 'cpu MHz'"),
-            "hypervisor": " hypervisor" in info,
-            "user_hz": os.sysconf("SC_CLK_TCK"),
-            "sysctls": {k: read("/proc/sys/" + k.replace(".", "/")) for k in (
-                "net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
-                "net.core.netdev_max_backlog", "kernel.sched_autogroup_enabled")},
-            "tools": {"python": platform.python_version(), "gcc": self.gcc, "iproute2": sh("ip", "-V", check=False)},
-            "shared_host_note": "captured on a machine shared with other capture kits; each measured batch held "
-                                "an exclusive flock on the measurement lock, and each run records the 1-min loadavg",
-        }
-
     def write_manifest(self, conds, rates, status="complete"):
         a = self.args
         doc = {
@@ -294,25 +221,24 @@ class Kit:
                 "rates_mbps": rates, "reps": a.reps, "duration_s": a.duration, "sample_period_s": a.sample_period,
                 "smoke": a.smoke, "seed": a.seed, "batch": a.batch, "tcp_write_bytes": TCP_WRITE, "file_bytes": FILE_BYTES,
                 "file_system": "tmpfs (/dev/shm)", "conditions": [dict(c, id=cond_id(c)) for c in conds],
-                "lock": a.lock, "lock_seconds": round(self.lock_s, 1),
+                "lock": a.lock, "lock_seconds": round(self.lock.held_s, 1),
             },
             "links": self.bed.describe(),
-            "host": self.host(),
+            "host": host_metadata(tools={"gcc": ["gcc", "--version"]}, note=SHARED_HOST),
         }
-        (self.session_dir / "manifest.yaml").write_text(yaml.safe_dump(doc, sort_keys=False, width=100))
+        self.session.write_manifest(doc, width=100)
 
     # ----------------------------------------------------------- one run
     def stnet(self, ns, *args):
-        cmd = ["ip", "netns", "exec", ns, str(self.binary), *map(str, args)]
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cmd = [str(self.binary), *map(str, args)]
+        p = spawn(cmd, netns=ns, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.procs.append(p)
-        return p, cmd
+        return p, ["ip", "netns", "exec", ns, *cmd]
 
     def run_one(self, c: dict, rate: float, rep: int) -> dict:
         a = self.args
         run_id = f"{cond_id(c)}-r{rate:g}-{rep:02d}"
-        run_dir = self.runs_dir / run_id
-        run_dir.mkdir(parents=True, exist_ok=True)
+        run_dir = self.session.mkdir("runs", run_id)
         s_ns, r_ns, dst, _ = self.bed.endpoints(c["link"])
         self.bed.set_mtu(c["link"], c["mtu"])
         started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -340,8 +266,7 @@ class Kit:
             status = f"failed: sender {s_ru['returncode']} {s_err.strip()[:200]}; receiver {r_ru['returncode']} {r_err.strip()[:200]}"
         (run_dir / "sender.json").write_text(s_out)
         (run_dir / "receiver.json").write_text(r_out)
-        with gzip.GzipFile(run_dir / "proc_stat.txt.gz", "wb", mtime=0) as fh:
-            fh.write(("\n".join(sampler.lines) + "\n").encode())
+        self.session.write(f"runs/{run_id}/proc_stat.txt", "\n".join(sampler.lines) + "\n", gz=True)
         manifest = {"run_id": run_id, "condition": cond_id(c), **c, "experiment": experiment_of(c),
                     "rate_mbps": rate, "rep": rep, "duration_s": a.duration, "started_utc": started,
                     "loadavg_1min": loadavg, "status": status,
@@ -362,42 +287,32 @@ class Kit:
         a = self.args
         rates = [float(r) for r in a.rates]
         conds = conditions(a.links, a.directions, a.experiments, a.transport_directions)
-        self.session_dir.mkdir(parents=True, exist_ok=False)
-        self.runs_dir.mkdir()
+        self.session.open()
         self.build()
         self.bed.up()
         rows = []
         rng = random.Random(a.seed)
-        lockfh = open(a.lock, "a") if a.lock else None
+        # One lock hold per (rep, link, rate), or per (rep, link) with
+        # --batch link (fewer, longer holds: ~1 min at the defaults).
+        groups = [rates] if a.batch == "link" else [[r] for r in rates]
+        progress = Progress(a.reps * sum(1 for c in conds for link in a.links if c["link"] == link) * len(rates),
+                            f"stack-trim {a.device}")
         for rep in range(a.reps):
             for link in a.links:
-                # One lock hold per (rep, link, rate), or per (rep, link) with
-                # --batch link (fewer, longer holds: ~1 min at the defaults).
-                groups = [rates] if a.batch == "link" else [[r] for r in rates]
                 for group in groups:
                     batch = [(c, rate) for rate in group for c in conds if c["link"] == link]
                     rng.shuffle(batch)
-                    t0 = time.monotonic()
-                    if lockfh:
-                        fcntl.flock(lockfh, fcntl.LOCK_EX)
-                    t1 = time.monotonic()
-                    try:
+                    with self.lock:
                         for c, rate in batch:
                             rows.append(self.run_one(c, rate, rep))
-                    finally:
-                        if lockfh:
-                            fcntl.flock(lockfh, fcntl.LOCK_UN)
-                    self.lock_s += time.monotonic() - t1
-                    print(f"rep {rep} {link} {'/'.join(f'{r:g}' for r in group)} Mbps: {len(batch)} runs, waited "
-                          f"{t1 - t0:.1f} s for the lock, lock held {self.lock_s:.0f} s so far", flush=True)
+                            progress.step(f"{rows[-1]['run_id']} {rows[-1]['status'][:40]}")
         rows.sort(key=lambda r: r["run_id"])
-        with (self.session_dir / "runs.csv").open("w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=RUN_FIELDS, lineterminator="\n")
-            w.writeheader()
-            w.writerows(rows)
+        self.session.write_rows("runs.csv", RUN_FIELDS, rows)
         self.write_manifest(conds, rates)
+        final = self.session.finish()
         bad = [r for r in rows if r["status"] != "ok"]
-        print(f"{len(rows)} runs, {len(bad)} failed; lock held {self.lock_s:.0f} s; {self.session_dir}")
+        print(f"{len(rows)} runs, {len(bad)} failed; lock held {self.lock.held_s:.0f} s, waited "
+              f"{self.lock.waited_s:.0f} s; {final}")
         return 1 if bad else 0
 
 
@@ -426,17 +341,14 @@ def main(argv=None) -> int:
     reason = why_not()
     if reason:
         print(f"stack-trim capture kit cannot run here: {reason}", file=sys.stderr)
-        return 77
+        return SKIP
     kit = Kit(args)
-
-    def on_signal(signum, _frame):
-        kit.cleanup()
-        sys.exit(128 + signum)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
     try:
-        return kit.run()
+        with handle_signals():
+            return kit.run()
+    except Interrupted as exc:
+        print(f"stack-trim capture kit: {exc}; unfinished session left in {kit.session.partial}", file=sys.stderr)
+        return exc.status
     finally:
         kit.cleanup()
 

@@ -25,8 +25,11 @@ size), a reduced concurrency x parallelism grid, and the tail experiment
 configurations run once per repetition in a seeded random order. Each run
 holds an exclusive flock on --lock (the machine's measurement mutex) while
 it runs. Output: <out>/<device>/<session>/ manifest.yaml, runs.csv and
-runs/<run_id>/{samples.csv.gz, transfers.csv.gz, run.json}. Completed runs
-are skipped when a session is resumed.
+runs/<run_id>/{samples.csv.gz, transfers.csv.gz, run.json}, written into
+<session>.partial/ and renamed when the invocation ends (an interrupted one
+leaves .partial). Completed runs are skipped when a session is resumed.
+Namespaces, lock, host metadata (schema 2), session writing and the
+progress line come from mobitrace.capture.
 
     python run.py --device NAME [--session S] [--out DIR] [--smoke] [--lock FILE]
 Exit 77: not root, or no network namespaces / nginx (the reason is printed).
@@ -35,14 +38,9 @@ Exit 77: not root, or no network namespaces / nginx (the reason is printed).
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime as dt
-import fcntl
-import gzip
-import io
 import json
 import os
-import platform
 import random
 import shutil
 import signal
@@ -52,10 +50,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
+sys.path.insert(0, str(REPO / "src"))  # a checkout without `pip install -e .`
+from mobitrace.capture import (SKIP, Interrupted, MeasurementLock, Namespaces, Progress, SessionWriter,  # noqa: E402
+                               handle_signals, host_metadata, output, run, sh)
+from mobitrace.capture import why_not as _why_not  # noqa: E402
+from mobitrace.capture.sampler import cpuinfo_mhz as cpu_mhz  # noqa: E402
+
 NS_CLI, NS_DLY, NS_SRV = "mttt-cli", "mttt-dly", "mttt-srv"
 IF_C0, IF_C1, IF_S0, IF_S1 = "mttt-c0", "mttt-c1", "mttt-s0", "mttt-s1"
 ADDR_CLI, ADDR_SRV = "10.92.0.1", "10.92.0.2"
@@ -63,6 +65,8 @@ PORT = 8080
 KIB = 1024
 RUN_FIELDS = ["run_id", "kind", "dataset", "concurrency", "parallelism", "io_kib", "files", "rep", "status",
               "started_utc", "wall_s"]
+SHARED_HOST = ("captures were made on a shared 2-core VM: other experiments ran between runs "
+               "(never during one: every run held the machine's measurement lock)")
 
 # Table 2 of the paper and the scaled datasets this kit serves (sizes in KiB).
 DATASETS = {
@@ -81,35 +85,15 @@ GRID = [1, 4, 16]
 DEFAULT_IO_KIB = 16
 
 
-def sh(*cmd, check=True):
-    return subprocess.run(list(cmd), check=check, text=True, capture_output=True)
-
-
-def out_of(*cmd) -> str:
-    try:
-        r = subprocess.run(list(cmd), text=True, capture_output=True, timeout=10)
-        return (r.stdout or r.stderr).strip()
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"unavailable: {exc}"
-
-
 def nsx(ns, *cmd, check=True):
-    return sh("ip", "netns", "exec", ns, *cmd, check=check)
+    return sh(*cmd, netns=ns, check=check)
 
 
 def why_not() -> str | None:
-    if os.geteuid() != 0:
-        return "not root"
-    for tool in ("ip", "tc", "ethtool"):
-        if shutil.which(tool) is None:
-            return f"{tool} not installed"
-    if not Path("/usr/sbin/nginx").exists() and shutil.which("nginx") is None:
+    reason = _why_not("mttt-", ("ip", "tc", "ethtool"))
+    if reason is None and not Path("/usr/sbin/nginx").exists() and shutil.which("nginx") is None:
         return "nginx not installed (Debian: apt-get install nginx-light)"
-    r = subprocess.run(["ip", "netns", "add", "mttt-probe"], capture_output=True, text=True)
-    if r.returncode != 0:
-        return f"cannot create a network namespace: {r.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", "mttt-probe"], capture_output=True)
-    return None
+    return reason
 
 
 def make_datasets(specs: dict, root: Path) -> dict:
@@ -178,14 +162,13 @@ class Testbed:
         self.nginx = None
         self.bridge = None
         self.bridge_stats = None
+        self.ns = Namespaces("mttt-", ["cli", "dly", "srv"], per_process=False)  # mttt-cli, mttt-dly, mttt-srv
 
     def up(self, docroot: Path):
         a = self.args
-        for ns in (NS_CLI, NS_DLY, NS_SRV):
-            sh("ip", "netns", "add", ns)
-            nsx(ns, "ip", "link", "set", "lo", "up")
-        sh("ip", "link", "add", IF_C0, "netns", NS_CLI, "type", "veth", "peer", "name", IF_C1, "netns", NS_DLY)
-        sh("ip", "link", "add", IF_S0, "netns", NS_SRV, "type", "veth", "peer", "name", IF_S1, "netns", NS_DLY)
+        self.ns.create()
+        self.ns.veth("cli", IF_C0, "dly", IF_C1)
+        self.ns.veth("srv", IF_S0, "dly", IF_S1)
         for ns, dev in ((NS_CLI, IF_C0), (NS_DLY, IF_C1), (NS_SRV, IF_S0), (NS_DLY, IF_S1)):
             nsx(ns, "ethtool", "-K", dev, "tx", "off", "rx", "off", "tso", "off", "gso", "off", "gro", "off",
                 check=False)
@@ -274,47 +257,84 @@ http {{
                 self.bridge_stats = json.loads(lines[-1]) if lines else None
             except (subprocess.TimeoutExpired, ValueError):
                 self.bridge.kill()
-        for ns in (NS_CLI, NS_DLY, NS_SRV):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        self.ns.close()
 
 
-def host_metadata() -> dict:
-    def cpuinfo():
-        model, mhz = None, []
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name") and model is None:
-                model = line.split(":", 1)[1].strip()
-            if line.startswith("cpu MHz"):
-                mhz.append(float(line.split(":", 1)[1]))
-        return model, mhz
+def one_run(bed: Testbed, session: SessionWriter, lock: MeasurementLock, args, tmp: Path, listing: dict,
+            cfg: dict, rep: int) -> dict:
+    """One run, holding the measurement lock; its files under runs/<run_id>/; its runs.csv row."""
+    rid = run_id(cfg, rep)
+    rdir = session.mkdir("runs", rid, fresh=True)
+    sink = tmp / "sink"
+    sink.mkdir(exist_ok=True)
+    files = [listing[cfg["dataset"]][i] for i in cfg["files"]]
+    ccfg = {"host": ADDR_SRV, "port": PORT, "concurrency": cfg["concurrency"],
+            "parallelism": cfg["parallelism"], "io_bytes": cfg["io_kib"] * KIB, "files": files,
+            "out_dir": str(rdir), "sink_dir": str(sink), "sample_ms": args.sample_ms,
+            "idle_pre_s": args.idle_pre_s, "idle_post_s": args.idle_post_s,
+            "server_pids": bed.server_pids(), "iface": IF_C0}
+    (tmp / "client.json").write_text(json.dumps(ccfg))
+    t_wait = time.monotonic()
+    try:
+        lock.acquire()  # kept across consecutive runs for --lock-batch-s
+        t0 = time.monotonic()
+        when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+        load = os.getloadavg()[0]
+        mhz0 = cpu_mhz()
+        r = run([sys.executable, str(HERE / "client.py"), str(tmp / "client.json")], timeout=300, netns=NS_CLI)
+        mhz1 = cpu_mhz()
+    except BaseException:
+        lock.release()
+        raise
+    lock.release_if_held(args.lock_batch_s)
+    wall = time.monotonic() - t0
+    shutil.rmtree(sink, ignore_errors=True)
+    status = "ok" if r.returncode == 0 else f"failed rc={'timeout' if r.timed_out else r.returncode}"
+    for name in ("samples.csv", "transfers.csv"):
+        if (rdir / name).exists():
+            session.write(f"runs/{rid}/{name}", (rdir / name).read_bytes(), gz=True)
+            (rdir / name).unlink()
+    client = json.loads((rdir / "client.json").read_text()) if (rdir / "client.json").exists() else {}
+    (rdir / "client.json").unlink(missing_ok=True)
+    meta = {"run_id": rid, "rep": rep, **{k: cfg[k] for k in ("kind", "dataset", "concurrency",
+                                                             "parallelism", "io_kib")},
+            "files": [f["path"] for f in files], "file_sizes": [f["size"] for f in files],
+            "status": status, "started_utc": when, "loadavg_1min": load,
+            "lock_wait_s": round(t0 - t_wait, 3), "cpu_mhz_before": mhz0, "cpu_mhz_after": mhz1,
+            "client": client, "stderr_tail": r.stderr[-2000:] if r.returncode else ""}
+    session.write(f"runs/{rid}/run.json", json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    secs = max(1e-9, (client.get("t_transfer_end_ns", 1) - client.get("t_transfer_start_ns", 0)) / 1e9)
+    print(f"{rid}: {status} {wall:.1f}s {8 * client.get('bytes_received', 0) / secs / 1e6:.1f} Mbit/s", flush=True)
+    return {"run_id": rid, "kind": cfg["kind"], "dataset": cfg["dataset"], "concurrency": cfg["concurrency"],
+            "parallelism": cfg["parallelism"], "io_kib": cfg["io_kib"], "files": len(files), "rep": rep,
+            "status": status, "started_utc": when, "wall_s": f"{wall:.3f}"}
 
-    model, mhz = cpuinfo()
-    return {
-        "hostname": platform.node(), "kernel": platform.release(), "machine": platform.machine(),
-        "cpu_model": model, "cpus": os.cpu_count(), "cpu_mhz": mhz,
-        "cpu_mhz_source": "/proc/cpuinfo 'cpu MHz' (no cpufreq in sysfs on this host)",
-        "governor": (Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").read_text().strip()
-                     if Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").exists() else "unreadable"),
-        "loadavg_at_start": os.getloadavg()[0],
-        "shared_host": "captures were made on a shared 2-core VM: other experiments ran between runs "
-                       "(never during one: every run held the machine's measurement lock)",
-        "sysctls": {k: out_of("sysctl", "-n", k) for k in ("net.ipv4.tcp_congestion_control", "net.ipv4.tcp_rmem",
-                                                            "net.ipv4.tcp_wmem", "net.core.default_qdisc",
-                                                            "net.ipv4.tcp_slow_start_after_idle")},
-    }
 
-
-def gz_move(src: Path, dest: Path) -> None:
-    buf = io.BytesIO()
-    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, compresslevel=9) as fh:
-        fh.write(src.read_bytes())
-    dest.write_bytes(buf.getvalue())
-    src.unlink()
-
-
-def cpu_mhz() -> list[float]:
-    return [float(ln.split(":", 1)[1]) for ln in Path("/proc/cpuinfo").read_text().splitlines()
-            if ln.startswith("cpu MHz")]
+def write_manifest(session: SessionWriter, args, specs: dict, host: dict, invocation: dict, rows: list[dict],
+                   bridge_stats) -> None:
+    old = session.read_manifest()
+    invocations = old.get("invocations", []) + [dict(invocation, delay_bridge_counters=bridge_stats)]
+    session.write_manifest({
+        "study": "transfer-tuning", "device": args.device, "session": args.session,
+        "kind": "smoke" if args.smoke else "default",
+        "configuration": {
+            "link": {"rate_mbit": args.rate_mbit, "shaper": "tc tbf on the server's and the client's egress"},
+            "rtt_ms": args.rtt_ms,
+            "rtt_method": "user-space L2 delay bridge (delay_bridge.py, AF_PACKET) in a middle namespace, "
+                          "rtt_ms/2 each way; no netem in this kernel",
+            "client_tcp_rmem_max": args.rmem_max,
+            "server": "nginx (Debian), 1 worker, sendfile on, keep-alive",
+            "datasets": specs, "default_io_kib": DEFAULT_IO_KIB, "levels": LEVELS, "io_kib": IO_KIB,
+            "grid": GRID, "repetitions": args.reps, "sample_ms": args.sample_ms,
+            "idle_pre_s": args.idle_pre_s, "idle_post_s": args.idle_post_s, "kib": KIB,
+        },
+        "power_trace": None,
+        "power_note": "no power meter on this host: energy is modeled from the sampled CPU time and bytes",
+        "host": host,
+        "tools": {"nginx": output("/usr/sbin/nginx", "-v"), "capture_script": "scripts/capture/transfer_tuning/run.py"},
+        "invocations": invocations,
+        "runs": sorted(r["run_id"] for r in rows),
+    }, width=4096)
 
 
 def main() -> int:
@@ -338,146 +358,54 @@ def main() -> int:
     reason = why_not()
     if reason:
         print(f"transfer-tuning capture skipped: {reason}", file=sys.stderr)
-        return 77
+        return SKIP
     if args.smoke:
         args.reps, args.idle_pre_s, args.idle_post_s = 1, 0.3, 0.4
     specs = SMOKE_DATASETS if args.smoke else DATASETS
-    session_dir = Path(args.out) / args.device / args.session
-    (session_dir / "runs").mkdir(parents=True, exist_ok=True)
-
-    def on_term(signum, _frame):
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, on_term)
+    session = SessionWriter(Path(args.out) / args.device, args.session, resume=True).open()
     tmp = Path(tempfile.mkdtemp(prefix="mttt-"))
     tmp.chmod(0o755)  # nginx workers (an unprivileged user) read the docroot under it
     bed = Testbed(args, tmp)
-    lock_fd = os.open(args.lock, os.O_RDWR | os.O_CREAT, 0o666) if args.lock else None
-    lock_held_s = 0.0
+    lock = MeasurementLock(args.lock)
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    host = host_metadata()
-    rows = []
-    runs_csv = session_dir / "runs.csv"
-    if runs_csv.exists():
-        with runs_csv.open() as fh:
-            rows = list(csv.DictReader(fh))
+    host = host_metadata(sysctls=("net.ipv4.tcp_slow_start_after_idle",), note=SHARED_HOST)
+    rows = session.read_rows("runs.csv")
     done = {r["run_id"] for r in rows if r["status"] == "ok"}
+    interrupted = None
     try:
-        listing = make_datasets(specs, tmp / "www")
-        bed.up(tmp / "www")
-        configs = plan(listing, args.smoke)
-        order = []
-        for rep in range(1, args.reps + 1):
-            cfgs = list(configs)
-            random.Random(1000 + rep).shuffle(cfgs)
-            order += [(c, rep) for c in cfgs]
-        n_run = 0
-        batch_start = None
-        for cfg, rep in order:
-            rid = run_id(cfg, rep)
-            if rid in done:
-                continue
-            if args.max_runs is not None and n_run >= args.max_runs:
-                break
-            n_run += 1
-            rdir = session_dir / "runs" / rid
-            if rdir.exists():
-                shutil.rmtree(rdir)
-            rdir.mkdir()
-            sink = tmp / "sink"
-            sink.mkdir(exist_ok=True)
-            files = [listing[cfg["dataset"]][i] for i in cfg["files"]]
-            ccfg = {"host": ADDR_SRV, "port": PORT, "concurrency": cfg["concurrency"],
-                    "parallelism": cfg["parallelism"], "io_bytes": cfg["io_kib"] * KIB, "files": files,
-                    "out_dir": str(rdir), "sink_dir": str(sink), "sample_ms": args.sample_ms,
-                    "idle_pre_s": args.idle_pre_s, "idle_post_s": args.idle_post_s,
-                    "server_pids": bed.server_pids(), "iface": IF_C0}
-            (tmp / "client.json").write_text(json.dumps(ccfg))
-            t_wait = time.monotonic()
-            if lock_fd is not None and batch_start is None:
-                fcntl.flock(lock_fd, fcntl.LOCK_EX)
-                batch_start = time.monotonic()
-            t0 = time.monotonic()
-            try:
-                when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-                load = os.getloadavg()[0]
-                mhz0 = cpu_mhz()
-                r = subprocess.run(["ip", "netns", "exec", NS_CLI, sys.executable, str(HERE / "client.py"),
-                                    str(tmp / "client.json")], capture_output=True, text=True, timeout=300)
-                mhz1 = cpu_mhz()
-            finally:
-                if batch_start is not None and (time.monotonic() - batch_start >= args.lock_batch_s
-                                                or sys.exc_info()[0] is not None):
-                    fcntl.flock(lock_fd, fcntl.LOCK_UN)
-                    lock_held_s += time.monotonic() - batch_start
-                    batch_start = None
-            wall = time.monotonic() - t0
-            shutil.rmtree(sink, ignore_errors=True)
-            status = "ok" if r.returncode == 0 else f"failed rc={r.returncode}"
-            for name in ("samples.csv", "transfers.csv"):
-                if (rdir / name).exists():
-                    gz_move(rdir / name, rdir / (name + ".gz"))
-            client = json.loads((rdir / "client.json").read_text()) if (rdir / "client.json").exists() else {}
-            (rdir / "client.json").unlink(missing_ok=True)
-            meta = {"run_id": rid, "rep": rep, **{k: cfg[k] for k in ("kind", "dataset", "concurrency",
-                                                                     "parallelism", "io_kib")},
-                    "files": [f["path"] for f in files], "file_sizes": [f["size"] for f in files],
-                    "status": status, "started_utc": when, "loadavg_1min": load,
-                    "lock_wait_s": round(t0 - t_wait, 3), "cpu_mhz_before": mhz0, "cpu_mhz_after": mhz1,
-                    "client": client, "stderr_tail": r.stderr[-2000:] if r.returncode else ""}
-            (rdir / "run.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
-            rows = [x for x in rows if x["run_id"] != rid]
-            rows.append({"run_id": rid, "kind": cfg["kind"], "dataset": cfg["dataset"],
-                         "concurrency": cfg["concurrency"], "parallelism": cfg["parallelism"],
-                         "io_kib": cfg["io_kib"], "files": len(files), "rep": rep, "status": status,
-                         "started_utc": when, "wall_s": f"{wall:.3f}"})
-            with runs_csv.open("w", newline="") as fh:
-                w = csv.DictWriter(fh, RUN_FIELDS, lineterminator="\n")
-                w.writeheader()
-                w.writerows(rows)
-            print(f"{rid}: {status} {wall:.1f}s "
-                  f"{8 * client.get('bytes_received', 0) / max(1e-9, (client.get('t_transfer_end_ns', 1) - client.get('t_transfer_start_ns', 0)) / 1e9) / 1e6:.1f} Mbit/s",
-                  flush=True)
-        if batch_start is not None:
-            fcntl.flock(lock_fd, fcntl.LOCK_UN)
-            lock_held_s += time.monotonic() - batch_start
-            batch_start = None
+        with handle_signals():
+            listing = make_datasets(specs, tmp / "www")
+            bed.up(tmp / "www")
+            configs = plan(listing, args.smoke)
+            order = []
+            for rep in range(1, args.reps + 1):
+                cfgs = list(configs)
+                random.Random(1000 + rep).shuffle(cfgs)
+                order += [(c, rep) for c in cfgs if run_id(c, rep) not in done]
+            if args.max_runs is not None:
+                order = order[:args.max_runs]
+            progress = Progress(len(order), f"transfer-tuning {args.device}")
+            for cfg, rep in order:
+                row = one_run(bed, session, lock, args, tmp, listing, cfg, rep)
+                rows = [x for x in rows if x["run_id"] != row["run_id"]] + [row]
+                session.write_rows("runs.csv", RUN_FIELDS, rows)
+                progress.step(f"{row['run_id']}: {row['status']}")
+    except Interrupted as exc:
+        interrupted = exc
     finally:
+        lock.release()
         bed.down()
         shutil.rmtree(tmp, ignore_errors=True)
-        if lock_fd is not None:
-            os.close(lock_fd)
-        manifest_path = session_dir / "manifest.yaml"
-        old = yaml.safe_load(manifest_path.read_text()) if manifest_path.exists() else {}
-        invocations = (old or {}).get("invocations", [])
-        invocations.append({"started_utc": started,
-                            "finished_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                            "argv": sys.argv[1:], "lock_held_s": round(lock_held_s, 1),
-                            "loadavg_1min_at_start": host["loadavg_at_start"],
-                            "delay_bridge_counters": bed.bridge_stats})
-        manifest = {
-            "study": "transfer-tuning", "device": args.device, "session": args.session,
-            "kind": "smoke" if args.smoke else "default",
-            "configuration": {
-                "link": {"rate_mbit": args.rate_mbit, "shaper": "tc tbf on the server's and the client's egress"},
-                "rtt_ms": args.rtt_ms,
-                "rtt_method": "user-space L2 delay bridge (delay_bridge.py, AF_PACKET) in a middle namespace, "
-                              "rtt_ms/2 each way; no netem in this kernel",
-                "client_tcp_rmem_max": args.rmem_max,
-                "server": "nginx (Debian), 1 worker, sendfile on, keep-alive",
-                "datasets": specs, "default_io_kib": DEFAULT_IO_KIB, "levels": LEVELS, "io_kib": IO_KIB,
-                "grid": GRID, "repetitions": args.reps, "sample_ms": args.sample_ms,
-                "idle_pre_s": args.idle_pre_s, "idle_post_s": args.idle_post_s, "kib": KIB,
-            },
-            "power_trace": None,
-            "power_note": "no power meter on this host: energy is modeled from the sampled CPU time and bytes",
-            "host": host,
-            "tools": {"nginx": out_of("/usr/sbin/nginx", "-v"), "python": platform.python_version(),
-                      "iproute2": out_of("ip", "-V"), "capture_script": "scripts/capture/transfer_tuning/run.py"},
-            "invocations": invocations,
-            "runs": sorted(r["run_id"] for r in rows),
-        }
-        manifest_path.write_text(yaml.safe_dump(manifest, sort_keys=False, width=4096))
+        invocation = {"started_utc": started,
+                      "finished_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                      "argv": sys.argv[1:], "lock_held_s": round(lock.held_s, 1),
+                      "loadavg_1min_at_start": host["loadavg_1min"]}
+        write_manifest(session, args, specs, host, invocation, rows, bed.bridge_stats)
+    if interrupted is not None:
+        print(f"{interrupted}: unfinished session kept in {session.partial} (resume with the same --session)",
+              file=sys.stderr)
+        return interrupted.status
+    session.finish()
     bad = [r for r in rows if r["status"] != "ok"]
     return 1 if bad else 0
 

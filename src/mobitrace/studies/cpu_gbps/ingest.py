@@ -395,6 +395,11 @@ SESSION_KEYS = {
 }
 
 
+# Session columns read from host metadata: column -> schema-2 host key.
+HOST_COLUMNS = {"hostname": "hostname_hash", "kernel": "kernel", "cpu_model": "cpu_model", "n_cpus": "cpu_count",
+                "hypervisor": "hypervisor", "user_hz": "user_hz"}
+
+
 def parse_session_manifest(path: str | Path) -> dict:
     """Read and check a session manifest.yaml; returns one flat record
     (SESSION_SCHEMA) plus `runs` (the list of run ids)."""
@@ -404,6 +409,7 @@ def parse_session_manifest(path: str | Path) -> dict:
     text, integer = (str,), (int,)
     offloads = f(["testbed", "device", "ethtool_k"], "a mapping of offloads", (dict,))
     rps = f(["testbed", "device", "rps_cpus"], "a mapping of rx queues to masks", (dict,))
+    hk = capture_reader.host_key_paths(doc, SESSION_KEYS, HOST_COLUMNS)  # schema-1 or schema-2 host keys
     rec = {
         "study": f(["study"], "a study slug", text),
         "device": f(["device"], "a device name", text),
@@ -413,12 +419,12 @@ def parse_session_manifest(path: str | Path) -> dict:
         "repetitions": f(["configuration", "repetitions"], "an integer", integer),
         "duration_s": f(["configuration", "duration_s"], "an integer", integer),
         "sample_period_ms": f(["configuration", "sample_period_ms"], "an integer", integer),
-        "hostname": f(["host", "hostname"], "a host name", text),
-        "kernel": f(["host", "kernel"], "a kernel release", text),
-        "cpu_model": f(["host", "cpu", "model"], "a CPU model", text),
-        "n_cpus": f(["host", "cpu", "count"], "an integer", integer),
-        "hypervisor": f(["host", "cpu", "hypervisor"], "true or false", (bool,)),
-        "user_hz": f(["host", "user_hz"], "an integer", integer),
+        "hostname": f(hk["hostname"], "a host name", text),
+        "kernel": f(hk["kernel"], "a kernel release", text),
+        "cpu_model": "; ".join(capture_reader.host_list(f(hk["cpu_model"], "a CPU model", (str, list)))),
+        "n_cpus": f(hk["n_cpus"], "an integer", integer),
+        "hypervisor": f(hk["hypervisor"], "true or false", (bool,)),
+        "user_hz": f(hk["user_hz"], "an integer", integer),
         "config_hz": str(f(["host", "kernel_config", "CONFIG_HZ"], "a value", ())),
         "irq_time_accounting": str(f(["host", "kernel_config", "CONFIG_IRQ_TIME_ACCOUNTING"], "a value", ())),
         "gro_device": str(offloads.get("generic-receive-offload", "unknown")),
@@ -450,7 +456,7 @@ def parse_session_manifest(path: str | Path) -> dict:
         SESSION_SCHEMA.validate(frame, lazy=True)
     except pa.errors.SchemaErrors as exc:
         case = exc.failure_cases.iloc[0]
-        keys = SESSION_KEYS.get(case["column"], [case["column"]])
+        keys = hk.get(case["column"]) or SESSION_KEYS.get(case["column"], [case["column"]])
         raise InputError(path, _line_of(node, keys), ".".join(keys), f"to pass check {case['check']}",
                          case["failure_case"]) from None
     rec["runs"] = runs

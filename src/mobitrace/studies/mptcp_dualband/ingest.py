@@ -61,9 +61,8 @@ def _read_manifest(folder: Path) -> dict:
     for key, want in (("device", folder.parent.name), ("session", folder.name)):
         if doc.get(key) != want:
             raise InputError(path, None, key, f"'{want}' (the folder's name)", doc.get(key, "nothing"))
-    host = doc.get("host")
-    if isinstance(host, dict) and "cpu_count" in host:
-        capture_reader.check_number(host["cpu_count"], path, None, "host.cpu_count", minimum=1, integer=True)
+    if isinstance(doc.get("host"), dict):
+        capture_reader.host_metadata(doc, path)  # schema 1 or 2; checks cpu_count
     config = doc.get("config")
     if not isinstance(config, dict):
         raise InputError(path, None, "config", "a mapping", config if config is not None else "nothing")

@@ -184,8 +184,7 @@ def read_manifest(path: Path) -> dict:
     for key in ("host", "configuration"):
         if not isinstance(doc[key], dict):
             raise InputError(path, None, key, "a mapping", doc[key])
-    if "cpu_count" in doc["host"]:
-        capture_reader.check_number(doc["host"]["cpu_count"], path, None, "host.cpu_count", minimum=1, integer=True)
+    capture_reader.host_metadata(doc, path)  # schema 1 or 2; checks cpu_count
     if "file_bytes" in doc["configuration"]:
         capture_reader.check_number(doc["configuration"]["file_bytes"], path, None, "configuration.file_bytes",
                                     integer=True)
@@ -258,7 +257,7 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame]:
                 raise InputError(stat, "record 1", "after.throttled_time", "a number", "nothing") from None
         rows.append(row)
     digest, n_files, size = capture_hash(folder)
-    host = manifest.get("host") or {}
+    host = capture_reader.host_metadata(manifest, folder / "manifest.yaml")
     conf = manifest.get("configuration") or {}
     session = {
         "device": device, "session": folder.name, "capture_sha256": digest, "files": n_files,

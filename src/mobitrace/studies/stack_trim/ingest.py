@@ -271,6 +271,7 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
         if man[key] != want:
             raise InputError(folder / "manifest.yaml", None, key, f"'{want}' (the folder's name)", man[key])
     runs = read_runs_csv(folder / "runs.csv")
+    host = capture_reader.host_metadata(man, folder / "manifest.yaml")
     present = {p.name for p in (folder / "runs").iterdir() if p.is_dir()} if (folder / "runs").is_dir() else set()
     rows, samples = [], []
     for i, row in enumerate(runs.to_dict("records")):
@@ -279,7 +280,7 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
                              "no such folder")
         if row["status"] != "ok":
             continue
-        out, smp = run_tables(folder / "runs" / row["run_id"], row, man["host"]["cpu_count"], man["host"]["user_hz"])
+        out, smp = run_tables(folder / "runs" / row["run_id"], row, host["cpu_count"], host["user_hz"])
         rows.append(out)
         samples.extend(smp)
     extra = sorted(present - set(runs["run_id"]))
@@ -327,13 +328,13 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
         man, r, s = read_session(folder)
         runs.append(r)
         samples.append(s)
-        cfg, host = man["configuration"], man["host"]
+        cfg, host = man["configuration"], capture_reader.host_metadata(man, folder / "manifest.yaml")
         meta.append({"device": man["device"], "session": man["session"], "runs": len(r),
                      "kernel": str(host.get("kernel")), "cpu_model": "; ".join(map(str, host.get("cpu_model") or [])),
                      "cpu_count": int(host["cpu_count"]), "cpufreq": str(host.get("cpufreq")),
                      "reps": int(cfg.get("reps", 0)), "duration_s": float(cfg.get("duration_s", 0)),
                      "lock_seconds": float(cfg.get("lock_seconds") or 0.0),
-                     "shared_host_note": str(host.get("shared_host_note", "")),
+                     "shared_host_note": str(host.get("note") or ""),
                      "md5": content_hash(folder)})
     tables = {
         "runs.parquet": validated(RUNS_SCHEMA, pd.concat(runs, ignore_index=True), device_dir),
@@ -374,7 +375,8 @@ def validate_session(folder: Path) -> list[InputError]:
         if row["status"] != "ok":
             continue
         try:
-            run_tables(runs_dir / row["run_id"], row, man["host"]["cpu_count"], man["host"]["user_hz"])
+            host = capture_reader.host_metadata(man, folder / "manifest.yaml")
+            run_tables(runs_dir / row["run_id"], row, host["cpu_count"], host["user_hz"])
         except InputError as exc:
             problems.append(exc)
     for extra in sorted(present - set(runs["run_id"])):

@@ -114,8 +114,7 @@ def read_manifest(folder: Path) -> dict:
             raise InputError(path, None, key, f"'{want}' (the folder's name)", doc[key])
     if not isinstance(doc["host"], dict):
         raise InputError(path, None, "host", "a mapping", doc["host"])
-    if "cpus" in doc["host"]:
-        capture_reader.check_number(doc["host"]["cpus"], path, None, "host.cpus", minimum=1, integer=True)
+    capture_reader.host_metadata(doc, path)  # schema 1 or 2; checks cpu_count (schema 1: `cpus`)
     cfg = doc["configuration"]
     if not isinstance(cfg, dict) or not isinstance(cfg.get("sample_ms"), int) or cfg["sample_ms"] <= 0:
         raise InputError(path, None, "configuration.sample_ms", "a sampling period in ms > 0",
