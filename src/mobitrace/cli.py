@@ -98,7 +98,7 @@ def _dispatch(args) -> None:
         from mobitrace.book.notebooks import repo_root
         study = registry.by_slug()[args.study]
         if study.capture_kit is None:
-            raise InputError(Path("src/mobitrace/studies") / study.package / "__init__.py", None, "capture_kit",
+            raise InputError(Path("src/mobitrace/studies") / study.package / "study.yaml", None, "capture_kit",
                              "a capture kit", "none yet")
         kit = repo_root() / study.capture_kit
         kit_args = args.kit_args[1:] if args.kit_args[:1] == ["--"] else args.kit_args

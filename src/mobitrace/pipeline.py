@@ -19,7 +19,7 @@ from mobitrace.studies.registry import Study, chapters, studies
 PACKAGE = Path(__file__).parent                      # src/mobitrace
 SRC = PACKAGE.parent                                 # src
 HEADER = ("# Written by `python -m mobitrace sync` from the study registry\n"
-          "# (src/mobitrace/studies/*/__init__.py): edit those, not this file.\n"
+          "# (src/mobitrace/studies/*/study.yaml): edit those, not this file.\n"
           "# ingest -> analyze (papermill) -> ledger, overview -> book. `make` runs `dvc repro`.\n")
 TOC_HEADER = "# Written by `python -m mobitrace sync` from the study registry.\n"
 
@@ -108,7 +108,7 @@ def _study_stages(study: Study) -> dict:
 
 def _descriptions() -> list[str]:
     root = SRC.parent
-    return [str((s.folder() / "__init__.py").relative_to(root)) for s in studies()]
+    return [str((s.folder() / "study.yaml").relative_to(root)) for s in studies()]
 
 
 def dvc_stages() -> dict:

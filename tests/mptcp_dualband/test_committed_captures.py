@@ -16,12 +16,6 @@ def _devices():
     return yaml.safe_load((REPO / "params.yaml").read_text())["mptcp-dualband"]["devices"]
 
 
-def test_listed_devices_drive_the_ingest_stages():
-    dvc = yaml.safe_load((REPO / "dvc.yaml").read_text())
-    assert dvc["stages"]["ingest_mptcp_dualband"]["foreach"] == "${mptcp-dualband.devices}"
-    assert "data/results/mptcp-dualband/claims.csv" in dvc["stages"]["ledger"]["deps"]
-
-
 @pytest.mark.parametrize("device", _devices())
 def test_committed_capture_ingests(tmp_path, device):
     folder = REPO / "data" / "raw" / "mptcp-dualband" / device

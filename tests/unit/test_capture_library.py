@@ -22,7 +22,7 @@ from mobitrace.capture import host as capture_host
 from mobitrace.capture import netns
 from mobitrace.core import capture_reader
 from mobitrace.core.capture_reader import HOST_KEYS
-from mobitrace.errors import InputError
+from mobitrace.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"

@@ -4,6 +4,7 @@ device in params.yaml, made with the default settings, lean, and parseable
 
 import yaml
 
+from mobitrace.core import capture_reader
 from mobitrace.studies.cpu_gbps import ingest as captures
 
 
@@ -16,7 +17,7 @@ def test_every_device_has_default_captures(root):
     assert len(params["devices"]) >= 3
     for device in params["devices"]:
         folder = root / "data" / "raw" / "cpu-gbps" / device
-        sessions = captures.sessions_of(folder)
+        sessions = capture_reader.session_folders(folder)
         for session in sessions:
             rec = captures.parse_session_manifest(session / "manifest.yaml")
             assert rec["device"] == device

@@ -75,12 +75,27 @@ def test_editing_analysis_reruns_only_that_studys_analysis(study):
         rel = str(module.relative_to(ROOT))
         hit = _stages_depending_on(deps, rel)
         if module.name == "__init__.py":
-            assert hit <= {"ledger", "overview"}, rel  # the description: the cards and the ledger's list
+            assert not hit, rel  # a docstring; the description is study.yaml
             continue
         others = {n for n in hit if not (n.startswith(study.ingest_stage + "@") or n.startswith(f"analyze_{study.package}"))}
         assert not others, f"{rel} re-runs {sorted(others)}"
         if "analysis" in module.name:
             assert hit and not any(n.startswith(study.ingest_stage + "@") for n in hit), f"{rel}: {sorted(hit)}"
+
+
+@pytest.mark.parametrize("study", STUDIES, ids=lambda s: s.slug)
+def test_description_reaches_only_the_summaries(study):
+    rel = str((study.folder() / "study.yaml").relative_to(ROOT))
+    assert _stages_depending_on(_stage_deps(), rel) == {"ledger", "overview"}
+
+
+def test_description_with_an_unknown_key_is_one_line(tmp_path):
+    from mobitrace.core.errors import InputError
+    bad = tmp_path / "toy"
+    bad.mkdir()
+    (bad / "study.yaml").write_text("slug: toy\ncolour: blue\n")
+    with pytest.raises(InputError, match=r"study.yaml: field 'colour': expected only the keys"):
+        registry._load(bad)
 
 
 def test_ledger_and_overview_read_every_chapter():

@@ -724,3 +724,17 @@ def host_key_paths(manifest: dict, legacy: dict[str, list[str]], columns: dict[s
     (so that a missing field is named as that reader always named it)."""
     src = host_sources(manifest)
     return {col: list(src[key] or legacy.get(col) or ("host", key)) for col, key in columns.items()}
+
+
+def session_folders(device_dir: str | Path) -> list[Path]:
+    """The complete capture sessions of a device folder, sorted: the one
+    session listing. The tree is checked first (check_capture); *.partial
+    folders, left by an interrupted capture, are not sessions."""
+    device_dir = Path(device_dir)
+    if not device_dir.is_dir():
+        raise InputError(device_dir, None, None, "a device folder of capture sessions", "no such folder")
+    check_capture(device_dir)
+    found = sorted(p for p in device_dir.iterdir() if p.is_dir() and not p.name.endswith(".partial"))
+    if not found:
+        raise InputError(device_dir, None, None, "at least one session folder", "none")
+    return found

@@ -31,7 +31,8 @@ def new_study(name: str, root: Path) -> list[Path]:
     package = name.replace("-", "_")
     folder = root / "src" / "mobitrace" / "studies" / package
     files = {
-        folder / "__init__.py": "study_init.py.tmpl",
+        folder / "__init__.py": "init.py.tmpl",
+        folder / "study.yaml": "study.yaml.tmpl",
         folder / "ingest.py": "ingest.py.tmpl",
         folder / "analysis.py": "analysis.py.tmpl",
         folder / "schema.py": "schema.py.tmpl",

@@ -1,7 +1,7 @@
 """The study registry: the one list of studies.
 
-Every sub-package of mobitrace.studies that defines `STUDY` (a `Study`, in
-its __init__.py) is a study. dvc.yaml, book/_toc.yml, the landing page's
+Every folder of mobitrace/studies with a `study.yaml` (a `Study`: its
+paper, chapters, params section, landing card and capture kit) is a study. dvc.yaml, book/_toc.yml, the landing page's
 cards, the claims ledger's chapter list, the CLI's study choices and
 `make capture-<study>` all follow this list (mobitrace.pipeline writes
 dvc.yaml and _toc.yml from it; tests/unit/test_registry.py fails when a
@@ -10,12 +10,14 @@ checked-in file disagrees).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
-import pkgutil
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+
+import yaml
 
 
 @dataclass(frozen=True)
@@ -102,19 +104,36 @@ class Study:
                            "alt": self.thumbnail.alt}}
 
 
+DESCRIPTION = "study.yaml"
+
+
+def _load(folder: Path) -> Study:
+    """A study folder's description, checked: unknown or missing keys are
+    one line naming the file and the key."""
+    from mobitrace.core.errors import InputError
+
+    path = folder / DESCRIPTION
+    doc = yaml.safe_load(path.read_text())
+    fields = {f.name for f in dataclasses.fields(Study)} - {"package"}
+    if not isinstance(doc, dict) or set(doc) - fields:
+        raise InputError(path, None, sorted(set(doc) - fields)[0] if isinstance(doc, dict) else None,
+                         f"only the keys {sorted(fields)}", doc if not isinstance(doc, dict) else "another key")
+    try:
+        chapters = tuple(Chapter(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()})
+                         for c in doc.pop("chapters"))
+        thumbnail = Thumbnail(**doc.pop("thumbnail"))
+        params = doc.pop("device_analysis_params", None)
+        return Study(**doc, chapters=chapters, thumbnail=thumbnail,
+                     device_analysis_params=None if params is None else tuple(params), package=folder.name)
+    except (KeyError, TypeError) as exc:
+        raise InputError(path, None, None, "a study description (see mobitrace.studies.registry.Study)",
+                         str(exc)) from None
+
+
 @cache
 def studies() -> tuple[Study, ...]:
-    """Every study, in book order."""
-    import mobitrace.studies as pkg
-
-    found = []
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if not info.ispkg:
-            continue
-        desc = getattr(importlib.import_module(f"mobitrace.studies.{info.name}"), "STUDY", None)
-        if isinstance(desc, Study):
-            object.__setattr__(desc, "package", info.name)
-            found.append(desc)
+    """Every study (a folder of mobitrace/studies with a study.yaml), in book order."""
+    found = [_load(d) for d in sorted(Path(__file__).parent.iterdir()) if (d / DESCRIPTION).is_file()]
     return tuple(sorted(found, key=lambda s: (s.order, s.slug)))
 
 

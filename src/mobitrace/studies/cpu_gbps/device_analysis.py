@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
-import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -20,6 +18,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from mobitrace.core.io import replacing_dir
 from mobitrace.stats import cpufit
 from mobitrace.book.figures import PALETTE, legend_outside, save_svg
 from mobitrace.studies.cpu_gbps.schema import EXTRAPOLATIONS_SCHEMA, FITS_SCHEMA, RATE_SUMMARY_SCHEMA
@@ -215,9 +214,7 @@ def analyze(interim_dir: str | Path, out_dir: str | Path, params: dict) -> None:
     FITS_SCHEMA.validate(fits)
     EXTRAPOLATIONS_SCHEMA.validate(extra)
     RATE_SUMMARY_SCHEMA.validate(summary)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with replacing_dir(out_dir) as tmp:
         _csv(fits, tmp / "fits.csv")
         _csv(extra, tmp / "extrapolations.csv")
         _csv(summary, tmp / "rate_summary.csv")
@@ -236,7 +233,3 @@ def analyze(interim_dir: str | Path, out_dir: str | Path, params: dict) -> None:
         for _, r in max_rate.iterrows():
             metrics[f"{r['direction']}.max_throughput_gbps"] = round(r["throughput_gbps"], 6)
         (tmp / "metrics.json").write_text(json.dumps({device: metrics}, indent=2, sort_keys=True) + "\n")
-        shutil.rmtree(out_dir, ignore_errors=True)
-        tmp.rename(out_dir)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)

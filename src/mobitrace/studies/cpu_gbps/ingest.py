@@ -42,11 +42,8 @@ so the precise total covers the network stack's work on this test bed.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +51,7 @@ import pandas as pd
 import pandera.pandas as pa
 import yaml
 
+from mobitrace.core.io import replacing_dir
 from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
 from mobitrace.studies.cpu_gbps.schema import (  # noqa: F401  (re-exported: ingest.SESSION_SCHEMA ...)
@@ -613,23 +611,11 @@ def session_hash(folder: Path) -> tuple[str, int, int]:
     return h.hexdigest(), len(files), sum(p.stat().st_size for p in files)
 
 
-def sessions_of(device_dir: Path) -> list[Path]:
-    """Complete capture sessions of a device (folders with a manifest.yaml;
-    *.partial folders left by an interrupted capture are not sessions)."""
-    if not device_dir.is_dir():
-        raise InputError(device_dir, None, None, "a device folder of capture sessions", "no such folder")
-    found = sorted(p for p in device_dir.iterdir() if p.is_dir() and not p.name.endswith(".partial"))
-    if not found:
-        raise InputError(device_dir, None, None, "at least one session folder", "none")
-    return found
-
-
 def load_device(device_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """All sessions of a device -> (sessions, runs) frames."""
     device_dir = Path(device_dir)
-    capture_reader.check_capture(device_dir)
     sessions, runs = [], []
-    for folder in sessions_of(device_dir):
+    for folder in capture_reader.session_folders(device_dir):
         rec = parse_session_manifest(folder / "manifest.yaml")
         if rec["device"] != device_dir.name:
             raise InputError(resolve(folder / "manifest.yaml"), None, "device",
@@ -669,16 +655,9 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
         except pa.errors.SchemaError as exc:
             raise InputError(Path(device_dir), f"{name} table", exc.schema.name if exc.schema else None,
                              f"to pass check {exc.check}", str(exc).splitlines()[0]) from None
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with replacing_dir(out_dir) as tmp:
         sessions.to_parquet(tmp / "sessions.parquet", index=False)
         runs.to_parquet(tmp / "runs.parquet", index=False)
-        shutil.rmtree(out_dir, ignore_errors=True)
-        tmp.rename(out_dir)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def validate_session(folder: Path) -> list[InputError]:

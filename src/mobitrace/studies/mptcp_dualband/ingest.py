@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
+from mobitrace.core.io import replacing_dir, problems
 from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
 from mobitrace.studies.mptcp_dualband.schema import (DEVICE_RUNS_SCHEMA, DIRECTIONS, PATHS, RUN_COLUMNS,
@@ -257,12 +256,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> Path:
     """data/raw/mptcp-dualband/<device> -> <out_dir>/runs.parquet and manifests.json;
     nothing is written when any session is bad."""
     device_dir, out_dir = Path(device_dir), Path(out_dir)
-    if not device_dir.is_dir():
-        raise InputError(device_dir, None, None, "a device folder of capture sessions", "no such folder")
-    capture_reader.check_capture(device_dir)
-    sessions = sorted(p for p in device_dir.iterdir() if p.is_dir())
-    if not sessions:
-        raise InputError(device_dir, None, None, "at least one session folder", "none")
+    sessions = capture_reader.session_folders(device_dir)
     manifests, frames = {}, []
     for s in sessions:
         m, f = read_session(s)
@@ -271,24 +265,12 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> Path:
         frames.append(f)
     runs = pd.concat(frames, ignore_index=True).sort_values(["session", "run_id"]).reset_index(drop=True)
     runs = _validated(DEVICE_RUNS_SCHEMA, runs, device_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with replacing_dir(out_dir) as tmp:
         runs.to_parquet(tmp / "runs.parquet", index=False)
         (tmp / "manifests.json").write_text(json.dumps(manifests, indent=1, sort_keys=True, default=str) + "\n")
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        tmp.rename(out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out_dir
 
 
 def validate_session(folder: Path) -> list[InputError]:
-    """Every problem of one session (for `mobitrace validate`)."""
-    try:
-        read_session(folder)
-    except InputError as exc:
-        return [exc]
-    return []
+    """Every problem of one session folder, for `mobitrace validate` (empty: valid)."""
+    return problems(read_session, folder)

@@ -22,14 +22,13 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
+from mobitrace.core.io import replacing_dir, problems
 from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
 from mobitrace.studies.priority_boost.schema import (AUDIO_SCHEMA, CROSS_SCHEMA, ORACLE_SCHEMA, POLICIES,  # noqa: F401
@@ -277,11 +276,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Validate every session of a device and write runs.parquet and
     sessions.parquet to out_dir; nothing is written on failure."""
     device_dir, out_dir = Path(device_dir), Path(out_dir)
-    if device_dir.is_dir():
-        capture_reader.check_capture(device_dir)
-    sessions = sorted(p for p in device_dir.iterdir() if p.is_dir()) if device_dir.is_dir() else []
-    if not sessions:
-        raise InputError(device_dir, None, None, "one or more session folders", "none")
+    sessions = capture_reader.session_folders(device_dir)
     srows, frames = [], []
     for folder in sessions:
         s, runs = read_session(folder)
@@ -302,22 +297,11 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
                  lambda i: f"session {runs.loc[i, 'session']}, run {runs.loc[i, 'run_id']}")
     _check_table(device_dir / "sessions.parquet", sessions_table, SESSION_TABLE_SCHEMA,
                  lambda i: f"session {sessions_table.loc[i, 'session']}")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".ingest-", dir=out_dir.parent))
-    try:
+    with replacing_dir(out_dir) as tmp:
         runs.to_parquet(tmp / "runs.parquet", index=False)
         sessions_table.to_parquet(tmp / "sessions.parquet", index=False)
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        tmp.rename(out_dir)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def validate_session(folder: Path) -> list[InputError]:
     """Every problem of one session folder, for `mobitrace validate` (empty: valid)."""
-    try:
-        read_session(folder)
-    except InputError as exc:
-        return [exc]
-    return []
+    return problems(read_session, folder)

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
+from mobitrace.core.io import replacing_dir
 from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
 from mobitrace.studies.stack_trim.schema import (RUN_COLUMNS, RUN_FIELDS, RUNS_CSV_SCHEMA, RUNS_SCHEMA,
@@ -317,12 +316,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Validate every session of a device folder and write runs.parquet,
     samples.parquet and sessions.parquet to out_dir (all or nothing)."""
     device_dir, out_dir = Path(device_dir), Path(out_dir)
-    if not device_dir.is_dir():
-        raise InputError(device_dir, None, None, "a device folder of capture sessions", "no such folder")
-    capture_reader.check_capture(device_dir)
-    sessions = sorted(p for p in device_dir.iterdir() if p.is_dir())
-    if not sessions:
-        raise InputError(device_dir, None, None, "at least one session folder", "none")
+    sessions = capture_reader.session_folders(device_dir)
     runs, samples, meta = [], [], []
     for folder in sessions:
         man, r, s = read_session(folder)
@@ -341,16 +335,9 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
         "samples.parquet": validated(SAMPLES_SCHEMA, pd.concat(samples, ignore_index=True), device_dir),
         "sessions.parquet": validated(SESSIONS_SCHEMA, pd.DataFrame(meta, columns=SESSION_COLUMNS), device_dir),
     }
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.ingest-", dir=out_dir.parent))
-    try:
+    with replacing_dir(out_dir) as tmp:
         for name, frame in tables.items():
             frame.to_parquet(tmp / name, index=False)
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        tmp.rename(out_dir)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def validate_session(folder: Path) -> list[InputError]:

@@ -27,14 +27,13 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
+from mobitrace.core.io import replacing_dir, problems
 from mobitrace.energy import power_traces as pt
 from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
@@ -245,12 +244,7 @@ def _check_interim(frame: pd.DataFrame, name: str, device_dir: Path) -> None:
 def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Every session of a device -> runs/samples/power/sessions parquet (atomic)."""
     device_dir, out_dir = Path(device_dir), Path(out_dir)
-    if not device_dir.is_dir():
-        raise InputError(device_dir, None, None, "a device folder of capture sessions", "no such folder")
-    capture_reader.check_capture(device_dir)
-    sessions = sorted(p for p in device_dir.iterdir() if p.is_dir())
-    if not sessions:
-        raise InputError(device_dir, None, None, "at least one session folder", "none")
+    sessions = capture_reader.session_folders(device_dir)
     parts = [read_session(s) for s in sessions]
     sess = pd.DataFrame([{
         "device": p["manifest"]["device"], "session": p["manifest"]["session"],
@@ -265,22 +259,11 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
               "sessions": sess}
     for name, frame in tables.items():
         _check_interim(frame, name, device_dir)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent if out_dir.parent.exists() else None))
-    try:
+    with replacing_dir(out_dir) as tmp:
         for name, frame in tables.items():
             frame.to_parquet(tmp / f"{name}.parquet", index=False)
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(tmp), str(out_dir))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def validate_session(folder: Path) -> list[InputError]:
     """Every problem of one session folder, for `mobitrace validate` (empty: valid)."""
-    try:
-        read_session(folder)
-    except InputError as exc:
-        return [exc]
-    return []
+    return problems(read_session, folder)

@@ -1,0 +1,38 @@
+"""Writing outputs: a folder appears whole or not at all."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from mobitrace.core.errors import InputError
+
+
+@contextmanager
+def replacing_dir(out_dir: str | Path) -> Iterator[Path]:
+    """Yield a temporary sibling of `out_dir` to write into; when the block
+    ends normally it replaces `out_dir` as a whole (a rename), and on any
+    error nothing is left behind (not even a partial `out_dir`)."""
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        yield tmp
+        shutil.rmtree(out_dir, ignore_errors=True)
+        tmp.rename(out_dir)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def problems(check: Callable[[Path], object], folder: Path) -> list[InputError]:
+    """`check(folder)`'s InputError as a list (empty when it passes): a
+    `validate_session` for studies whose session reader stops at the first
+    problem."""
+    try:
+        check(folder)
+    except InputError as exc:
+        return [exc]
+    return []
