@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.e2e.conftest import env, run
+from tests.e2e.conftest import env
 
 pytestmark = pytest.mark.e2e
 NAME = "toy-study"
@@ -23,11 +23,14 @@ def scaffolded(built, tmp_path_factory):
     clone, _ = built
     work = tmp_path_factory.mktemp("new-study") / "repo"
     shutil.copytree(clone, work, symlinks=True)
-    done = subprocess.run([sys.executable, "-m", "mobitrace", "new-study", NAME], cwd=work, env=env(),
+    # The copy's own package (with the new study folder), not the installed one.
+    copy_env = {**env(), "PYTHONPATH": str(work / "src")}
+    done = subprocess.run([sys.executable, "-m", "mobitrace", "new-study", NAME], cwd=work, env=copy_env,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    log = run(["dvc", "repro"], work)
-    yield work, done.stdout, log
+    repro = subprocess.run(["dvc", "repro"], cwd=work, env=copy_env, capture_output=True, text=True)
+    assert repro.returncode == 0, repro.stdout + repro.stderr
+    yield work, done.stdout, repro.stdout + repro.stderr
     shutil.rmtree(work)
 
 
