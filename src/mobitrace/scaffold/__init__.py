@@ -50,5 +50,11 @@ def new_study(name: str, root: Path) -> list[Path]:
         path.write_text(Template((TEMPLATES / template).read_text()).substitute(values))
     section = Template((TEMPLATES / "params.yaml.tmpl").read_text()).substitute(values)
     params.write_text(params.read_text().rstrip("\n") + "\n\n" + section)
+    # The chapter reads data/interim/<name>/ (one folder per device, DVC's
+    # outputs); the folder exists from the start, with the .gitignore DVC
+    # keeps there, so the chapter builds before the first device.
+    interim = root / "data" / "interim" / name / ".gitignore"
+    interim.parent.mkdir(parents=True, exist_ok=True)
+    interim.touch()
     registry.studies.cache_clear()
-    return [*files, params, *pipeline.sync(root)]
+    return [*files, params, interim, *pipeline.sync(root)]
