@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from mobitrace.studies import registry
+
 from .conftest import run as _run
 
 pytestmark = pytest.mark.e2e
-
-STUDIES = ["cpu-gbps"]
 
 
 def _digests(root: Path) -> dict[str, str]:
@@ -26,10 +26,12 @@ def _digests(root: Path) -> dict[str, str]:
 
 def test_cold_repro_runs_every_stage(built):
     _, log = built
-    for study in STUDIES:
-        assert f"Running stage 'ingest_published@{study}'" in log
-        assert f"Running stage 'analyze@{study}'" in log
+    for study in registry.studies():
+        assert f"Running stage 'ingest_published@{study.slug}'" in log
+        for chapter in study.chapters:
+            assert f"Running stage '{chapter.stage}'" in log
     assert "Running stage 'ledger'" in log
+    assert "Running stage 'overview'" in log
     assert "Running stage 'book'" in log
 
 
