@@ -117,10 +117,13 @@ class Namespaces:
     def create(self) -> "Namespaces":
         _LIVE.append(self)
         for full in self.names.values():
-            if exists(full):
-                remove(full)
-            sh("ip", "netns", "add", full)
-            self.created.append(full)
+            # Recorded before it exists, with signals held back, so that a
+            # SIGTERM at any moment finds it in `created` (close removes it).
+            with signals_blocked():
+                if exists(full):
+                    remove(full)
+                self.created.append(full)
+                sh("ip", "netns", "add", full)
             sh("ip", "-n", full, "link", "set", "lo", "up")
         return self
 
