@@ -48,21 +48,12 @@ def check_name(value, path, field: str) -> str:
     return capture_reader.check_name(value, path, None, field)
 
 
-def _read_manifest(path: Path) -> dict:
-    if not capture_reader.exists(path):
-        raise InputError(path, None, None, "a capture manifest.yaml", "no such file")
-    doc, _ = capture_reader.load_yaml(capture_reader.resolve(path))
-    if doc is None:
-        raise InputError(path, None, None, "a YAML mapping", "an empty file")
-    if not isinstance(doc, dict):
-        raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
-    return doc
 
 
 def manifest_study(path: Path) -> Study:
     """The study a session's manifest.yaml declares (device and session
     names checked against NAME)."""
-    doc = _read_manifest(path)
+    doc = capture_reader.read_manifest(path)
     study = doc.get("study")
     known = registry.by_slug()
     if not isinstance(study, str) or study not in known:
@@ -143,7 +134,7 @@ def _stage(session: Path, device: str, staging: Path, sync: bool = False) -> Pat
     dest = staging / device / session.name
     _copy_tree(session, dest, sync)
     manifest = dest / "manifest.yaml"
-    doc = _read_manifest(manifest)
+    doc = capture_reader.read_manifest(manifest)
     if doc.get("device") != device:
         ry = _round_trip_yaml()
         rt = ry.load(capture_reader.read_text(manifest))
@@ -211,7 +202,7 @@ def validate(path: str | Path, device: str | None = None) -> tuple[Study | None,
                 problems.append(exc)
                 continue
             studies.add(study.slug)
-            name = device or _read_manifest(session / "manifest.yaml")["device"]
+            name = device or capture_reader.read_manifest(session / "manifest.yaml")["device"]
             # In a data/raw/<study>/<device>/ tree the folder names the device
             # (as ingest requires); elsewhere the manifest (or --device) does.
             in_raw_tree = session.parent.parent.name == study.slug and device is None
@@ -332,7 +323,7 @@ def _alive(pid: int) -> bool:
 
 def _host_of(session: Path) -> tuple[dict, dict]:
     """(schema-2 host metadata, where each key sits in the file) of a session."""
-    doc = _read_manifest(session / "manifest.yaml")
+    doc = capture_reader.read_manifest(session / "manifest.yaml")
     if not isinstance(doc.get("host"), dict):
         return {}, {}
     return capture_reader.host_metadata(doc, session / "manifest.yaml"), capture_reader.host_sources(doc)
@@ -389,7 +380,7 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
     if problems:
         raise problems[0]
     sessions = sessions_in(path)
-    name = check_name(device or _read_manifest(sessions[0] / "manifest.yaml")["device"],
+    name = check_name(device or capture_reader.read_manifest(sessions[0] / "manifest.yaml")["device"],
                       sessions[0] / "manifest.yaml", "device")
     device_dir = raw_root / study.slug / name
     dests = [device_dir / s.name for s in sessions]

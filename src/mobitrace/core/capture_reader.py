@@ -738,3 +738,15 @@ def session_folders(device_dir: str | Path) -> list[Path]:
     if not found:
         raise InputError(device_dir, None, None, "at least one session folder", "none")
     return found
+
+
+def read_manifest(path: Path) -> dict:
+    """A session's manifest.yaml as a mapping (its study's checks follow)."""
+    if not exists(path):
+        raise InputError(path, None, None, "a capture manifest.yaml", "no such file")
+    doc, _ = load_yaml(resolve(path))
+    if doc is None:
+        raise InputError(path, None, None, "a YAML mapping", "an empty file")
+    if not isinstance(doc, dict):
+        raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
+    return doc

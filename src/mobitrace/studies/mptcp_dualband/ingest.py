@@ -50,11 +50,7 @@ USER_HZ = 100  # /proc/stat unit (getconf CLK_TCK; recorded in the manifest)
 
 def _read_manifest(folder: Path) -> dict:
     path = folder / "manifest.yaml"
-    if not capture_reader.exists(path):
-        raise InputError(path, None, None, "a capture manifest.yaml", "no such file")
-    doc, _ = capture_reader.load_yaml(capture_reader.resolve(path))
-    if not isinstance(doc, dict):
-        raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
+    doc = capture_reader.read_manifest(path)
     if doc.get("study") != STUDY:
         raise InputError(path, None, "study", f"'{STUDY}'", doc.get("study", "nothing"))
     for key, want in (("device", folder.parent.name), ("session", folder.name)):

@@ -98,11 +98,7 @@ def _steps(path: Path, frame: pd.DataFrame, col: str, strict: bool) -> None:
 
 def read_manifest(folder: Path) -> dict:
     path = folder / "manifest.yaml"
-    if not capture_reader.exists(path):
-        raise InputError(path, None, None, "a capture manifest.yaml", "no such file")
-    doc, _ = capture_reader.load_yaml(capture_reader.resolve(path))
-    if not isinstance(doc, dict):
-        raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
+    doc = capture_reader.read_manifest(path)
     for key in ("study", "device", "session", "configuration", "host", "runs"):
         if key not in doc:
             raise InputError(path, None, key, "a value", "nothing")
