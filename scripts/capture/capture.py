@@ -56,8 +56,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))  # a checkout without `pip install -e .`
-from mobitrace.capture import (SKIP, Interrupted, Namespaces, Progress, SessionWriter, handle_signals,  # noqa: E402
-                               host_metadata, output, read, sh, spawn, wait, why_not)
+from mobitrace.capture import (SKIP, Interrupted, MeasurementLock, Namespaces, Progress, SessionWriter,  # noqa: E402
+                               handle_signals, host_metadata, output, read, sh, spawn, wait, why_not)
 from mobitrace.capture.cgroup import CpuLimit  # noqa: E402
 from mobitrace.capture.sampler import Periodic, proc_stat_cpu  # noqa: E402
 
@@ -361,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="slow-cpumax: CPUs the device iperf3 may use (default 0.25)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the run order shuffle")
     ap.add_argument("--smoke", action="store_true", help="2 rates x 1 s x 1 repetition (for CI)")
+    ap.add_argument("--lock", default=None, help="flock this file around each run (a machine-wide mutex)")
     args = ap.parse_args(argv)
 
     if args.smoke:
@@ -387,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"{session.final} exists; raw captures are immutable")
 
     bed = Testbed(args.config, args.cpu_quota)
+    lock = MeasurementLock(args.lock, log=log)
     order = [(rep, d, r) for rep in range(1, args.reps + 1) for d in directions for r in rates]
     rng = random.Random(args.seed)
     # Shuffle within each repetition so slow drifts do not line up with rate.
@@ -430,10 +432,14 @@ def main(argv: list[str] | None = None) -> int:
             progress = Progress(len(order), f"cpu-gbps {args.device}")
             for rep, direction, rate in order:
                 run_id = f"{direction}-{rate}-r{rep}"
-                one_run(bed, session, run_id, direction, rate, rep, args.duration, args.sample_ms)
+                with lock:  # per run, so other kits can interleave between runs
+                    one_run(bed, session, run_id, direction, rate, rep, args.duration, args.sample_ms)
                 runs.append(run_id)
                 progress.step(run_id)
             manifest["runs"] = runs
+            if args.lock:
+                manifest["measurement_lock"] = {"path": args.lock, "held_s": round(lock.held_s, 1),
+                                                "waited_s": round(lock.waited_s, 1)}
             manifest["finished_utc"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
             manifest["wall_time_s"] = round(time.monotonic() - t0, 1)
             session.write_manifest(manifest)

@@ -23,6 +23,7 @@ from mobitrace.capture import netns
 from mobitrace.core import capture_reader
 from mobitrace.core.capture_reader import HOST_KEYS
 from mobitrace.core.errors import InputError
+from mobitrace.studies import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -274,3 +275,14 @@ def test_schema_1_sources_are_named_as_in_the_file():
     gbps = yaml.safe_load(committed("cpu-gbps")[0].read_text())
     assert capture_reader.host_sources(gbps)["cpu_count"] == ("host", "cpu", "count")
     assert capture_reader.host_metadata(gbps, "m")["os"] == "Debian GNU/Linux 12 (bookworm)"
+
+
+@pytest.mark.parametrize("study", [s for s in registry.studies() if s.capture_kit], ids=lambda s: s.slug)
+def test_every_kit_imports_the_library_and_takes_the_measurement_lock(study):
+    kit = ROOT / study.capture_kit
+    source = kit.read_text(encoding="utf-8")
+    assert "from mobitrace.capture import" in source, kit
+    assert "MeasurementLock" in source, f"{kit} does not use the one machine-wide lock"
+    out = subprocess.run([sys.executable, str(kit), "--help"], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert out.returncode == 0 and "--lock" in out.stdout, out.stdout + out.stderr
