@@ -101,15 +101,21 @@ def compare_measured(runs: pd.DataFrame, baseline: str = "original", value: str 
             else:
                 row.update(t=np.nan, df=np.nan, p=np.nan, g=np.nan, g_lo=np.nan, g_hi=np.nan)
             rows.append(row)
-    out = pd.DataFrame(rows)
+    out = _holm_per_table(pd.DataFrame(rows), "p", alpha)
+    if not out.empty:
+        out["reject_unadjusted"] = out["p"] < alpha
+    return out
+
+
+def _holm_per_table(out: pd.DataFrame, p_column: str, alpha: float) -> pd.DataFrame:
+    """Holm-adjusted p and reject flag over the comparisons of each paper table."""
     if out.empty:
         return out
     out["p_holm"], out["reject_holm"] = np.nan, False
     for table, idx in out.groupby("table").groups.items():
-        reject, adj = w.holm(out.loc[idx, "p"].to_numpy(), alpha)
+        reject, adj = w.holm(out.loc[idx, p_column].to_numpy(), alpha)
         out.loc[idx, "p_holm"], out.loc[idx, "reject_holm"] = adj, reject
     out["reject_holm"] = out["reject_holm"].astype(bool)
-    out["reject_unadjusted"] = out["p"] < alpha
     return out
 
 
@@ -138,15 +144,7 @@ def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = 
             rows.append({"table": table, "cpu_procs": cpu, "cross_pct": cross, "policy": policy,
                          "pairs": len(d), "median_ratio": float((pair["x"] / pair["b"]).median()) if len(d) else np.nan,
                          "pairs_lower": int((d < 0).sum()), "p_wilcoxon": p})
-    out = pd.DataFrame(rows)
-    if out.empty:
-        return out
-    out["p_holm"], out["reject_holm"] = np.nan, False
-    for table, idx in out.groupby("table").groups.items():
-        reject, adj = w.holm(out.loc[idx, "p_wilcoxon"].to_numpy(), alpha)
-        out.loc[idx, "p_holm"], out.loc[idx, "reject_holm"] = adj, reject
-    out["reject_holm"] = out["reject_holm"].astype(bool)
-    return out
+    return _holm_per_table(pd.DataFrame(rows), "p_wilcoxon", alpha)
 
 
 # ---------------------------------------------------------------------------
