@@ -655,7 +655,8 @@ class Chapter(NotebookChapter):
         self.claims_table, intervals = measured_claims(self.paper, self.data, self.comparisons, self.claim_params)
         cl.write_claims(self.claims_table, self.results / "claims.csv")
         claims_display, claims_shown = claims_for_people(self.claims_table, intervals)
-        out.show(claims_shown, "Claims of the paper and their verdicts", csv_href=site_href(self.results / "claims.csv"))
+        out.show(claims_shown, "Claims of the paper and their verdicts",
+                 csv_href=site_href(self.results / "claims.csv"))
         out.provenance("published (paper values); measured or modeled (artifact values, per the provenance column).")
         top = headline(self.claims_table, self.reference_device)
         out.findings(claims_display, headline=top, intervals={c: intervals[c] for c in top if c in intervals})

@@ -362,7 +362,8 @@ class Chapter(NotebookChapter):
                                                self.cdf, self.ul_excess, self.gl, self.bk_diff, self.tol).frame()
         cl.write_claims(self.claims_table, out.results_dir / "claims.csv")
         intervals = mda.claim_intervals(self.oci, self.r, self.cmp_ci)
-        out.show(mda.claims_shown(self.claims_table, intervals), "Claims of the mptcp-dualband paper and their verdicts",
+        out.show(mda.claims_shown(self.claims_table, intervals),
+                 "Claims of the mptcp-dualband paper and their verdicts",
                  csv_href=site_href(out.results_dir / "claims.csv"))
         out.provenance("published paper values against measured throughput and modeled energy (the provenance "
                        "column says which); intervals: bootstrap over runs (seeded) or Student-t for a mean.")
