@@ -29,7 +29,7 @@ study = "claims-ledger"
 studies = []  # the study registry's cards (run-notebook --with studies)
 results_dir = "data/results"
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 import json
 from pathlib import Path
 

@@ -68,29 +68,10 @@ linear_r2_min = 0.9
 sharp_drop_max_ratio = 0.5
 rel_tol_approx = 0.10
 
-# %%
-import json
-from pathlib import Path
+# %% tags=["remove-cell"]
+from mobitrace.studies.cpu_gbps.chapter_measured import Chapter
 
-import pandas as pd
-from IPython.display import Markdown, display
-
-from mobitrace.book.chapter import ChapterOutputs, site_href
-from mobitrace.core import claims as cl
-from mobitrace.core.published import Values
-from mobitrace.studies.cpu_gbps import measured_analysis as cm
-from mobitrace.studies.cpu_gbps import measured_chapter as mc
-from mobitrace.studies.cpu_gbps.analysis import verdict_counts
-from mobitrace.studies.cpu_gbps.device_analysis import figure1_fig
-
-results = Path(results_dir)
-out = ChapterOutputs(results, "analyze_cpu_gbps_measured")
-data = mc.load(interim_dir, devices_dir, devices)
-sessions, runs, fits, extra, rates = (data[k] for k in ("sessions", "runs", "fits", "extra", "rates"))
-phones, paper = pd.read_csv(published_lines), Values(published_dir)
-thr, have = f"{cpu_threshold_pct:g}", set(devices)
-out.put_all({"n_devices": len(devices), "n_runs": len(runs), "raw_mb": sessions["bytes"].sum() / 1e6,
-             "n_sessions": len(sessions)})
+ch = Chapter.from_parameters(globals())
 
 # %% [markdown]
 # ## The captures
@@ -101,11 +82,8 @@ out.put_all({"n_devices": len(devices), "n_runs": len(runs), "raw_mb": sessions[
 # (over its files' paths and md5s); DVC pins the same files in `dvc.lock`.
 # The full table (sample period, CPU quota, kind) is in the CSV.
 
-# %%
-cap, cap_shown = mc.captures(sessions)
-out.table(cap, "captures", "Capture sessions and their hosts, one column per device (from manifest.yaml)",
-          shown=cap_shown, index=True)
-out.provenance("measured (capture manifests).")
+# %% tags=["hide-input"]
+ch.captures_table()
 
 # %% [markdown]
 # (cpu-gbps-measured-fig1)=
@@ -117,20 +95,8 @@ out.provenance("measured (capture manifests).")
 # where one new run would fall), for `/proc/stat` Total and SoftIRQ (the
 # paper's sources) and the precise Total.
 
-# %%
-for device in devices:
-    f_stat = cm.fit_of(fits, device, "down", "stat_total")
-    f_prec = cm.fit_of(fits, device, "down", "precise_total")
-    out.figure(
-        figure1_fig(runs[runs["device"] == device], alpha, device), f"figure1_{device}",
-        alt=f"{device}: four scatter plots of CPU utilization (% of all CPUs) against TCP throughput (Gbps), "
-            "downlink on top and uplink below, Total CPU on the left and SoftIRQ CPU on the right, one point per "
-            "run, each source with a straight OLS line and shaded confidence and prediction bands.",
-        caption=f"{device}. Look at how closely the points follow each line: on the downlink R² is "
-                f"{f_stat['r2']:.2f} for /proc/stat Total and {f_prec['r2']:.2f} for the precise Total. Where "
-                "the /proc/stat points scatter far from the precise ones, tick sampling or background work is "
-                "at play (next sections).")
-    out.provenance("measured runs; lines and bands modeled (OLS of the runs).")
+# %% tags=["hide-input"]
+ch.figure1()
 
 # %% [markdown]
 # ## The fitted lines
@@ -140,10 +106,8 @@ for device in devices:
 # intercept (t-based) and of R² (Fisher's z; `mobitrace.stats.cpufit`). The table
 # shows the downlink; the CSV has the uplink too.
 
-# %%
-fit_table, fit_shown = mc.fits_table(fits, alpha)
-out.table(fit_table, "fits", "Downlink OLS lines of CPU (%) on throughput (Gbps), with 95% CIs", shown=fit_shown)
-out.provenance("modeled (OLS fitted to measured runs).")
+# %% tags=["hide-input"]
+ch.fits_section()
 
 # %% [markdown]
 # (cpu-gbps-measured-extrapolation)=
@@ -155,11 +119,8 @@ out.provenance("modeled (OLS fitted to measured runs).")
 # above the highest measured throughput of that line; a CPU above 100% there
 # only says the line has left what the host can do.
 
-# %%
-ext, ext_shown = mc.extrapolations(extra, devices, target_rates_gbps)
-out.table(ext, "extrapolations", "Downlink: fitted CPU (%) at the paper's target rates, with 95% CI of the mean",
-          shown=ext_shown)
-out.provenance("modeled (OLS extrapolation of measured runs).")
+# %% tags=["hide-input"]
+ch.extrapolations_section()
 
 # %% [markdown]
 # ## Throughput at 50% CPU (inverse prediction)
@@ -174,12 +135,8 @@ out.provenance("modeled (OLS extrapolation of measured runs).")
 # interval says how far the data can carry it; when the slope is not
 # significant the set is unbounded.
 
-# %%
-inv, inv_shown = mc.inverse_predictions(fits, thr)
-out.table(inv, f"throughput_at_{thr}pct_cpu", f"Throughput (Gbps) at {thr}% CPU: estimate with 95% CI "
-          "(confidence band) and the interval from the prediction band", shown=inv_shown)
-out.provenance("modeled (inverse prediction from OLS of measured runs).")
-out.put_all(mc.reference_glue(fits, reference_device))
+# %% tags=["hide-input"]
+ch.inverse_section()
 
 # %% [markdown]
 # On the reference configuration ({glue:text}`reference_device`, offloads
@@ -209,23 +166,11 @@ out.put_all(mc.reference_glue(fits, reference_device))
 # at most 1 Gbps) and at all rates, medians (robust to bursts of background
 # work), and the ratio of the two sources' slopes.
 
-# %%
-gaps, gaps_shown = mc.procstat_gaps(mc.add_gap_columns(runs), fits, alpha)
-out.table(gaps, "procstat_vs_precise", "/proc/stat Total minus precise Total (pp, percentage points of all "
-          "CPUs), the ratio /proc/stat ÷ precise, and the ratio of their slopes", shown=gaps_shown)
-out.provenance("measured (both sources per run); slopes modeled (OLS).")
-out.put_all(mc.procstat_glue(runs, gaps))
+# %% tags=["hide-input"]
+ch.procstat_table()
 
-# %%
-out.figure(
-    cm.procstat_figure(runs, devices), "procstat_vs_precise",
-    alt="Two scatter plots, one point per run and one colour per device. Left: /proc/stat Total CPU (%) against "
-        "precise Total CPU (%) with a dashed line of equality. Right: /proc/stat minus precise (percentage "
-        "points) against TCP throughput (Gbps) with a dashed line at zero.",
-    caption="Tick-sampled /proc/stat against the precise CPU time, per run. Points on the dashed lines mean the "
-            "two sources agree; look for the device whose points sit far above them (background work on the "
-            "shared host during its capture) and for the spread at low throughput (tick sampling).")
-out.provenance("measured (each point one run, both sources).")
+# %% tags=["hide-input"]
+ch.procstat_figure()
 
 # %% [markdown]
 # Over all runs `/proc/stat` Total minus precise Total averages
@@ -264,24 +209,8 @@ out.provenance("measured (each point one run, both sources).")
 # offloads on (95% interval by the delta method on the log scale), Welch's
 # t-test, and the CPU per Gbps (slopes of the precise lines).
 
-# %%
-gro = cm.compare(runs, fits, reference_device, offloads_off_device, "offloads off vs on", alpha) \
-    if {reference_device, offloads_off_device} <= have else pd.DataFrame()
-if not gro.empty:
-    out.table(gro, "offloads_off_vs_on", "Offloads on (a) against GRO/GSO/TSO off (b): throughput at the "
-              "unlimited rate", shown=cm.comparison_shown(gro, "offloads on", "offloads off"))
-    out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
-    out.figure(
-        cm.throughput_figure(runs, [reference_device, offloads_off_device], alpha), "offloads_throughput",
-        alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars, for the "
-            "offloads-on and offloads-off configurations, downlink and uplink.",
-        caption="Throughput at the unlimited rate with offloads on and off (mean of the repetitions, 95% t "
-                "interval). Look at the gap between the two rows and at how wide the intervals are with only "
-                "a few repetitions.")
-    out.provenance("measured (mean of the runs at the unlimited rate).")
-    out.put_all(mc.offloads_glue(gro, paper))
-else:
-    display(Markdown(cm.not_captured_text("offloads-off comparison", [reference_device, offloads_off_device])))
+# %% tags=["hide-input"]
+ch.offloads()
 
 # %% [markdown]
 # With offloads on the downlink reaches {glue:text}`gro_a_max_gbps:.1f` Gbps
@@ -312,28 +241,8 @@ else:
 # ksoftirqd CPU); where it is tens of percentage points, a throughput
 # difference between configurations is confounded with it.
 
-# %%
-rps = pd.DataFrame()
-if set(rps_devices) <= have and len(rps_devices) == 2:
-    rps = cm.compare(runs, fits, rps_devices[0], rps_devices[1], "RPS to the second vs the first CPU", alpha)
-    out.table(rps, "rps_affinity", f"SoftIRQ steered as in {rps_devices[0]} (a) against {rps_devices[1]} (b): "
-              "throughput at the unlimited rate", shown=cm.comparison_shown(rps, rps_devices[0], rps_devices[1]))
-    out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
-    out.figure(
-        cm.throughput_figure(runs, [reference_device, *rps_devices], alpha), "rps_throughput",
-        alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars for the reference "
-            "configuration and the two RPS configurations, downlink and uplink.",
-        caption="Throughput at the unlimited rate with SoftIRQ steered to either CPU, next to the reference "
-                "(mean of the repetitions, 95% t interval). Look at whether the two RPS rows differ by more "
-                "than their intervals.")
-    out.provenance("measured (mean of the runs at the unlimited rate).")
-    per_cpu, per_cpu_shown = mc.per_cpu_at_max(rates, rps_devices + [reference_device])
-    out.table(per_cpu, "per_cpu_at_max", "Per-CPU /proc/stat Total and SoftIRQ (% of that CPU) at the "
-              "unlimited rate", shown=per_cpu_shown)
-    out.provenance("measured (per-CPU /proc/stat, mean of the runs).")
-    out.put_all(mc.rps_glue(rps, rps_devices))
-else:
-    display(Markdown(cm.not_captured_text("RPS pair", rps_devices)))
+# %% tags=["hide-input"]
+ch.rps_section()
 
 # %% [markdown]
 # Downlink at the unlimited rate: {glue:text}`rps_a_max_gbps:.1f` Gbps with
@@ -356,16 +265,8 @@ else:
 # not limited by the quota, so this emulates a slow application core rather
 # than a slower clock for the whole stack.
 
-# %%
-slow = pd.DataFrame()
-if {reference_device, slow_device} <= have:
-    slow = cm.compare(runs, fits, reference_device, slow_device, "CPU-quota device vs reference", alpha)
-    out.table(slow, "slow_vs_reference", "Reference (a) against the CPU-quota-limited device (b): throughput at "
-              "the unlimited rate", shown=cm.comparison_shown(slow, "reference", "CPU quota"))
-    out.provenance("measured; slopes modeled (OLS).")
-    display(Markdown(mc.slow_text(slow)))
-else:
-    display(Markdown(cm.not_captured_text("slower emulated device", [reference_device, slow_device])))
+# %% tags=["hide-input"]
+ch.slow_section()
 
 # %% [markdown]
 # ## All measured devices and the published phones
@@ -375,23 +276,11 @@ else:
 # extrapolated) with its 95% confidence band, and the two phones' lines
 # implied by the paper's stated extrapolations (from the cpu-gbps chapter).
 
-# %%
-out.figure(
-    cm.lines_figure(runs, phones, devices, target_rates_gbps, cpu_threshold_pct, alpha), "comparison",
-    alt="Total CPU utilization (%) against TCP downlink throughput (Gbps): one straight line with a shaded "
-        "confidence band per measured device, and two black lines for the published phones; a dashed grey line "
-        f"at {thr}% CPU and dotted grey lines at the target rates.",
-    caption="Downlink /proc/stat Total lines of the measured hosts (OLS, 95% confidence band; dashed beyond the "
-            "measured range) and the lines the paper's extrapolations imply for the two phones. Look at where "
-            f"each line crosses the dashed {thr}% line and how steep the hosts' lines are next to the phones'.")
-out.provenance("measured devices: OLS lines (modeled) of measured runs; phones: lines implied by published "
-               "points (modeled, cpu-gbps chapter).")
+# %% tags=["hide-input"]
+ch.comparison_figure()
 
-# %%
-comparison, comparison_shown = mc.comparison_with_phones(phones, fits, extra, devices, target_rates_gbps, thr)
-out.table(comparison, "comparison_with_phones", "Downlink lines: measured devices and published phones (CPU % at "
-          f"the target rates; Gbps at {thr}% CPU with 95% CI)", shown=comparison_shown)
-out.provenance("measured devices: OLS lines (modeled); phones: lines through published points (modeled).")
+# %% tags=["hide-input"]
+ch.comparison_table()
 
 # %% [markdown]
 # (cpu-gbps-measured-claims)=
@@ -404,24 +293,11 @@ out.provenance("measured devices: OLS lines (modeled); phones: lines through pub
 # the paper does not quantify are set in `params.yaml` (`linear_r2_min`,
 # `sharp_drop_max_ratio`, `rel_tol_approx`) and named in the tolerance column.
 
-# %%
-comparisons = {"gro": gro, "rps": rps, "slow": slow}
-claims_table, intervals = mc.measured_claims(paper, data, comparisons, {
-    "devices": devices, "reference_device": reference_device, "offloads_off_device": offloads_off_device,
-    "rps_devices": rps_devices, "slow_device": slow_device, "alpha": alpha, "linear_r2_min": linear_r2_min,
-    "sharp_drop_max_ratio": sharp_drop_max_ratio, "rel_tol_approx": rel_tol_approx})
-cl.write_claims(claims_table, results / "claims.csv")
-claims_display, claims_shown = mc.claims_for_people(claims_table, intervals)
-out.show(claims_shown, "Claims of the paper and their verdicts", csv_href=site_href(results / "claims.csv"))
-out.provenance("published (paper values); measured or modeled (artifact values, per the provenance column).")
-headline = mc.headline(claims_table, reference_device)
-out.findings(claims_display, headline=headline, intervals={c: intervals[c] for c in headline if c in intervals})
+# %% tags=["hide-input"]
+ch.claims()
 
-# %%
-counts = verdict_counts(claims_table)
-out.put_all({f"n_{k.replace(' ', '_')}": n for k, n in counts.items()})
-metrics = mc.chapter_metrics(data, gaps, comparisons, devices, thr, counts)
-_ = (results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+# %% tags=["remove-cell"]
+ch.metrics()
 
 # %% [markdown]
 # Of these claims {glue:text}`n_reproduced` hold on the measured hosts,

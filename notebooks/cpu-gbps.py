@@ -46,22 +46,10 @@ line_points = {
 rel_tol_equal = 0.05
 rel_tol_approx = 0.10
 
-# %% tags=["hide-input"]
-import json
-from pathlib import Path
+# %% tags=["remove-cell"]
+from mobitrace.studies.cpu_gbps.chapter import Chapter
 
-import pandas as pd
-
-from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
-from mobitrace.core import claims as cl
-from mobitrace.core.published import Values
-from mobitrace.studies.cpu_gbps import analysis as an
-
-results = Path(results_dir)
-out = ChapterOutputs(results, "analyze_cpu_gbps")
-put, save_table, table = out.put, out.save_table, out.table
-v = Values(published_dir)
-text_tables = pd.read_parquet(Path(published_dir) / "text_tables.parquet")
+ch = Chapter.from_parameters(globals())
 
 # %% [markdown]
 # ## Table 1: the phones
@@ -73,7 +61,7 @@ text_tables = pd.read_parquet(Path(published_dir) / "text_tables.parquet")
 # ```
 
 # %% tags=["hide-input"]
-table(an.text_table(text_tables, "table1"), "table1_phones", "Table 1: Phone Specifications")
+ch.table1()
 
 # %% [markdown]
 # ## What the paper states about CPU versus throughput
@@ -89,9 +77,7 @@ table(an.text_table(text_tables, "table1"), "table1_phones", "Table 1: Phone Spe
 # ```
 
 # %% tags=["hide-input"]
-stated = an.stated_values(v.frame)
-table(stated, "stated_cpu_throughput", "CPU and throughput as the paper states them",
-      shown=stated.rename(columns={"throughput_gbps": "throughput (Gbps)"}))
+ch.stated()
 
 # %% [markdown]
 # (cpu-gbps-lines)=
@@ -110,12 +96,7 @@ table(stated, "stated_cpu_throughput", "CPU and throughput as the paper states t
 # ```
 
 # %% tags=["hide-input"]
-lines, implied, glued = an.implied_lines(v, line_points, target_rates_gbps, cpu_threshold_pct)
-save_table(implied, "implied_lines")
-for name, value in glued.items():
-    put(name, value)
-out.show(implied.set_index("device").T.rename_axis("quantity"), "The lines implied by two stated points per phone",
-         index=True, csv_href=out.href("implied_lines"))
+ch.implied_lines()
 
 # %% [markdown]
 # The Pixel 2's line rises {glue:text}`pixel_2_slope:.1f` percentage points of
@@ -136,13 +117,7 @@ out.show(implied.set_index("device").T.rename_axis("quantity"), "The lines impli
 # ```
 
 # %% tags=["hide-input"]
-out.figure(an.lines_figure(lines, an.line_points_frame(v.frame, line_points), target_rates_gbps, cpu_threshold_pct),
-           "implied_lines",
-           alt="Two straight lines of total CPU utilization (%) against throughput (Gbps), one per phone, "
-               "with the paper's stated points; the Pixel 2's line is the steeper.",
-           caption="The lines the paper's extrapolations imply (modeled, through the round points) with the "
-                   "points it states (published). Look at how far each line is from 100% CPU at the dotted "
-                   "target rates, and whether the crosses lie on the lines.")
+ch.implied_lines_figure()
 
 # %% [markdown]
 # (cpu-gbps-gro-eas)=
@@ -159,7 +134,7 @@ out.figure(an.lines_figure(lines, an.line_points_frame(v.frame, line_points), ta
 # ```
 
 # %% tags=["hide-input"]
-table(an.table2(v), "table2_gro_off_mbps", "Table 2: Throughput (Mbps) with GRO off")
+ch.table2()
 
 # %% [markdown]
 # Ratios the prose states, re-derived from Table 2 and §3.3.
@@ -171,11 +146,7 @@ table(an.table2(v), "table2_gro_off_mbps", "Table 2: Throughput (Mbps) with GRO 
 # ```
 
 # %% tags=["hide-input"]
-derived_table, derived = an.derived_ratios(v)
-table(derived_table, "derived_ratios", "Ratios the prose states, re-derived")
-for name, value in [*derived.items(), ("battery_minutes", v("battery_test_duration")),
-                    ("battery_drop_low", v("battery_drop_low")), ("battery_drop_high", v("battery_drop_high"))]:
-    put(name, value)
+ch.derived_ratios()
 
 # %% [markdown]
 # The §3.3.2 "4x gain" is {glue:text}`affinity_gain:.2f`x by the paper's own
@@ -199,9 +170,7 @@ for name, value in [*derived.items(), ("battery_minutes", v("battery_test_durati
 # ```
 
 # %% tags=["hide-input"]
-table(an.battery_drain(v), "battery_drain", "What the battery drop bounds")
-put("rel_tol_equal", rel_tol_equal)
-put("rel_tol_approx", rel_tol_approx)
+ch.battery()
 
 # %% [markdown]
 # (cpu-gbps-claims)=
@@ -222,22 +191,10 @@ put("rel_tol_approx", rel_tol_approx)
 # ```
 
 # %% tags=["hide-input"]
-claims_table = an.chapter_claims("cpu-gbps", v, lines, derived, rel_tol_equal, rel_tol_approx)
-cl.write_claims(claims_table, results / "claims.csv")
-shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
-                                   zip(claims_table["paper_relation"], claims_table["paper_value"])])
-out.show(shown[["claim", "location", "paper", "artifact_value", "unit", "tolerance", "verdict"]]
-         .rename(columns={"artifact_value": "artifact"}), "Claims of the paper and their verdicts",
-         csv_href=site_href(results / "claims.csv"))
-out.findings(claims_table, headline=["pixel2_1p6gbps_under_50pct", "rog_1p7gbps_under_15pct",
-                                     "affinity_4x", "eas_big_drop_400"])
+ch.claims()
 
-# %% tags=["hide-input"]
-counts = an.verdict_counts(claims_table)
-for verdict_name, n in counts.items():
-    put(f"n_{verdict_name.replace(' ', '_')}", n)
-metrics = an.chapter_metrics(lines, cpu_threshold_pct, target_rates_gbps, derived["affinity_gain"], counts)
-_ = (results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+# %% tags=["remove-cell"]
+ch.metrics()
 
 # %% [markdown]
 # Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,

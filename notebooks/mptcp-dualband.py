@@ -60,28 +60,13 @@ rel_tol_approx = 0.10
 ratio_tol = 5
 power_models = {}  # params.yaml's power-models (run-notebook --with power-models)
 
-# %% tags=["hide-input"]
-from IPython.display import Markdown, display
+# %% tags=["remove-cell"]
+from mobitrace.studies.mptcp_dualband.chapter import Chapter
 
-from mobitrace.book.chapter import ChapterOutputs, site_href
-from mobitrace.core import claims as cl
-from mobitrace.core.published import Values
-from mobitrace.studies.mptcp_dualband import analysis as mda
-from mobitrace.studies.mptcp_dualband import energy as men
-from mobitrace.studies.mptcp_dualband import plots
+ch = Chapter.from_parameters(globals())
 
-out = ChapterOutputs(results_dir, "analyze_mptcp_dualband")
-put, save_table, show, table, provenance, figure = (out.put, out.save_table, out.show, out.table, out.provenance,
-                                                    out.figure)
-v = Values(published_dir)
-radio_all, cpu, radio = men.chapter_models(power_models, radio_models, cpu_model)
-tol = mda.Tolerances(rel_tol_equal, rel_tol_approx, ratio_tol, satisfied_frac)
-
-# %%
-R = mda.load_runs(interim_dir, devices, radio, cpu)
-ref = R.ref
-for k, x in mda.capture_facts(R).items():
-    put(k, x)
+# %% tags=["remove-cell"]
+ch.load_runs()
 
 # %% [markdown]
 # (mptcp-dualband-capture)=
@@ -104,12 +89,8 @@ for k, x in mda.capture_facts(R).items():
 # per ratio x demand x direction of the sweep (the paper: 20 runs for Figs. 1
 # and 2, 5 for the power figures).
 
-# %%
-table(mda.captures_table(R, devices), "captures", "Captures behind the measured results")
-provenance("measured: data/raw/mptcp-dualband/<device>/<session>/ (manifest.yaml with host, link and "
-           "configuration; runs.jsonl.gz with every run's tool output).")
-for k, x in mda.load_facts(R).items():
-    put(k, x)
+# %% tags=["hide-input"]
+ch.captures()
 
 # %% [markdown]
 # The 1-min load average at the start of a run had a median of
@@ -130,16 +111,8 @@ for k, x in mda.load_facts(R).items():
 # session's striped runs (the ratio sweep) open one TCP connection per path
 # and are unaffected.
 
-# %%
-ea = mda.set_aside_table(R.early)
-if len(ea):
-    table(ea, "mptcp_runs_set_aside", "MPTCP runs of the first session (set aside): runs that used both paths",
-          shown=ea.rename(columns={"both_paths": "runs on both paths", "median_mbps": "median throughput (Mbps)"}))
-    provenance("measured: per-path bytes from the phone's interface counters.")
-else:
-    display(Markdown("*No MPTCP runs were set aside.*"))
-for k, x in mda.set_aside_facts(R).items():
-    put(k, x)
+# %% tags=["hide-input"]
+ch.set_aside()
 
 # %% [markdown]
 # In the first session {glue:text}`early_both` of {glue:text}`early_n` MPTCP
@@ -158,20 +131,8 @@ for k, x in mda.set_aside_facts(R).items():
 # {glue:text}`p_expected_ul` Mbps) and the downlink's {glue:text}`p_mptcp_dl_default` Mbps
 # before the GRO and SoftIRQ fixes.
 
-# %%
-mp = mda.mptcp_runs(R)
-fig1 = mda.fig1_table(mp, R.rates_paper)
-table(fig1, "fig1_mptcp_throughput", "Backlogged MPTCP throughput: mean [95% CI], and SD, over runs",
-      shown=mda.fig1_shown(fig1))
-provenance("measured: receiver payload over first-to-last byte; per path by the phone's interface byte counters.")
-r = mda.fig1_ref(fig1, ref)
-figure(plots.fig1_bars(mp[mp["device"] == ref], r), "fig1_mptcp_throughput",
-       alt="Bar chart of backlogged MPTCP throughput in Mbps per direction: path a, path b and the MPTCP total, "
-           "with 95% confidence intervals and a dashed line at the sum of the two paths' rates.",
-       caption="Mean throughput over the backlogged MPTCP runs (measured), bars: 95% bootstrap CI over runs. "
-               "Look at how close the green total bar comes to the dashed sum of the path rates.")
-for k, x in mda.fig1_facts(r, v).items():
-    put(k, x)
+# %% tags=["hide-input"]
+ch.fig1()
 
 # %% [markdown]
 # Downlink MPTCP reached {glue:text}`fig1_downlink_total` Mbps
@@ -191,21 +152,8 @@ for k, x in mda.fig1_facts(r, v).items():
 # steered SIRQs to the big cores). The host's two cores are identical, so the
 # steering tests concentration of the SoftIRQ work, not a big/LITTLE effect.
 
-# %%
-dl_ref = mda.downlink_ref(mda.downlink_mptcp(R), ref)
-cdf = mda.cdf_table(dl_ref, R.rates_paper, v("cdf_below_threshold"))
-figure(plots.cdf_lines(dl_ref, [(v("cdf_default_median"), "paper median, default", ":"),
-                                (v("cdf_affinity_median"), "paper median, SIRQ on big cores", "--")]),
-       "fig2_throughput_cdf",
-       alt="Empirical CDFs of downlink MPTCP throughput in Gbps, one curve per GRO or SoftIRQ configuration, "
-           "with vertical lines at the paper's two published medians.",
-       caption="Throughput CDFs per configuration (measured, reference host); black lines: the paper's medians "
-               f"(published, §3.4). Look at whether the curves separate: on this host the medians differ by at most "
-               f"{mda.cdf_spread_pct(cdf):.1f}%.")
-table(cdf, "fig2_cdf_summary", "Downlink MPTCP throughput per configuration", shown=cdf.rename(columns=mda.CDF_SHOWN))
-provenance("measured: throughput and the per-process CPU time (getrusage) of the phone and AP processes.")
-for k, x in mda.cdf_facts(cdf, dl_ref).items():
-    put(k, x)
+# %% tags=["hide-input"]
+ch.fig2_cdf()
 
 # %% [markdown]
 # With GRO on, the median downlink throughput was
@@ -229,11 +177,8 @@ for k, x in mda.cdf_facts(cdf, dl_ref).items():
 # keeps measured runs from overlapping), so the host's busy time can exceed
 # the two processes' by far. The energy model uses the per-process time.
 
-# %%
-cpu_cmp = mda.cpu_sources_table(R.ref_energy())
-table(cpu_cmp, "cpu_sources", "CPU seconds per run: per-process (precise) vs /proc/stat (whole host, tick-sampled)",
-      shown=cpu_cmp.rename(columns=mda.CPU_SHOWN))
-provenance("measured: getrusage of each mtmp_xfer process; /proc/stat of the whole (shared) host.")
+# %% tags=["hide-input"]
+ch.cpu_sources()
 
 # %% [markdown]
 # (mptcp-dualband-power)=
@@ -246,15 +191,8 @@ provenance("measured: getrusage of each mtmp_xfer process; /proc/stat of the who
 # battery's voltage and current; this is a model fed with measured rates and
 # CPU time.
 
-# %%
-table(mda.power_models_table(radio_all, cpu), "power_models", "Power models used (params.yaml power-models)")
-provenance("published radio powers (§4.1) and rates (§3.2); the CPU coefficients are assumed (modeled).")
-pw = mda.power_table(mp)
-table(pw, "fig3_power", "Modeled power of backlogged MPTCP (above base)", shown=pw.rename(columns=mda.POWER_SHOWN))
-provenance("modeled from measured per-path throughput and CPU time.")
-ul_excess, ul_excess_ci = mda.uplink_power_excess(pw, mp[mp["device"] == ref], ref)
-for k, x in mda.power_facts(ul_excess, ul_excess_ci, v).items():
-    put(k, x)
+# %% tags=["hide-input"]
+ch.power()
 
 # %% [markdown]
 # Modeled uplink power is {glue:text}`ul_excess`% {glue:text}`ul_excess_dir`
@@ -270,45 +208,11 @@ for k, x in mda.power_facts(ul_excess, ul_excess_ci, v).items():
 # 73:27, 66:34, 83:17 (x axis: % of packets on path a). Throughput is
 # measured; nJ/bit is modeled.
 
-# %%
-summary = save_table(mda.sweep_summary(R.ref_energy()), "ratio_sweep")
-opt = mda.optima(summary, satisfied_frac)
-sweep = mda.sweep_runs(R.ref_energy())
-draws = mda.boot(sweep)
-oci = mda.optima_ci(draws, satisfied_frac)
-save_table(mda.optima_table(opt, oci), "optima")
-same = mda.coincide(opt)
-figure(plots.sweep_figure(sweep, opt, {"downlink": 0.0, "uplink": 0.0}, "Backlogged traffic", plots.COLORS),
-       "fig4_backlogged",
-       alt="Four panels against the share of packets on path a (%): throughput in Mbps (top) and modeled "
-           "energy per bit in nJ/bit (bottom), downlink (left) and uplink (right), with 95% confidence bands "
-           "and vertical lines at the throughput-optimal and energy-optimal ratios.",
-       caption="Backlogged traffic: throughput (measured) and energy per bit (modeled), means over runs with 95% "
-               "bootstrap CI bands. Look at the dashed line (throughput peak, near the rate ratio) against the "
-               f"dash-dotted line (lowest nJ/bit): under this model they {same['downlink']} in the downlink and "
-               f"{same['uplink']} in the uplink.")
-provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit from it and the measured CPU time.")
-show(mda.optima_shown(opt[opt["demand"] == 0], oci), "Throughput- and energy-optimal ratios, backlogged "
-     "(95% bootstrap interval over runs)", csv_href=out.href("optima"))
-provenance("measured throughput; modeled nJ/bit; intervals: bootstrap over the runs of each ratio.")
+# %% tags=["hide-input"]
+ch.backlogged_sweep()
 
-# %%
-cmp = mda.comparisons(summary, opt, v)
-for k, x in mda.comparison_facts(cmp, opt, radio, v).items():
-    put(k, x)
-# The paper's four comparisons (and the uplink/downlink power of Fig. 3) as ratios, 95% bootstrap CI over runs.
-cmp_ci = mda.comparison_cis(draws, cmp, ul_excess_ci)
-ratios = mda.ratios_table(cmp, ul_excess, cmp_ci, v)
-figure(plots.ratio_dots(ratios), "ratios_vs_paper",
-       alt="Dot plot of five ratios with 95% bootstrap intervals and a dashed reference line at 1: downlink and "
-           "uplink throughput and energy per bit of the paper's ratio comparisons, and uplink over downlink power; "
-           "the paper's ratios are crosses.",
-       caption=f"The paper's comparisons as ratios (points: this artifact, lines: 95% bootstrap CI over runs; "
-               f"crosses: the paper). Right of the dashed line at 1 means more. The paper's ratio lies outside "
-               f"our interval in {mda.n_outside(ratios)} of {len(ratios)} rows.")
-save_table(ratios.drop(columns=["key"]), "ratios_vs_paper")
-provenance("measured throughput and modeled nJ/bit and power of the ratio sweep and the backlogged MPTCP runs; "
-           "published ratios (§4.1, §4.2); intervals: bootstrap over runs.")
+# %% tags=["hide-input"]
+ch.ratios_vs_paper()
 
 # %% [markdown]
 # Downlink: the throughput-optimal ratio is {glue:text}`dl_tput_opt` % on
@@ -337,22 +241,8 @@ provenance("measured throughput and modeled nJ/bit and power of the ratio sweep 
 # (mptcp-dualband-fig5-7)=
 # ## Figures 5 to 7: demands of 1750, 1500/1400 and 500 Mbps
 
-# %%
-for k, dem in enumerate(mda.demands(summary)):
-    fig = plots.sweep_figure(sweep, opt, dem, f"Demand: {dem['downlink']:g} Mbps downlink, {dem['uplink']:g} Mbps "
-                             "uplink", plots.COLORS)
-    figure(fig, f"fig{5 + k}_demand",
-           alt=f"Four panels against the share of packets on path a (%) for a demand of {dem['downlink']:g} Mbps "
-               f"downlink and {dem['uplink']:g} Mbps uplink: throughput in Mbps (top) and modeled nJ/bit (bottom), "
-               "with 95% confidence bands and the throughput- and energy-optimal ratios.",
-           caption="Paced demand: throughput (measured) and energy per bit (modeled), means over runs with 95% "
-                   "bootstrap CI bands; dotted: the demand. Look at which ratios reach the demand, and where among "
-                   "them the nJ/bit curve is lowest (dash-dotted line).")
-    provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit.")
-show(mda.optima_shown(opt[opt["demand"] > 0], oci), "Throughput- and energy-optimal ratios per demand "
-     f"(energy over the ratios meeting at least {satisfied_frac:.0%} of the demand; 95% bootstrap interval over runs)",
-     csv_href=out.href("optima"))
-provenance("measured throughput; modeled nJ/bit; intervals: bootstrap over the runs of each ratio.")
+# %% tags=["hide-input"]
+ch.demand_sweeps()
 
 # %% [markdown]
 # ### Throughput-optimal against energy-optimal
@@ -362,15 +252,8 @@ provenance("measured throughput; modeled nJ/bit; intervals: bootstrap over the r
 # energy optimum is taken among the ratios that use both paths, a demand's
 # among the ratios that meet it.
 
-# %%
-long_o, cases = mda.optima_long(opt, oci, mda.paper_energy_optima(v))
-figure(plots.optima_dots(long_o, cases), "optima_compared",
-       alt="Dot plot, one row per direction and demand, of the throughput-optimal and the energy-optimal share of "
-           "packets on path a (%), with 95% bootstrap intervals, and the paper's energy-optimal ratios as crosses.",
-       caption="Throughput-optimal ratio (measured) and energy-optimal ratio (modeled) with 95% bootstrap intervals "
-               "over runs (lines; absent when every resample agrees), and the paper's energy-optimal ratio (published). "
-               "Look at the rows where the paper's cross sits far from the black square.")
-provenance("measured throughput; modeled nJ/bit; published energy-optimal ratios (§4.2).")
+# %% tags=["hide-input"]
+ch.optima_compared()
 
 # %% [markdown]
 # (mptcp-dualband-guideline)=
@@ -387,12 +270,8 @@ provenance("measured throughput; modeled nJ/bit; published energy-optimal ratios
 # exhaustive search over the measured ratios: the lowest modeled nJ/bit among
 # the ratios that meet the demand (or, backlogged, among all).
 
-# %%
-gl = mda.guideline_table(summary, opt, R.rates_paper, satisfied_frac)
-table(gl, "guideline_vs_search", "Figure 9 guideline vs exhaustive search", shown=mda.guideline_shown(gl))
-provenance("measured throughput; modeled nJ/bit; the guideline from the paper's published rules (§4.2).")
-for k, x in mda.guideline_facts(gl).items():
-    put(k, x)
+# %% tags=["hide-input"]
+ch.guideline()
 
 # %% [markdown]
 # The guideline meets the demand in {glue:text}`gl_met` of
@@ -415,11 +294,8 @@ for k, x in mda.guideline_facts(gl).items():
 # floor (an *assumed* fraction f of the backlogged power; f = 0 is the
 # model above) on the same measured throughputs.
 
-# %%
-sens_wide = mda.floor_table(summary, radio, radio_floor_fracs, satisfied_frac)
-table(sens_wide, "floor_sensitivity", "Energy-optimal ratio (% on path a) against the assumed wake-up floor f",
-      shown=sens_wide.rename(columns={"demand": "demand (Mbps, 0 = backlogged)"}))
-provenance("modeled (floor assumed) from measured throughput and CPU time.")
+# %% tags=["hide-input"]
+ch.floor_sensitivity()
 
 # %% [markdown]
 # (mptcp-dualband-backup)=
@@ -430,20 +306,8 @@ provenance("modeled (floor assumed) from measured throughput and CPU time.")
 # packets on one path. The table shows the bytes the backup path carried
 # (measured) and the modeled receive power of both.
 
-# %%
-bk = mda.backup_runs(R.ref_energy())
-bk_sum = mda.backup_table(bk)
-table(bk_sum, "fig8_backup", "Backup mode vs 0 packets (downlink)", shown=bk_sum.rename(columns=mda.BACKUP_SHOWN))
-bk_diff = mda.backup_diff_pct(bk_sum)
-figure(plots.backup_lines(bk), "fig8_backup",
-       alt="Line chart of modeled power above base (mW) against the source data rate (Mbps), for traffic on path a "
-           "or path b, with MPTCP backup mode and with 0 packets on the other path; the two modes' lines overlap.",
-       caption="Modeled power from measured per-path throughput and CPU time, means over runs with 95% bootstrap CI. "
-               "Look at whether the backup-mode line and the 0-packet line of the same path separate: they differ "
-               f"by at most {bk_diff:.1f}%.")
-provenance("measured throughput and per-path bytes; modeled power from them and the measured CPU time "
-           "(table and figure).")
-put("backup_leak_max", mda.backup_leak_max(bk_sum))
+# %% tags=["hide-input"]
+ch.backup()
 
 # %% [markdown]
 # In backup mode the backup path carried at most
@@ -454,21 +318,11 @@ put("backup_leak_max", mda.backup_leak_max(bk_sum))
 # (mptcp-dualband-claims)=
 # ## Claims
 
-# %%
-claims_table = mda.chapter_claims(v, cmp, opt, r, mda.gro_gain_pct(cdf), cdf, ul_excess, gl, bk_diff, tol).frame()
-cl.write_claims(claims_table, out.results_dir / "claims.csv")
-intervals = mda.claim_intervals(oci, r, cmp_ci)
-show(mda.claims_shown(claims_table, intervals), "Claims of the mptcp-dualband paper and their verdicts",
-     csv_href=site_href(out.results_dir / "claims.csv"))
-provenance("published paper values against measured throughput and modeled energy (the provenance column says which); "
-           "intervals: bootstrap over runs (seeded) or Student-t for a mean.")
-out.findings(claims_table, headline=["mptcp_sum_downlink", "tput_opt_ratio_dl", "dl_tput_gain", "dl_energy_cost",
-                                     "dl_500_energy_opt", "ul_power_excess"], intervals=intervals)
+# %% tags=["hide-input"]
+ch.claims()
 
-# %%
-for k, x in mda.verdict_counts(claims_table).items():
-    put(k, x)
-mda.write_metrics(mda.metrics(R, r, cdf, cmp, gl, claims_table), out.results_dir / "metrics.json")
+# %% tags=["remove-cell"]
+ch.metrics()
 
 # %% [markdown]
 # Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,

@@ -29,7 +29,7 @@ study = "overview"
 results_dir = "data/results"
 studies = []  # the study registry's cards (run-notebook --with studies)
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 from pathlib import Path
 
 from IPython.display import HTML, display

@@ -56,25 +56,10 @@ p_grid = 21
 rel_tol_approx = 0.10
 marginal_pct = 5.0
 
-# %%
-from pathlib import Path
+# %% tags=["remove-cell"]
+from mobitrace.studies.priority_boost.chapter import Chapter
 
-import pandas as pd
-from IPython.display import Markdown, display
-
-from mobitrace.book.chapter import site_href
-from mobitrace.book.checked_outputs import SchemaCheckedOutputs
-from mobitrace.core import claims as cl
-from mobitrace.core.escape import md_text
-from mobitrace.core.published import Values, table_location
-from mobitrace.studies.priority_boost import analysis as pba, figures as pbf, findings as pbn
-from mobitrace.studies.priority_boost.schema import result_schema
-
-results = Path(results_dir)
-out = SchemaCheckedOutputs(results, "analyze_priority_boost", result_schema)
-put, save_table, provenance = out.put, out.save_table, out.provenance
-values = Values(published_dir)
-stats = pd.read_parquet(Path(published_dir) / "stat_tables.parquet")
+ch = Chapter.from_parameters(globals())
 
 # %% [markdown]
 # (priority-boost-published)=
@@ -86,14 +71,8 @@ stats = pd.read_parquet(Path(published_dir) / "stat_tables.parquet")
 # and the cross traffic in % of the NIC's capacity. The paper gives n = 10
 # repetitions per experiment (§4).
 
-# %%
-for table, caption in [("transfer_cpu", "File transfer time (s), mean/SD, against CPU load"),
-                       ("transfer_cpu_p", "P values of comparing INCR and DECR to original"),
-                       ("transfer_net", "File transfer time (s), mean/SD, against network load"),
-                       ("audio_jitter", "Audio send-time jitter SD (µs)")]:
-    where = table_location(stats, table)
-    out.table(pba.printed_grid(stats, table), f"published_{table}", f"{caption} ({where})")
-    provenance(f"published ({where}), rendered from the data file.")
+# %% tags=["hide-input"]
+ch.published_tables()
 
 # %% [markdown]
 # ### Figure: the published means with their 95% confidence intervals
@@ -102,14 +81,8 @@ for table, caption in [("transfer_cpu", "File transfer time (s), mean/SD, agains
 # reported mean, SD and n. The audio table gives one number per cell and no
 # spread, so it has no interval.
 
-# %%
-pub_means = save_table(pba.published_means_both(stats, ci_level), "published_means_ci")
-out.figure(pbf.published_means(pub_means), "published_means_ci",
-           alt="Two panels of mean file transfer time in seconds with 95% confidence intervals, for the original "
-               "scheduler, INCR and DECR, against CPU load (left) and network load (right), from the paper's tables.",
-           caption="The paper's means with t-based 95% intervals computed from its reported SD and n. Look at how "
-                   "much the intervals of the boosted policies overlap the original's in each column.")
-provenance("published means, SDs and n (§4, first and second tables); intervals computed here.")
+# %% tags=["hide-input"]
+ch.published_means_figure()
 
 # %% [markdown]
 # (priority-boost-audit)=
@@ -136,21 +109,11 @@ provenance("published means, SDs and n (§4, first and second tables); intervals
 # (`statsmodels.stats.meta_analysis.effectsize_smd`). Holm's correction runs
 # over the comparisons of each table at $\alpha$ = {glue:text}`alpha`.
 
-# %%
-put("alpha", alpha)
-put("ci_pct", 100 * ci_level)
-audit_cpu = pba.audit_published(stats, "transfer_cpu", "transfer_cpu_p", alpha=alpha, level=ci_level, grid=p_grid)
-audit_net = pba.audit_published(stats, "transfer_net", None, alpha=alpha, level=ci_level, grid=p_grid)
-save_table(audit_cpu, "audit_transfer_cpu")
-save_table(audit_net, "audit_transfer_net")
+# %% tags=["hide-input"]
+ch.audit()
 
-out.show(pba.audit_shown(audit_cpu, True), "Transfer time vs CPU load: paper p and recomputed Welch p side by side",
-         csv_href=out.href("audit_transfer_cpu"))
-provenance("published inputs (§4, first table); tests, ranges, effect sizes and Holm computed here.")
-
-# %%
-for name, x in pbn.audit_numbers(audit_cpu).items():
-    put(name, x)
+# %% tags=["remove-cell"]
+ch.audit_numbers()
 
 # %% [markdown]
 # Of the {glue:text}`n_published_p` published p-values,
@@ -173,13 +136,8 @@ for name, x in pbn.audit_numbers(audit_cpu).items():
 # %% [markdown]
 # ## Figure: published p-values against the range their tables allow
 
-# %%
-out.figure(pbf.p_ranges(audit_cpu, alpha), "p_ranges_published",
-           alt="For each of the ten comparisons of the paper's CPU-load table, horizontal bars of the p-values its "
-               "rounded means and SDs allow, the recomputed p as a tick and the paper's p as a marker, on a log scale.",
-           caption="The paper's p-values against the range of p its own rounded statistics allow. Look for markers "
-                   "outside their bars: the triangles are \"< 0.0001\" values no rounding of the table can give.")
-provenance("published p-values (§4, first table); ranges computed here from the published means and SDs.")
+# %% tags=["hide-input"]
+ch.p_ranges_figure()
 
 # %% [markdown]
 # (priority-boost-audit-net)=
@@ -188,14 +146,11 @@ provenance("published p-values (§4, first table); ranges computed here from the
 # The paper prints no p-values for this table; the same tests, from its
 # means and SDs:
 
-# %%
-out.show(pba.audit_shown(audit_net, False), "Transfer time vs network load: Welch tests from the published statistics",
-         csv_href=out.href("audit_transfer_net"))
-provenance("published inputs (§4, second table); tests, ranges, effect sizes and Holm computed here.")
+# %% tags=["hide-input"]
+ch.audit_net_table()
 
-# %%
-for name, x in pbn.net_numbers(audit_net, stats).items():
-    put(name, x)
+# %% tags=["remove-cell"]
+ch.net_numbers()
 
 # %% [markdown]
 # Under network load INCR is faster than the original in
@@ -210,22 +165,15 @@ for name, x in pbn.net_numbers(audit_net, stats).items():
 # %% [markdown]
 # ## Figure: effect sizes of the published comparisons
 
-# %%
-out.figure(pbf.effect_sizes(audit_cpu, audit_net, ci_level), "effect_sizes_published",
-           alt="Hedges' g of INCR and DECR against the original scheduler with 95% intervals, for each column of "
-               "the paper's CPU-load and network-load tables, with a vertical line at zero.",
-           caption="Effect sizes (standardized differences of the means) from the paper's tables. Look at which "
-                   "intervals exclude zero: left of the line the policy is faster than the original.")
-provenance("published means and SDs (§4, first and second tables); Hedges' g and its interval computed here.")
+# %% tags=["hide-input"]
+ch.effect_sizes_figure()
 
 # %% [markdown]
 # (priority-boost-conclusions)=
 # ## Do the paper's conclusions follow from its tables?
 
-# %%
-save_table(pba.audio_change(stats).reset_index(drop=True), "audit_audio_change_us")
-for name, x in pbn.conclusion_numbers(stats, values).items():
-    put(name, x)
+# %% tags=["remove-cell"]
+ch.conclusions()
 
 # %% [markdown]
 # - *"The results show that the INCR policy is statistically different than
@@ -297,31 +245,14 @@ for name, x in pbn.conclusion_numbers(stats, values).items():
 # $|\Delta t_i - 20\,\mathrm{ms}|$ over its packets. Each cell's mean, SD and n
 # are over runs; the Welch tests and effect sizes use the per-run values.
 
-# %%
-measured = pba.load_measured(interim_dir, devices)
-put("n_devices", len(measured))
-if not measured:
-    display(Markdown("**No measured captures are listed in `params.yaml` (`priority-boost.devices`).**"))
+# %% tags=["hide-input"]
+ch.load_measured()
 
-# %%
-for device, (runs, sessions) in measured.items():
-    out.table(pba.session_view(sessions), f"measured_{device}_sessions", f"Captures behind the measured results: {device}")
-    provenance(f"measured: data/raw/priority-boost/{device}/ (manifest.yaml per session; "
-               "hash over every file of the capture).")
+# %% tags=["hide-input"]
+ch.sessions()
 
-# %%
-comparisons = {}
-for device, (runs, sessions) in measured.items():
-    hashes = ", ".join(sessions["capture_sha256"].str[:12])
-    for table in ("cpu", "net", "audio"):
-        grid = pba.measured_grid(runs, table)
-        if grid.empty:
-            display(Markdown(f"*{md_text(device)}: no {table} runs captured.*"))
-            continue
-        out.table(grid, f"measured_{device}_{table}", f"{pba.TABLE_TITLES[table]}, {device}: mean/SD (n runs)")
-        provenance(f"measured ({device}, capture {hashes}); mean and SD over runs.")
-    comparisons[device] = save_table(pba.compare_measured(runs.dropna(subset=["metric"]), alpha=alpha,
-                                                          level=ci_level), f"measured_{device}_welch")
+# %% tags=["hide-input"]
+ch.measured_tables()
 
 # %% [markdown]
 # ### Welch tests on the per-run samples
@@ -329,13 +260,8 @@ for device, (runs, sessions) in measured.items():
 # Each policy against the original, per condition; Holm over each table's
 # comparisons.
 
-# %%
-for device, comp in comparisons.items():
-    if comp.empty:
-        continue
-    out.show(pba.comparisons_shown(comp, pba.UNITS), f"Welch tests on measured runs, {device}",
-             csv_href=out.href(f"measured_{device}_welch"))
-    provenance(f"measured ({device}); Welch tests, Hedges' g and Holm computed here from per-run values.")
+# %% tags=["hide-input"]
+ch.welch_tests()
 
 # %% [markdown]
 # ### Supplementary: paired by link schedule
@@ -349,15 +275,8 @@ for device, comp in comparisons.items():
 # because the unpaired Welch test has little power against the schedule's
 # variance.
 
-# %%
-paired = {}
-for device, (runs, sessions) in measured.items():
-    pc = paired[device] = pba.compare_paired(runs.dropna(subset=["metric"]), alpha=alpha)
-    if pc.empty:
-        continue
-    out.table(pc, f"measured_{device}_paired", f"Runs paired by repetition (same link schedule), {device}",
-              shown=pba.paired_view(pc))
-    provenance(f"measured ({device}); Wilcoxon signed-rank tests and Holm computed here from per-run values.")
+# %% tags=["hide-input"]
+ch.paired_tests()
 
 # %% [markdown]
 # ### Figure: measured means with 95% confidence intervals, and every run
@@ -366,17 +285,8 @@ for device, (runs, sessions) in measured.items():
 # confidence interval (seaborn, fixed seed), over the runs themselves (small
 # points). Transfer times are on a log scale.
 
-# %%
-for device, (runs, sessions) in measured.items():
-    fig = pbf.measured_runs(runs, ci_level)
-    if fig is None:
-        continue
-    out.figure(fig, f"measured_{device}",
-               alt=f"Measured on {device}: per policy and condition, mean transfer time (s) or audio jitter SD (µs) "
-                   "with 95% confidence intervals, over the individual runs, one panel per experiment.",
-               caption="Means over runs with 95% bootstrap intervals (diamonds) and every run (dots). Look at "
-                       "whether the boosted policies' intervals overlap the original's in each condition.")
-    provenance(f"measured ({device}); means and bootstrap intervals over runs computed here.")
+# %% tags=["hide-input"]
+ch.measured_figures()
 
 # %% [markdown]
 # ### Did each run get the conditions it was meant to?
@@ -393,21 +303,11 @@ for device, (runs, sessions) in measured.items():
 # the reference host: {glue:text}`m_refused_cells` (at most
 # {glue:text}`m_refused_max` refused sends in a run).
 
-# %%
-for device, (runs, sessions) in measured.items():
-    q, shown = pba.run_conditions(runs)
-    out.table(q, f"measured_{device}_conditions", f"Run conditions per cell, {device} (means over runs)", shown=shown)
-    provenance(f"measured ({device}): oracle logs, cross-traffic and cgroup statistics of every run.")
-    if device == devices[0]:
-        for name, x in pba.refused_sends(runs).items():
-            put(name, x)
+# %% tags=["hide-input"]
+ch.run_conditions()
 
-# %%
-device_metrics = {d: pbn.device_numbers(runs, sessions, comparisons[d], paired.get(d, pd.DataFrame()), stats)
-                  for d, (runs, sessions) in measured.items()}
-if device_metrics:
-    for name, x in pbn.reference_numbers(devices[0], device_metrics[devices[0]]).items():
-        put(name, x)
+# %% tags=["remove-cell"]
+ch.device_numbers()
 
 # %% [markdown]
 # The reference host's capture has {glue:text}`m_n_cells` cells of the
@@ -475,25 +375,14 @@ if device_metrics:
 # published (paper values); published arithmetic or measured (artifact values, per the provenance column).
 # ```
 
-# %%
-put("rel_tol_pct", 100 * rel_tol_approx)
-put("marginal_pct", marginal_pct)
-claims_table = pbn.chapter_claims(study, audit_cpu, audit_net, stats, values, device_metrics, alpha=alpha,
-                                  marginal_pct=marginal_pct, rel_tol=rel_tol_approx).frame()
-cl.write_claims(claims_table, results / "claims.csv")
-out.show(pbn.claims_shown(claims_table), "Claims of the priority-boost paper", csv_href=site_href(results / "claims.csv"))
+# %% tags=["hide-input"]
+ch.claims()
 
-# %%
-# Intervals of the headline values: Welch 95% CIs of the largest gain, in %
-# of the original's mean (published: from mean/SD/n; measured: from the runs).
-out.findings(claims_table, headline=pbn.headline(devices),
-             intervals=pbn.headline_intervals(audit_cpu, comparisons, ci_level))
+# %% tags=["remove-cell"]
+ch.findings()
 
-# %%
-counts = pbn.verdict_counts(claims_table)
-for verdict_name, n in counts.items():
-    put(f"n_{verdict_name.replace(' ', '_')}", n)
-pbn.write_metrics(results / "metrics.json", pbn.chapter_metrics(audit_cpu, audit_net, device_metrics, counts))
+# %% tags=["remove-cell"]
+ch.metrics()
 
 # %% [markdown]
 # Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,

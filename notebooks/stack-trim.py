@@ -56,7 +56,7 @@ min_delivered = 0.95
 wifi_max_mbps = 24
 wifi_link = "veth"
 rel_tol_approx = 0.25
-# %%
+# %% tags=["remove-cell"]
 from mobitrace.studies.stack_trim.chapter import Chapter
 
 ch = Chapter.from_parameters(globals())
@@ -80,7 +80,7 @@ ch = Chapter.from_parameters(globals())
 # but their background load and the tick-sampled `/proc/stat` of the whole
 # host are why the analysis uses the per-process CPU time.
 
-# %%
+# %% tags=["hide-input"]
 ch.captures()
 # %% [markdown]
 # (stack-trim-model)=
@@ -97,7 +97,7 @@ ch.captures()
 # $1 - E_a/E_b$ do not depend on them when both conditions ran at the same
 # frequency, which the check below tests.
 
-# %%
+# %% tags=["hide-input"]
 ch.power_model()
 # %% [markdown]
 # On {glue:text}`ref_device` the reported frequency ranged from
@@ -131,9 +131,9 @@ ch.power_model()
 # delivered less than {glue:text}`min_deliv_pct:.0f`% of it). The table also
 # gives the saving for the device-side process alone.
 
-# %%
+# %% tags=["hide-input"]
 ch.onecopy_section()
-# %%
+# %% tags=["remove-cell"]
 ch.onecopy_summary()
 # %% [markdown]
 # Of the {glue:text}`oc_n_points` sustained (link, direction, rate) points,
@@ -160,7 +160,7 @@ ch.onecopy_summary()
 # also gives the absolute power saving. The *crossover* is
 # the lowest rate from which UDP costs more than TCP at every higher rate.
 
-# %%
+# %% tags=["hide-input"]
 ch.transport_section()
 # %% [markdown]
 # {glue:text}`cross_text` At the lowest rate, {glue:text}`udp1_min_rate:g`
@@ -187,7 +187,7 @@ ch.transport_section()
 # (logging, the OS, and the other tenants of the shared VM). All in % of one
 # core. There is no WiFi driver; the paper's table is printed below it.
 
-# %%
+# %% tags=["hide-input"]
 ch.breakdown()
 # %% [markdown]
 # (stack-trim-numbers)=
@@ -213,7 +213,7 @@ ch.breakdown()
 # against {glue:text}`udp1_ratio_top:.2f` with 1472-byte datagrams (interval
 # {glue:text}`udp1_ratio_top_lo:.2f` to {glue:text}`udp1_ratio_top_hi:.2f`).
 
-# %%
+# %% tags=["remove-cell"]
 ch.key_numbers()
 # %% [markdown]
 # (stack-trim-published)=
@@ -221,7 +221,7 @@ ch.key_numbers()
 #
 # Every number the chapter compares with, as printed (with its location).
 
-# %%
+# %% tags=["hide-input"]
 ch.published()
 # %% [markdown]
 # (stack-trim-claims)=
@@ -233,11 +233,11 @@ ch.published()
 # offload, WiFi radios and the phones' logging breakdown cannot be checked
 # here (no offloading AP, no radio, no phone).
 
-# %%
+# %% tags=["hide-input"]
 ch.claims_section()
-# %%
+# %% tags=["remove-cell"]
 ch.findings()
-# %%
+# %% tags=["remove-cell"]
 ch.metrics()
 # %% [markdown]
 # Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,

@@ -54,11 +54,10 @@ default_io_kib = 16
 claim_level = 16
 rel_tol_approx = 0.10
 
-# %% tags=["hide-input"]
-from mobitrace.studies.transfer_tuning.chapter import TransferTuningChapter
-chapter = TransferTuningChapter(study, published_dir, interim_dir, results_dir, devices, power_models=power_models,
-    cpu_model=cpu_model, radio_model=radio_model, modeled_base_w=modeled_base_w, tail_tolerance_w=tail_tolerance_w,
-    default_io_kib=default_io_kib, claim_level=claim_level, rel_tol_approx=rel_tol_approx).setup()  # runs' energy
+# %% tags=["remove-cell"]
+from mobitrace.studies.transfer_tuning.chapter import Chapter
+
+ch = Chapter.from_parameters(globals()).setup()  # runs' energy
 
 # %% [markdown]
 # (transfer-tuning-testbed)=
@@ -93,8 +92,8 @@ chapter = TransferTuningChapter(study, published_dir, interim_dir, results_dir, 
 # minutes of exclusive machine time:
 
 
-# %%
-chapter.datasets()  # Table 2 beside the served datasets (tables/datasets.csv)
+# %% tags=["hide-input"]
+ch.datasets()  # Table 2 beside the served datasets (tables/datasets.csv)
 
 # %% [markdown]
 # The html and image files keep Table 2's sizes; the video files are scaled
@@ -119,8 +118,8 @@ chapter.datasets()  # Table 2 beside the served datasets (tables/datasets.csv)
 # radio model applied to the interface's byte rate (rx + tx; the radio is
 # active when either direction carries data):
 
-# %%
-chapter.power_model()  # tables/power_model.csv
+# %% tags=["hide-input"]
+ch.power_model()  # tables/power_model.csv
 
 # %% [markdown]
 # With $r_{max}$ at {glue:text}`r_max:g` Mbps the radio draws its active power whenever data
@@ -160,11 +159,11 @@ chapter.power_model()  # tables/power_model.csv
 # size, per dataset: means over the repetitions with 95% bootstrap
 # confidence bands.
 
-# %%
-chapter.sweeps()  # tables/sweep_<knob>.csv, Figure 2 per device
+# %% tags=["hide-input"]
+ch.sweeps()  # tables/sweep_<knob>.csv, Figure 2 per device
 
-# %%
-chapter.gains()  # tables/ratios_ci.csv, tables/gains_vs_paper.csv, the ratio figure
+# %% tags=["hide-input"]
+ch.gains()  # tables/ratios_ci.csv, tables/gains_vs_paper.csv, the ratio figure
 
 # %% [markdown]
 # On {glue:text}`ref_device`, concurrency 1 to {glue:text}`cc_top`
@@ -197,15 +196,15 @@ chapter.gains()  # tables/ratios_ci.csv, tables/gains_vs_paper.csv, the ratio fi
 # link rate). It is shown for comparison only:
 
 
-# %%
-chapter.cpu_time()  # tables/cpu_concurrency.csv
+# %% tags=["hide-input"]
+ch.cpu_time()  # tables/cpu_concurrency.csv
 
 # %% [markdown]
 # (transfer-tuning-grid)=
 # ## Concurrency x parallelism (Figure 7 analog)
 
-# %%
-chapter.grid()  # tables/grid.csv, Figure 7 per device
+# %% tags=["hide-input"]
+ch.grid()  # tables/grid.csv, Figure 7 per device
 
 # %% [markdown]
 # The largest saving in the grid is {glue:text}`grid_best_saving:.0f`%
@@ -222,8 +221,8 @@ chapter.grid()  # tables/grid.csv, Figure 7 per device
 # at once. Shaded red: the transfer's dynamic energy; green: the tail after
 # the last byte; dashed: the base power.
 
-# %%
-chapter.power_over_time()  # Figures 9 and 8, tables/tail_<device>.csv
+# %% tags=["hide-input"]
+ch.power_over_time()  # Figures 9 and 8, tables/tail_<device>.csv
 
 # %% [markdown]
 # The modeled radio has no tail state (a phone's WiFi or LTE radio stays in a
@@ -236,11 +235,11 @@ chapter.power_over_time()  # Figures 9 and 8, tables/tail_<device>.csv
 # (transfer-tuning-claims)=
 # ## Claims
 
-# %%
-chapter.claims()  # claims.csv, the claims table and the key findings
+# %% tags=["hide-input"]
+ch.claims()  # claims.csv, the claims table and the key findings
 
-# %%
-metrics = chapter.metrics()  # metrics.json
+# %% tags=["remove-cell"]
+metrics = ch.metrics()  # metrics.json
 
 # %% [markdown]
 # Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,

@@ -1,4 +1,4 @@
-"""The cpu-gbps chapters' helpers (analysis.py, measured_chapter.py, schema.py)
+"""The cpu-gbps chapters' helpers (analysis.py, chapter_measured.py, schema.py)
 on synthetic published values and synthetic runs (hand-computable)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from mobitrace.core import claims as cl
 from mobitrace.studies.cpu_gbps import analysis as an
-from mobitrace.studies.cpu_gbps import measured_chapter as mc
+from mobitrace.studies.cpu_gbps import chapter_measured as mc
 from mobitrace.studies.cpu_gbps import schema
 
 

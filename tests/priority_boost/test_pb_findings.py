@@ -13,7 +13,7 @@ from mobitrace.book.checked_outputs import SchemaCheckedOutputs
 from mobitrace.core import published
 from mobitrace.core.claims import NOT_CHECKABLE, REPRODUCED
 from mobitrace.studies.priority_boost import analysis as pba
-from mobitrace.studies.priority_boost import findings as pbn
+from mobitrace.studies.priority_boost import chapter as pbn
 from mobitrace.studies.priority_boost import schema
 
 

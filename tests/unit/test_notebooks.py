@@ -57,6 +57,18 @@ def test_for_readers_removes_setup_folds_code_and_drops_streams_synthetic():
     assert out.cells[3].outputs == [] and out.cells[6].outputs == []
 
 
+def test_for_readers_keeps_the_sources_remove_input_synthetic():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title"), nbformat.v4.new_code_cell("show()"),
+                nbformat.v4.new_code_cell("show()")]
+    nb.cells[1].metadata["tags"] = ["remove-input"]
+    nb.cells[2].metadata["tags"] = ["hide-input"]
+    for cell in nb.cells[1:]:
+        cell.outputs = [_display({"text/html": "<p>table</p>", "text/plain": "<HTML>"})]
+    out = notebooks.for_readers(nb)
+    assert [c.metadata["tags"] for c in out.cells[1:]] == [["remove-input"], ["hide-input"]]
+
+
 def test_for_readers_moves_key_findings_under_the_title_synthetic():
     nb = nbformat.v4.new_notebook()
     findings = _display({"text/html": "<div class='key-findings'></div>"}, KEY_FINDINGS)

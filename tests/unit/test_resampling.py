@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from mobitrace.studies.mptcp_dualband import analysis as mda
-from mobitrace.studies.mptcp_dualband import plots as mdp
+from mobitrace.studies.mptcp_dualband import chapter as mdp
 from mobitrace.stats import resampling as rs
 
 

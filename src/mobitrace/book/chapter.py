@@ -14,6 +14,7 @@ so a chapter page links its full tables and figures as ../results/...
 from __future__ import annotations
 
 import html
+import inspect
 from pathlib import Path, PurePosixPath
 
 import pandas as pd
@@ -210,3 +211,18 @@ class ChapterOutputs:
         block = findings_html(claims, headline, intervals)
         self.save_table(key_findings_frame(claims, headline, intervals), "key_findings")
         display(HTML(block), metadata=KEY_FINDINGS)
+
+
+class NotebookChapter:
+    """Base of every study's chapter class (studies/<study>/chapter*.py): the
+    notebook makes it from its parameters and calls one method per code cell."""
+
+    @classmethod
+    def from_parameters(cls, namespace: dict):
+        """The chapter from the notebook's parameters (its namespace after
+        papermill injected them): every argument of the constructor."""
+        names = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+        missing = [n for n in names if n not in namespace]
+        if missing:
+            raise TypeError(f"the notebook has no parameter {', '.join(missing)}")
+        return cls(**{n: namespace[n] for n in names})

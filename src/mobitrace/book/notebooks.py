@@ -78,7 +78,9 @@ def for_readers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
       findings (the display mobitrace.book.chapter.ChapterOutputs.findings makes)
       come right under it;
     - parameter cells, and code cells that show nothing, are removed from the
-      page; every other code input is folded (a click shows it);
+      page; every other code input is folded (a click shows it) unless the
+      source tags it remove-input or remove-cell (every source cell carries
+      one such tag, tests/unit/test_notebooks_thin.py);
     - streams (stdout, stderr, warnings) and bare object reprs are dropped.
     Glue outputs stay in the notebook, so the prose can still use them."""
     findings = []
@@ -99,7 +101,7 @@ def for_readers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         cell.outputs = kept
         if "parameters" in tags or "injected-parameters" in tags or not any(_visible(o) for o in kept):
             _add_tag(cell, "remove-cell")
-        else:
+        elif not {"remove-input", "remove-cell"} & set(tags):  # the source's own choice stands
             _add_tag(cell, "hide-input")
     first_md = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"), None)
     if first_md is None:

@@ -35,6 +35,7 @@ def new_study(name: str, root: Path) -> list[Path]:
         folder / "study.yaml": "study.yaml.tmpl",
         folder / "ingest.py": "ingest.py.tmpl",
         folder / "analysis.py": "analysis.py.tmpl",
+        folder / "chapter.py": "chapter.py.tmpl",
         folder / "schema.py": "schema.py.tmpl",
         root / "notebooks" / f"{name}.py": "notebook.py.tmpl",
         root / "data" / "published" / f"{name}.yaml": "published.yaml.tmpl",

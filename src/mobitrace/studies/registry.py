@@ -90,6 +90,18 @@ class Study:
         """The stages that read every device of the study."""
         return [c.stage for c in self.chapters if c.per_device]
 
+    def chapter_module(self, chapter: str) -> str:
+        """The module of everything `chapter`'s notebook shows (its figures,
+        tables for people, glued numbers, claims and findings): `chapter` for
+        the chapter named as the study, `chapter_<rest>` for `<slug>-<rest>`
+        (cpu-gbps-measured: chapter_measured). The notebook imports nothing
+        else from the study."""
+        if chapter == self.slug:
+            return "chapter"
+        if not chapter.startswith(self.slug + "-"):
+            raise ValueError(f"chapter {chapter!r} of study {self.slug!r} is not named <slug> or <slug>-<rest>")
+        return "chapter_" + chapter[len(self.slug) + 1:].replace("-", "_")
+
     def module(self, name: str) -> ModuleType:
         return importlib.import_module(f"mobitrace.studies.{self.package}.{name}")
 

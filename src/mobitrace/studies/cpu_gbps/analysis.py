@@ -128,28 +128,6 @@ def line_points_frame(values: pd.DataFrame, line_points: dict) -> pd.DataFrame:
     return points
 
 
-def lines_figure(lines: dict, points: pd.DataFrame, targets: list[float], threshold: float):
-    """The implied lines (seaborn lineplot) with the stated points (filled:
-    define a line; crosses: checked against it), the CPU threshold (dashed)
-    and the target rates (dotted)."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    from mobitrace.book.figures import legend_outside
-    frame = line_frame(lines, max(targets) * 1.05)
-    fig, ax = plt.subplots()
-    sns.lineplot(data=frame, x="throughput_gbps", y="cpu_pct", hue="device", ax=ax)
-    sns.scatterplot(data=points, x="throughput_gbps", y="value", hue="device", style="role", s=70, ax=ax,
-                    markers={"defines the line": "o", "checked against it": "X"}, legend="brief")
-    ax.axhline(threshold, color="grey", lw=0.8, ls="--")
-    for rate in targets:
-        ax.axvline(rate, color="grey", lw=0.5, ls=":")
-    ax.set(xlabel="TCP downlink throughput (Gbps)", ylabel="Total CPU utilization (%)",
-           xlim=(0, frame["throughput_gbps"].max()), ylim=(0, 100))
-    legend_outside(ax)
-    return fig
-
-
 def table2(values) -> pd.DataFrame:
     """Table 2 (GRO-off throughput, Mbps) as printed: one row per battery
     state, one column per core."""

@@ -1,8 +1,8 @@
 """The stack-trim chapter (notebooks/stack-trim.py), one method per code cell.
 
 The notebook narrates; each method here computes with
-:mod:`mobitrace.studies.stack_trim.analysis`, draws with
-:mod:`mobitrace.studies.stack_trim.figures`, writes the results tables
+:mod:`mobitrace.studies.stack_trim.analysis`, draws its figures
+(the functions below), writes the results tables
 (validated against :mod:`mobitrace.studies.stack_trim.schema`), and shows and
 glues what the prose of its section uses, in the order the chapter reads.
 The methods are called in the order of the chapter: later sections use what
@@ -12,24 +12,83 @@ the claims).
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pandas as pd
+import seaborn as sns
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from mobitrace.book.chapter import ChapterOutputs, site_href
+from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
+from mobitrace.book.figures import legend_outside
 from mobitrace.core import claims as cl
 from mobitrace.core.published import Values
 from mobitrace.energy.power_models import cpu_models
 from mobitrace.studies.stack_trim import analysis as sta
-from mobitrace.studies.stack_trim import figures as stf
+from mobitrace.studies.stack_trim.analysis import interval_extent, interval_long, series_label
 
 STAGE = "analyze_stack_trim"
 HEADLINE = ["onecopy_wifi_small", "onecopy_loopback_max", "onecopy_power_100", "udp_crossover",
             "udp20_more_efficient"]
 
 
-class Chapter:
+SUSTAINED = {True: "yes", False: "no"}
+
+
+def plain_ticks() -> FuncFormatter:
+    """Tick labels as plain numbers (1, 10, 100), not powers of ten."""
+    return FuncFormatter(lambda x, _: f"{x:g}")
+
+
+def _intervals(data: pd.DataFrame, hue: str, ax, legend="auto") -> None:
+    sns.lineplot(data=data, x="rate_mbps", y="value", hue=hue, style="rate sustained", style_order=["yes", "no"],
+                 markers={"yes": "o", "no": "X"}, dashes=False, estimator="median", errorbar=interval_extent,
+                 err_style="bars", err_kws={"capsize": 3}, ax=ax, legend=legend)
+
+
+def onecopy_figure(table: pd.DataFrame, cpu_basis: str) -> plt.Figure:
+    """Two panels against the rate (log scale): the normalized CPU energy
+    saving of one-copy (%) and the modeled CPU power saving (mW), one curve
+    per link and direction, crosses at rates not sustained; `table` is
+    analysis.onecopy_table, drawn for the CPU-time basis `cpu_basis`."""
+    t = table[table["basis"] == cpu_basis].assign(**{
+        "link, direction": lambda f: [series_label(k, d) for k, d in zip(f["link"], f["direction"])],
+        "rate sustained": lambda f: f["sustained"].map(SUSTAINED)})
+    keep = ["link, direction", "rate_mbps", "rate sustained"]
+    fig, axes = plt.subplots(2, 1, figsize=(7.5, 7.0), sharex=True)
+    for ax, (est, lo, hi, scale, ylabel) in zip(axes, (
+            ("saving", "saving_lo", "saving_hi", 100, "CPU energy saving (%)"),
+            ("power_saving_mw", "power_saving_lo_mw", "power_saving_hi_mw", 1, "CPU power saving (mW, modeled)"))):
+        _intervals(interval_long(t, est, lo, hi, keep, scale), "link, direction", ax, legend=ax is axes[0])
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set(xscale="log", xlabel="CBR rate (Mbps, log scale)", ylabel=ylabel)
+    axes[0].set_ylabel("CPU energy saving (%)\n1 − E(one-copy)/E(two-copy)")
+    axes[1].xaxis.set_major_formatter(plain_ticks())
+    legend_outside(axes[0])
+    return fig
+
+
+def transport_figure(table: pd.DataFrame) -> plt.Figure:
+    """E(UDP)/E(TCP) against the rate (log-log), one curve per link and UDP
+    datagram size, a dashed line at 1; `table` is analysis.transport_table."""
+    t = table.assign(**{
+        "link, datagram": lambda f: [series_label(k, udp_size=z) for k, z in zip(f["link"], f["udp_size"])],
+        "rate sustained": lambda f: f["sustained"].map(SUSTAINED)})
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    _intervals(interval_long(t, "ratio", "ratio_lo", "ratio_hi", ["link, datagram", "rate_mbps", "rate sustained"]),
+               "link, datagram", ax)
+    ax.axhline(1, color="grey", lw=0.8, ls="--")
+    ax.set(xscale="log", yscale="log", xlabel="CBR rate (Mbps, log scale)",
+           ylabel="CPU energy ratio E(UDP)/E(TCP) (log scale)")
+    ax.xaxis.set_major_formatter(plain_ticks())
+    ax.set_yticks([0.5, 1, 2, 5, 10])
+    ax.yaxis.set_major_formatter(plain_ticks())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    legend_outside(ax)
+    return fig
+
+
+class Chapter(NotebookChapter):
     """The chapter's state: the notebook's parameters, the priced runs of
     each device, and the tables and numbers each section adds."""
 
@@ -52,16 +111,6 @@ class Chapter:
         self.nums: dict = {}
         self.claims = pd.DataFrame()
         self.out.put("ref_device", self.ref or "none")
-
-    @classmethod
-    def from_parameters(cls, namespace: dict) -> "Chapter":
-        """The chapter from the notebook's parameters (its namespace after
-        papermill injected them): every keyword argument of the constructor."""
-        names = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-        missing = [n for n in names if n not in namespace]
-        if missing:
-            raise TypeError(f"the notebook has no parameter {', '.join(missing)}")
-        return cls(**{n: namespace[n] for n in names})
 
     def _glue(self, numbers: dict) -> None:
         for key, x in numbers.items():
@@ -97,7 +146,7 @@ class Chapter:
             self.onecopy[device] = out.save_table(sta.onecopy_table(runs, self.ci_level, self.n_resamples, self.seed,
                                                                     self.min_delivered), f"onecopy_{device}")
         for device, table in self.onecopy.items():
-            out.figure(stf.onecopy_figure(table, self.cpu_basis), f"onecopy_{device}",
+            out.figure(onecopy_figure(table, self.cpu_basis), f"onecopy_{device}",
                        alt=f"Two panels against the constant bit rate in Mbps on {device}: the normalized CPU energy "
                            "saving of one-copy over two-copy in % (left) and the modeled CPU power saving in mW "
                            "(right), with 95% bootstrap intervals, for loopback and veth, uplink and downlink.",
@@ -125,7 +174,7 @@ class Chapter:
                                     self.min_delivered), f"transport_{device}")
         self.crossover = out.save_table(sta.crossover_table(self.transport), "crossover")
         for device, table in self.transport.items():
-            out.figure(stf.transport_figure(table), f"transport_{device}",
+            out.figure(transport_figure(table), f"transport_{device}",
                        alt=f"The ratio of UDP's to TCP's CPU energy for uplink streaming on {device} against the "
                            "constant bit rate in Mbps, for 1472-byte and 20000-byte datagrams over loopback and veth, "
                            "with 95% bootstrap intervals and a dashed reference line at 1.",

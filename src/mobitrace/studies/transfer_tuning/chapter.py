@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from mobitrace.book.build import with_interval
-from mobitrace.book.chapter import ChapterOutputs, paper_text, site_href
+from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, site_href
 from mobitrace.core import claims as cl
 from mobitrace.core import numbers
 from mobitrace.core.published import Values
@@ -31,7 +31,7 @@ DATASETS = tta.DATASETS
 HEADLINE = ["cc_html_xfold", "cc_html_saving", "cc_order", "p8_html_reduces", "combined_saving"]
 
 
-class TransferTuningChapter:
+class Chapter(NotebookChapter):
     """State shared by the chapter's sections: the parameters (params.yaml's
     transfer-tuning section and power-models), the ingested tables, the run
     energy table and what later sections reuse (sweeps, grid, claims)."""
@@ -60,7 +60,7 @@ class TransferTuningChapter:
     def _trace_args(self):
         return self.power_logs, self.samples, self.cpu, self.radio, self.base_w, self.energy_kind
 
-    def setup(self) -> TransferTuningChapter:
+    def setup(self) -> Chapter:
         """Energy of every run (table runs_energy), the reference device's
         testbed configuration, and the numbers of the testbed section.
         Returns the chapter."""

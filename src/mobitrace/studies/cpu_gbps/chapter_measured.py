@@ -1,5 +1,6 @@
-"""The cpu-gbps-measured chapter's tables, prose values, claims and metrics
-(notebooks/cpu-gbps-measured.py calls these and shows what they return).
+"""The cpu-gbps-measured chapter (notebooks/cpu-gbps-measured.py): its
+tables, prose values, claims and metrics, and the `Chapter` whose methods (one
+per code cell, in the order the chapter reads) show them.
 
 Inputs: the interim runs/sessions of each device, its fits, extrapolations
 and rate summary (mobitrace.studies.cpu_gbps.device_analysis), the phones'
@@ -10,21 +11,28 @@ comparisons and figures in mobitrace.studies.cpu_gbps.measured_analysis.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown, display
 
 from mobitrace.book.build import format_column, with_interval
+from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
 from mobitrace.core import claims as cl
 from mobitrace.core import numbers
 from mobitrace.core.numbers import as_printed, metric
+from mobitrace.core.published import Values
 from mobitrace.stats import cpufit
-from mobitrace.studies.cpu_gbps.device_analysis import direction_word
+from mobitrace.studies.cpu_gbps import measured_analysis as cm
+from mobitrace.studies.cpu_gbps.analysis import verdict_counts
+from mobitrace.studies.cpu_gbps.device_analysis import direction_word, figure1_fig
 from mobitrace.studies.cpu_gbps.measured_analysis import (
     DIRECTION_NAMES, SOURCE_NAMES, anchor_of, claim_key, fit_of, max_runs,
 )
 
+STAGE = "analyze_cpu_gbps_measured"
 # The manifest fields the captures table shows, with their names for people.
 CAPTURE_COLUMNS = ["device", "config", "kind", "session", "hostname", "kernel", "cpu_model", "n_cpus", "hypervisor",
                    "config_hz", "irq_time_accounting", "gro_device", "gso_device", "tso_device", "rps_device",
@@ -467,3 +475,194 @@ def chapter_metrics(data: dict, gaps: pd.DataFrame, comparisons: dict, devices: 
         if not comparisons[key].empty:
             metrics[name] = metric(comparisons[key].set_index("direction").loc["down", "ratio_b_over_a"])
     return metrics
+
+
+class Chapter(NotebookChapter):
+    """The chapter's state: the notebook's parameters, each device's runs,
+    fits and extrapolations, the phones' lines, and what later sections reuse
+    (the /proc/stat gaps, the comparisons, the claims)."""
+
+    def __init__(self, *, study: str, devices: list[str], interim_dir: str, devices_dir: str, results_dir: str,
+                 published_lines: str, published_dir: str, reference_device: str, offloads_off_device: str,
+                 rps_devices: list[str], slow_device: str, alpha: float, target_rates_gbps: list[float],
+                 cpu_threshold_pct: float, linear_r2_min: float, sharp_drop_max_ratio: float, rel_tol_approx: float):
+        self.devices, self.reference_device, self.offloads_off_device = devices, reference_device, offloads_off_device
+        self.rps_devices, self.slow_device, self.alpha = rps_devices, slow_device, alpha
+        self.target_rates_gbps, self.cpu_threshold_pct = target_rates_gbps, cpu_threshold_pct
+        self.claim_params = {
+            "devices": devices, "reference_device": reference_device, "offloads_off_device": offloads_off_device,
+            "rps_devices": rps_devices, "slow_device": slow_device, "alpha": alpha, "linear_r2_min": linear_r2_min,
+            "sharp_drop_max_ratio": sharp_drop_max_ratio, "rel_tol_approx": rel_tol_approx}
+        self.results = Path(results_dir)
+        self.out = ChapterOutputs(self.results, STAGE)
+        self.data = load(interim_dir, devices_dir, devices)
+        self.sessions, self.runs, self.fits, self.extra, self.rates = (
+            self.data[k] for k in ("sessions", "runs", "fits", "extra", "rates"))
+        self.phones, self.paper = pd.read_csv(published_lines), Values(published_dir)
+        self.thr, self.have = f"{cpu_threshold_pct:g}", set(devices)
+        self.gro = self.rps = self.slow = pd.DataFrame()
+        self.out.put_all({"n_devices": len(devices), "n_runs": len(self.runs),
+                          "raw_mb": self.sessions["bytes"].sum() / 1e6, "n_sessions": len(self.sessions)})
+
+    def captures_table(self) -> None:
+        out = self.out
+        cap, cap_shown = captures(self.sessions)
+        out.table(cap, "captures", "Capture sessions and their hosts, one column per device (from manifest.yaml)",
+                  shown=cap_shown, index=True)
+        out.provenance("measured (capture manifests).")
+
+    def figure1(self) -> None:
+        """Figure 1 of each device: CPU against throughput, both sources, with OLS lines."""
+        out, runs, fits = self.out, self.runs, self.fits
+        for device in self.devices:
+            f_stat = cm.fit_of(fits, device, "down", "stat_total")
+            f_prec = cm.fit_of(fits, device, "down", "precise_total")
+            out.figure(
+                figure1_fig(runs[runs["device"] == device], self.alpha, device), f"figure1_{device}",
+                alt=f"{device}: four scatter plots of CPU utilization (% of all CPUs) against TCP throughput (Gbps), "
+                    "downlink on top and uplink below, Total CPU on the left and SoftIRQ CPU on the right, one point "
+                    "per run, each source with a straight OLS line and shaded confidence and prediction bands.",
+                caption=f"{device}. Look at how closely the points follow each line: on the downlink R² is "
+                        f"{f_stat['r2']:.2f} for /proc/stat Total and {f_prec['r2']:.2f} for the precise Total. "
+                        "Where the /proc/stat points scatter far from the precise ones, tick sampling or background "
+                        "work is at play (next sections).")
+            out.provenance("measured runs; lines and bands modeled (OLS of the runs).")
+
+    def fits_section(self) -> None:
+        fit_table, fit_shown = fits_table(self.fits, self.alpha)
+        self.out.table(fit_table, "fits", "Downlink OLS lines of CPU (%) on throughput (Gbps), with 95% CIs",
+                       shown=fit_shown)
+        self.out.provenance("modeled (OLS fitted to measured runs).")
+
+    def extrapolations_section(self) -> None:
+        ext, ext_shown = extrapolations(self.extra, self.devices, self.target_rates_gbps)
+        self.out.table(ext, "extrapolations",
+                       "Downlink: fitted CPU (%) at the paper's target rates, with 95% CI of the mean", shown=ext_shown)
+        self.out.provenance("modeled (OLS extrapolation of measured runs).")
+
+    def inverse_section(self) -> None:
+        out, thr = self.out, self.thr
+        inv, inv_shown = inverse_predictions(self.fits, thr)
+        out.table(inv, f"throughput_at_{thr}pct_cpu", f"Throughput (Gbps) at {thr}% CPU: estimate with 95% CI "
+                  "(confidence band) and the interval from the prediction band", shown=inv_shown)
+        out.provenance("modeled (inverse prediction from OLS of measured runs).")
+        out.put_all(reference_glue(self.fits, self.reference_device))
+
+    def procstat_table(self) -> None:
+        out = self.out
+        self.gaps, gaps_shown = procstat_gaps(add_gap_columns(self.runs), self.fits, self.alpha)
+        out.table(self.gaps, "procstat_vs_precise", "/proc/stat Total minus precise Total (pp, percentage points of "
+                  "all CPUs), the ratio /proc/stat ÷ precise, and the ratio of their slopes", shown=gaps_shown)
+        out.provenance("measured (both sources per run); slopes modeled (OLS).")
+        out.put_all(procstat_glue(self.runs, self.gaps))
+
+    def procstat_figure(self) -> None:
+        self.out.figure(
+            cm.procstat_figure(self.runs, self.devices), "procstat_vs_precise",
+            alt="Two scatter plots, one point per run and one colour per device. Left: /proc/stat Total CPU (%) "
+                "against precise Total CPU (%) with a dashed line of equality. Right: /proc/stat minus precise "
+                "(percentage points) against TCP throughput (Gbps) with a dashed line at zero.",
+            caption="Tick-sampled /proc/stat against the precise CPU time, per run. Points on the dashed lines mean "
+                    "the two sources agree; look for the device whose points sit far above them (background work on "
+                    "the shared host during its capture) and for the spread at low throughput (tick sampling).")
+        self.out.provenance("measured (each point one run, both sources).")
+
+    def offloads(self) -> None:
+        out, runs, fits, ref, off = self.out, self.runs, self.fits, self.reference_device, self.offloads_off_device
+        if {ref, off} <= self.have:
+            self.gro = cm.compare(runs, fits, ref, off, "offloads off vs on", self.alpha)
+        if not self.gro.empty:
+            out.table(self.gro, "offloads_off_vs_on", "Offloads on (a) against GRO/GSO/TSO off (b): throughput at "
+                      "the unlimited rate", shown=cm.comparison_shown(self.gro, "offloads on", "offloads off"))
+            out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+            out.figure(
+                cm.throughput_figure(runs, [ref, off], self.alpha), "offloads_throughput",
+                alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars, for the "
+                    "offloads-on and offloads-off configurations, downlink and uplink.",
+                caption="Throughput at the unlimited rate with offloads on and off (mean of the repetitions, 95% t "
+                        "interval). Look at the gap between the two rows and at how wide the intervals are with "
+                        "only a few repetitions.")
+            out.provenance("measured (mean of the runs at the unlimited rate).")
+            out.put_all(offloads_glue(self.gro, self.paper))
+        else:
+            display(Markdown(cm.not_captured_text("offloads-off comparison", [ref, off])))
+
+    def rps_section(self) -> None:
+        out, runs, rps_devices = self.out, self.runs, self.rps_devices
+        if set(rps_devices) <= self.have and len(rps_devices) == 2:
+            self.rps = rps = cm.compare(runs, self.fits, rps_devices[0], rps_devices[1],
+                                        "RPS to the second vs the first CPU", self.alpha)
+            out.table(rps, "rps_affinity", f"SoftIRQ steered as in {rps_devices[0]} (a) against {rps_devices[1]} "
+                      "(b): throughput at the unlimited rate",
+                      shown=cm.comparison_shown(rps, rps_devices[0], rps_devices[1]))
+            out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+            out.figure(
+                cm.throughput_figure(runs, [self.reference_device, *rps_devices], self.alpha), "rps_throughput",
+                alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars for the "
+                    "reference configuration and the two RPS configurations, downlink and uplink.",
+                caption="Throughput at the unlimited rate with SoftIRQ steered to either CPU, next to the reference "
+                        "(mean of the repetitions, 95% t interval). Look at whether the two RPS rows differ by more "
+                        "than their intervals.")
+            out.provenance("measured (mean of the runs at the unlimited rate).")
+            per_cpu, per_cpu_shown = per_cpu_at_max(self.rates, rps_devices + [self.reference_device])
+            out.table(per_cpu, "per_cpu_at_max", "Per-CPU /proc/stat Total and SoftIRQ (% of that CPU) at the "
+                      "unlimited rate", shown=per_cpu_shown)
+            out.provenance("measured (per-CPU /proc/stat, mean of the runs).")
+            out.put_all(rps_glue(rps, rps_devices))
+        else:
+            display(Markdown(cm.not_captured_text("RPS pair", rps_devices)))
+
+    def slow_section(self) -> None:
+        out, ref, slow_device = self.out, self.reference_device, self.slow_device
+        if {ref, slow_device} <= self.have:
+            self.slow = slow = cm.compare(self.runs, self.fits, ref, slow_device, "CPU-quota device vs reference",
+                                          self.alpha)
+            out.table(slow, "slow_vs_reference", "Reference (a) against the CPU-quota-limited device (b): "
+                      "throughput at the unlimited rate", shown=cm.comparison_shown(slow, "reference", "CPU quota"))
+            out.provenance("measured; slopes modeled (OLS).")
+            display(Markdown(slow_text(slow)))
+        else:
+            display(Markdown(cm.not_captured_text("slower emulated device", [ref, slow_device])))
+
+    def comparison_figure(self) -> None:
+        thr = self.thr
+        self.out.figure(
+            cm.lines_figure(self.runs, self.phones, self.devices, self.target_rates_gbps, self.cpu_threshold_pct,
+                            self.alpha), "comparison",
+            alt="Total CPU utilization (%) against TCP downlink throughput (Gbps): one straight line with a shaded "
+                "confidence band per measured device, and two black lines for the published phones; a dashed grey "
+                f"line at {thr}% CPU and dotted grey lines at the target rates.",
+            caption="Downlink /proc/stat Total lines of the measured hosts (OLS, 95% confidence band; dashed beyond "
+                    "the measured range) and the lines the paper's extrapolations imply for the two phones. Look at "
+                    f"where each line crosses the dashed {thr}% line and how steep the hosts' lines are next to the "
+                    "phones'.")
+        self.out.provenance("measured devices: OLS lines (modeled) of measured runs; phones: lines implied by "
+                            "published points (modeled, cpu-gbps chapter).")
+
+    def comparison_table(self) -> None:
+        thr = self.thr
+        comparison, comparison_shown = comparison_with_phones(self.phones, self.fits, self.extra, self.devices,
+                                                              self.target_rates_gbps, thr)
+        self.out.table(comparison, "comparison_with_phones", "Downlink lines: measured devices and published phones "
+                       f"(CPU % at the target rates; Gbps at {thr}% CPU with 95% CI)", shown=comparison_shown)
+        self.out.provenance("measured devices: OLS lines (modeled); phones: lines through published points "
+                            "(modeled).")
+
+    def claims(self) -> None:
+        """The claims table, its verdicts and the key findings."""
+        out = self.out
+        self.comparisons = {"gro": self.gro, "rps": self.rps, "slow": self.slow}
+        self.claims_table, intervals = measured_claims(self.paper, self.data, self.comparisons, self.claim_params)
+        cl.write_claims(self.claims_table, self.results / "claims.csv")
+        claims_display, claims_shown = claims_for_people(self.claims_table, intervals)
+        out.show(claims_shown, "Claims of the paper and their verdicts",
+                 csv_href=site_href(self.results / "claims.csv"))
+        out.provenance("published (paper values); measured or modeled (artifact values, per the provenance column).")
+        top = headline(self.claims_table, self.reference_device)
+        out.findings(claims_display, headline=top, intervals={c: intervals[c] for c in top if c in intervals})
+
+    def metrics(self) -> None:
+        counts = verdict_counts(self.claims_table)
+        self.out.put_all({f"n_{k.replace(' ', '_')}": n for k, n in counts.items()})
+        metrics = chapter_metrics(self.data, self.gaps, self.comparisons, self.devices, self.thr, counts)
+        (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")

@@ -1,10 +1,13 @@
-"""The numbers the priority-boost chapter's prose cites, its claims table
-and its metrics, computed from the audit (`analysis.audit_published`) and the
-measured comparisons (`analysis.compare_measured`, `compare_paired`).
+"""The priority-boost chapter (notebooks/priority-boost.py): everything it
+shows, one `Chapter` method per code cell, in the order the chapter reads.
 
-The `*_numbers` functions return {glue name: value} in the order the chapter
-glues them; every paper number comes from data/published/priority-boost.yaml
-(`mobitrace.core.published.Values`).
+The figures (seaborn, the book's theme) are drawn from tables the chapter has
+already computed with `mobitrace.studies.priority_boost.analysis`; the
+`*_numbers` functions return {glue name: value} for the prose in the order the
+chapter glues them; the claims table and the metrics come from the audit
+(`analysis.audit_published`) and the measured comparisons
+(`analysis.compare_measured`, `compare_paired`). Every paper number comes from
+data/published/priority-boost.yaml (`mobitrace.core.published.Values`).
 """
 
 from __future__ import annotations
@@ -12,12 +15,116 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pandas as pd
+import seaborn as sns
+from IPython.display import Markdown, display
 
+from mobitrace.book.chapter import NotebookChapter, paper_text, site_href
+from mobitrace.book.checked_outputs import SchemaCheckedOutputs
+from mobitrace.book.figures import PALETTE, SEED, legend_outside
 from mobitrace.core import claims as cl
+from mobitrace.core.escape import md_text
 from mobitrace.core.numbers import metric
-from mobitrace.core.published import mean_sd_table
-from mobitrace.studies.priority_boost.analysis import POLICY_NAMES, audio_change, gain_pct_ci, missing_cells
+from mobitrace.core.published import Values, mean_sd_table, table_location
+from mobitrace.studies.priority_boost import analysis as pba
+from mobitrace.studies.priority_boost.analysis import (POLICY_NAMES, POLICY_ORDER, TABLE_TITLES, UNITS, audio_change,
+                                                       condition_label, extent, gain_pct_ci, interval_rows,
+                                                       missing_cells)
+from mobitrace.studies.priority_boost.schema import result_schema
+
+STAGE = "analyze_priority_boost"
+
+CONDITION_AXIS = "competing processes, cross traffic (% of NIC)"
+
+
+def published_means(pub_means: pd.DataFrame):
+    """The paper's means with their t intervals (`published_means_both`), one
+    panel per load, one hue per policy."""
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.0), sharey=True, width_ratios=(5, 6))
+    for ax, (load, part) in zip(axes, pub_means.groupby("load", sort=False)):
+        sns.pointplot(data=interval_rows(part), x="condition", y="value", hue="policy_name",
+                      hue_order=[POLICY_NAMES[p] for p in ("original", "incr", "decr")], estimator="median",
+                      errorbar=extent, dodge=0.4, linestyle="none", capsize=0.15, err_kws={"linewidth": 1.2},
+                      marker="o", markersize=5, ax=ax, legend=ax is axes[1])
+        ax.set(title=load, xlabel=CONDITION_AXIS, ylabel="file transfer time (s)")
+        ax.tick_params(axis="x", labelrotation=30)
+    legend_outside(axes[1], title="policy")
+    return fig
+
+
+def p_ranges(audit: pd.DataFrame, alpha: float):
+    """Per comparison of an audit with published p-values (`audit_published`):
+    the attainable p ranges (as printed, at table precision) as bars, the
+    recomputed p as a tick, the paper's p as a marker (a triangle when it is
+    outside the range), on a log scale with a dashed line at `alpha`."""
+    ranked = audit.sort_values(["policy", "cpu_procs"], ascending=[False, True], ignore_index=True)
+    colors = dict(zip(("printed", "table", "paper", "outside"), (PALETTE[7], PALETTE[0], PALETTE[2], PALETTE[3])))
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    ax.hlines(ranked.index, ranked["p_lo_printed"].clip(lower=1e-6), ranked["p_hi_printed"],
+              color=colors["printed"], lw=7, label="attainable p, as printed")
+    ax.hlines(ranked.index, ranked["p_lo_table"], ranked["p_hi_table"], color=colors["table"], lw=7,
+              label="attainable p, table precision")
+    ax.scatter(ranked["p"], ranked.index, marker="|", s=220, color="black", zorder=3, label="recomputed p")
+    inside = ranked["in_range_table"].astype(bool)
+    ax.scatter(ranked.loc[inside, "p_published"], ranked.index[inside], marker="o", s=45, color=colors["paper"],
+               zorder=4, label="paper's p (attainable)")
+    ax.scatter(ranked.loc[~inside, "p_published"], ranked.index[~inside], marker="<", s=60,
+               color=colors["outside"], zorder=4, label="paper's \"< 0.0001\" (not attainable)")
+    ax.axvline(alpha, color="grey", ls="--", lw=0.8)
+    ax.set_xscale("log")
+    ax.set(xlim=(1e-5, 1.5), xlabel="two-sided Welch p (log scale, dashed: α)")
+    ax.set_yticks(ranked.index, [f"{POLICY_NAMES[r.policy]}, {r.cpu_procs} proc" for r in ranked.itertuples()])
+    ax.legend()
+    legend_outside(ax, below=True)
+    return fig
+
+
+def effect_sizes(audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, level: float):
+    """Hedges' g with its interval of every comparison of the two audited
+    tables, INCR and DECR side by side, with a line at zero."""
+    both = pd.concat([audit_cpu.assign(load="CPU load"), audit_net.assign(load="network load")], ignore_index=True)
+    both["comparison"] = both["load"] + ": " + [condition_label(c, x)
+                                                for c, x in zip(both["cpu_procs"], both["cross_pct"])]
+    both["policy_name"] = both["policy"].map(POLICY_NAMES)
+    fig, ax = plt.subplots(figsize=(7.5, 5.2))
+    sns.pointplot(data=interval_rows(both[["comparison", "policy_name", "g", "g_lo", "g_hi"]], "g", "g_lo", "g_hi"),
+                  x="value", y="comparison", hue="policy_name", hue_order=["INCR", "DECR"], estimator="median",
+                  errorbar=extent, dodge=0.4, linestyle="none", capsize=0.15, marker="o", markersize=4,
+                  err_kws={"linewidth": 1.2}, palette=[PALETTE[1], PALETTE[2]], ax=ax)
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set(xlabel=f"Hedges' g, policy − original, with {100 * level:.0f}% interval (negative: faster)", ylabel="")
+    legend_outside(ax, title="policy")
+    return fig
+
+
+def measured_runs(runs: pd.DataFrame, level: float):
+    """Measured runs of one device: per experiment (panel), condition and
+    policy, the mean with its bootstrap interval (fixed SEED) over every run.
+    None when no run has a metric."""
+    ok = runs.dropna(subset=["metric"]).assign(
+        policy_name=lambda f: f["policy"].map(POLICY_NAMES),
+        condition=lambda f: [condition_label(c, x) for c, x in zip(f["cpu_procs"], f["cross_pct"])])
+    panels = [t for t in ("cpu", "net", "audio") if (ok["table"] == t).any()]
+    if not panels:
+        return None
+    hue_order = [POLICY_NAMES[p] for p in POLICY_ORDER if p in set(ok["policy"])]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7.5, 3.3 * len(panels)), squeeze=False)
+    for ax, table in zip(axes[:, 0], panels):
+        t = ok[ok["table"] == table].sort_values(["cpu_procs", "cross_pct"])
+        sns.stripplot(data=t, x="condition", y="metric", hue="policy_name", hue_order=hue_order, dodge=True,
+                      jitter=False, size=2.5, alpha=0.35, legend=False, ax=ax)
+        sns.pointplot(data=t, x="condition", y="metric", hue="policy_name", hue_order=hue_order,
+                      errorbar=("ci", 100 * level), seed=SEED, n_boot=2000, dodge=0.53, linestyle="none",
+                      capsize=0.1, marker="D", markersize=5, err_kws={"linewidth": 1.4}, ax=ax,
+                      legend=ax is axes[0, 0])
+        ax.set(title=TABLE_TITLES[table], xlabel=CONDITION_AXIS,
+               ylabel=f"{'jitter SD' if table == 'audio' else 'transfer time'} ({UNITS[table]})",
+               yscale="linear" if table == "audio" else "log")
+    legend_outside(axes[0, 0], title="policy")
+    fig.tight_layout()
+    return fig
+
 
 TABLES = ("cpu", "net", "audio")
 
@@ -316,7 +423,6 @@ def _measured_claims(add, device: str, m: dict, alpha: float, marginal_pct: floa
 def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:
     """The claims table for people: the paper's value as printed with its
     relation, ours, the verdict and the provenance."""
-    from mobitrace.book.chapter import paper_text
 
     shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
                                        zip(claims_table["paper_relation"], claims_table["paper_value"])])
@@ -378,3 +484,210 @@ def chapter_metrics(audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, device_met
 def write_metrics(path: str | Path, metrics: dict) -> None:
     """Write metrics.json deterministically (sorted keys, indented)."""
     Path(path).write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+
+
+class Chapter(NotebookChapter):
+    """The chapter's state: the notebook's parameters, the published tables,
+    the audits, the measured runs of each device and what later sections reuse."""
+
+    def __init__(self, *, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str],
+                 alpha: float, ci_level: float, p_grid: int, rel_tol_approx: float, marginal_pct: float):
+        self.study, self.interim_dir, self.devices = study, interim_dir, devices
+        self.alpha, self.ci_level, self.p_grid = alpha, ci_level, p_grid
+        self.rel_tol_approx, self.marginal_pct = rel_tol_approx, marginal_pct
+        self.results = Path(results_dir)
+        self.out = SchemaCheckedOutputs(self.results, STAGE, result_schema)
+        self.values = Values(published_dir)
+        self.stats = pd.read_parquet(Path(published_dir) / "stat_tables.parquet")
+        self.measured: dict = {}
+        self.comparisons: dict = {}
+        self.paired: dict = {}
+        self.device_metrics: dict = {}
+
+    def _glue(self, numbers: dict) -> None:
+        for name, x in numbers.items():
+            self.out.put(name, x)
+
+    def published_tables(self) -> None:
+        """The paper's four tables as printed."""
+        out = self.out
+        for table, caption in [("transfer_cpu", "File transfer time (s), mean/SD, against CPU load"),
+                               ("transfer_cpu_p", "P values of comparing INCR and DECR to original"),
+                               ("transfer_net", "File transfer time (s), mean/SD, against network load"),
+                               ("audio_jitter", "Audio send-time jitter SD (µs)")]:
+            where = table_location(self.stats, table)
+            out.table(pba.printed_grid(self.stats, table), f"published_{table}", f"{caption} ({where})")
+            out.provenance(f"published ({where}), rendered from the data file.")
+
+    def published_means_figure(self) -> None:
+        """The published means with their t intervals."""
+        out = self.out
+        pub_means = out.save_table(pba.published_means_both(self.stats, self.ci_level), "published_means_ci")
+        out.figure(published_means(pub_means), "published_means_ci",
+                   alt="Two panels of mean file transfer time in seconds with 95% confidence intervals, for the "
+                       "original scheduler, INCR and DECR, against CPU load (left) and network load (right), from "
+                       "the paper's tables.",
+                   caption="The paper's means with t-based 95% intervals computed from its reported SD and n. Look "
+                           "at how much the intervals of the boosted policies overlap the original's in each column.")
+        out.provenance("published means, SDs and n (§4, first and second tables); intervals computed here.")
+
+    def audit(self) -> None:
+        """Welch tests, p ranges, effect sizes and Holm from the published
+        statistics of both transfer tables; shows the CPU-load audit."""
+        out, stats = self.out, self.stats
+        out.put("alpha", self.alpha)
+        out.put("ci_pct", 100 * self.ci_level)
+        self.audit_cpu = pba.audit_published(stats, "transfer_cpu", "transfer_cpu_p", alpha=self.alpha,
+                                             level=self.ci_level, grid=self.p_grid)
+        self.audit_net = pba.audit_published(stats, "transfer_net", None, alpha=self.alpha, level=self.ci_level,
+                                             grid=self.p_grid)
+        out.save_table(self.audit_cpu, "audit_transfer_cpu")
+        out.save_table(self.audit_net, "audit_transfer_net")
+        out.show(pba.audit_shown(self.audit_cpu, True),
+                 "Transfer time vs CPU load: paper p and recomputed Welch p side by side",
+                 csv_href=out.href("audit_transfer_cpu"))
+        out.provenance("published inputs (§4, first table); tests, ranges, effect sizes and Holm computed here.")
+
+    def audit_numbers(self) -> None:
+        self._glue(audit_numbers(self.audit_cpu))
+
+    def p_ranges_figure(self) -> None:
+        out = self.out
+        out.figure(p_ranges(self.audit_cpu, self.alpha), "p_ranges_published",
+                   alt="For each of the ten comparisons of the paper's CPU-load table, horizontal bars of the "
+                       "p-values its rounded means and SDs allow, the recomputed p as a tick and the paper's p as a "
+                       "marker, on a log scale.",
+                   caption="The paper's p-values against the range of p its own rounded statistics allow. Look for "
+                           "markers outside their bars: the triangles are \"< 0.0001\" values no rounding of the "
+                           "table can give.")
+        out.provenance("published p-values (§4, first table); ranges computed here from the published means and SDs.")
+
+    def audit_net_table(self) -> None:
+        out = self.out
+        out.show(pba.audit_shown(self.audit_net, False),
+                 "Transfer time vs network load: Welch tests from the published statistics",
+                 csv_href=out.href("audit_transfer_net"))
+        out.provenance("published inputs (§4, second table); tests, ranges, effect sizes and Holm computed here.")
+
+    def net_numbers(self) -> None:
+        self._glue(net_numbers(self.audit_net, self.stats))
+
+    def effect_sizes_figure(self) -> None:
+        out = self.out
+        out.figure(effect_sizes(self.audit_cpu, self.audit_net, self.ci_level), "effect_sizes_published",
+                   alt="Hedges' g of INCR and DECR against the original scheduler with 95% intervals, for each "
+                       "column of the paper's CPU-load and network-load tables, with a vertical line at zero.",
+                   caption="Effect sizes (standardized differences of the means) from the paper's tables. Look at "
+                           "which intervals exclude zero: left of the line the policy is faster than the original.")
+        out.provenance("published means and SDs (§4, first and second tables); Hedges' g and its interval "
+                       "computed here.")
+
+    def conclusions(self) -> None:
+        self.out.save_table(pba.audio_change(self.stats).reset_index(drop=True), "audit_audio_change_us")
+        self._glue(conclusion_numbers(self.stats, self.values))
+
+    def load_measured(self) -> None:
+        self.measured = pba.load_measured(self.interim_dir, self.devices)
+        self.out.put("n_devices", len(self.measured))
+        if not self.measured:
+            display(Markdown("**No measured captures are listed in `params.yaml` (`priority-boost.devices`).**"))
+
+    def sessions(self) -> None:
+        out = self.out
+        for device, (runs, sessions) in self.measured.items():
+            out.table(pba.session_view(sessions), f"measured_{device}_sessions",
+                      f"Captures behind the measured results: {device}")
+            out.provenance(f"measured: data/raw/priority-boost/{device}/ (manifest.yaml per session; "
+                           "hash over every file of the capture).")
+
+    def measured_tables(self) -> None:
+        """Each device's tables as the paper's (mean/SD, n runs) and its Welch tests."""
+        out = self.out
+        for device, (runs, sessions) in self.measured.items():
+            hashes = ", ".join(sessions["capture_sha256"].str[:12])
+            for table in ("cpu", "net", "audio"):
+                grid = pba.measured_grid(runs, table)
+                if grid.empty:
+                    display(Markdown(f"*{md_text(device)}: no {table} runs captured.*"))
+                    continue
+                out.table(grid, f"measured_{device}_{table}", f"{TABLE_TITLES[table]}, {device}: mean/SD (n runs)")
+                out.provenance(f"measured ({device}, capture {hashes}); mean and SD over runs.")
+            self.comparisons[device] = out.save_table(
+                pba.compare_measured(runs.dropna(subset=["metric"]), alpha=self.alpha, level=self.ci_level),
+                f"measured_{device}_welch")
+
+    def welch_tests(self) -> None:
+        out = self.out
+        for device, comp in self.comparisons.items():
+            if comp.empty:
+                continue
+            out.show(pba.comparisons_shown(comp, UNITS), f"Welch tests on measured runs, {device}",
+                     csv_href=out.href(f"measured_{device}_welch"))
+            out.provenance(f"measured ({device}); Welch tests, Hedges' g and Holm computed here from per-run values.")
+
+    def paired_tests(self) -> None:
+        out = self.out
+        for device, (runs, sessions) in self.measured.items():
+            pc = self.paired[device] = pba.compare_paired(runs.dropna(subset=["metric"]), alpha=self.alpha)
+            if pc.empty:
+                continue
+            out.table(pc, f"measured_{device}_paired", f"Runs paired by repetition (same link schedule), {device}",
+                      shown=pba.paired_view(pc))
+            out.provenance(f"measured ({device}); Wilcoxon signed-rank tests and Holm computed here from per-run "
+                           "values.")
+
+    def measured_figures(self) -> None:
+        out = self.out
+        for device, (runs, sessions) in self.measured.items():
+            fig = measured_runs(runs, self.ci_level)
+            if fig is None:
+                continue
+            out.figure(fig, f"measured_{device}",
+                       alt=f"Measured on {device}: per policy and condition, mean transfer time (s) or audio jitter "
+                           "SD (µs) with 95% confidence intervals, over the individual runs, one panel per "
+                           "experiment.",
+                       caption="Means over runs with 95% bootstrap intervals (diamonds) and every run (dots). Look "
+                               "at whether the boosted policies' intervals overlap the original's in each condition.")
+            out.provenance(f"measured ({device}); means and bootstrap intervals over runs computed here.")
+
+    def run_conditions(self) -> None:
+        out = self.out
+        for device, (runs, sessions) in self.measured.items():
+            q, shown = pba.run_conditions(runs)
+            out.table(q, f"measured_{device}_conditions", f"Run conditions per cell, {device} (means over runs)",
+                      shown=shown)
+            out.provenance(f"measured ({device}): oracle logs, cross-traffic and cgroup statistics of every run.")
+            if device == self.devices[0]:
+                self._glue(pba.refused_sends(runs))
+
+    def device_numbers(self) -> None:
+        self.device_metrics = {d: device_numbers(runs, sessions, self.comparisons[d],
+                                                 self.paired.get(d, pd.DataFrame()), self.stats)
+                               for d, (runs, sessions) in self.measured.items()}
+        if self.device_metrics:
+            self._glue(reference_numbers(self.devices[0], self.device_metrics[self.devices[0]]))
+
+    def claims(self) -> None:
+        out = self.out
+        out.put("rel_tol_pct", 100 * self.rel_tol_approx)
+        out.put("marginal_pct", self.marginal_pct)
+        self.claims_table = chapter_claims(self.study, self.audit_cpu, self.audit_net, self.stats, self.values,
+                                           self.device_metrics, alpha=self.alpha, marginal_pct=self.marginal_pct,
+                                           rel_tol=self.rel_tol_approx).frame()
+        cl.write_claims(self.claims_table, self.results / "claims.csv")
+        out.show(claims_shown(self.claims_table), "Claims of the priority-boost paper",
+                 csv_href=site_href(self.results / "claims.csv"))
+
+    def findings(self) -> None:
+        """The key findings, with intervals of the headline values: Welch 95% CIs
+        of the largest gain, in % of the original's mean (published: from
+        mean/SD/n; measured: from the runs)."""
+        self.out.findings(self.claims_table, headline=headline(self.devices),
+                          intervals=headline_intervals(self.audit_cpu, self.comparisons, self.ci_level))
+
+    def metrics(self) -> None:
+        counts = verdict_counts(self.claims_table)
+        for verdict_name, n in counts.items():
+            self.out.put(f"n_{verdict_name.replace(' ', '_')}", n)
+        write_metrics(self.results / "metrics.json",
+                      chapter_metrics(self.audit_cpu, self.audit_net, self.device_metrics, counts))
