@@ -277,3 +277,18 @@ def test_every_kit_gates_its_runs(study):
     out = subprocess.run([sys.executable, str(kit), "--help"], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert out.returncode == 0 and "--idle-max-pct" in out.stdout and "--idle-strict" in out.stdout, out.stderr
+
+
+def test_smoke_captures_measure_and_flag_but_do_not_wait():
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--smoke", action="store_true")
+    IdleGate.add_arguments(ap)
+    full, smoke = IdleGate.from_args(ap.parse_args([])), IdleGate.from_args(ap.parse_args(["--smoke"]))
+    assert (full.retries, full.window_s, full.max_pct, full.wait_s) == (3, 2.0, 5.0, 10.0)
+    assert (smoke.retries, smoke.window_s, smoke.enabled) == (0, 0.5, True)
+    given = IdleGate.from_args(ap.parse_args(["--smoke", "--idle-retries", "2", "--idle-window-s", "1"]))
+    assert (given.retries, given.window_s) == (2, 1.0)
+    with pytest.raises(SystemExit, match="--idle-max-pct: expected a number >= 0"):
+        IdleGate.from_args(ap.parse_args(["--idle-max-pct", "nan"]))
+    assert not IdleGate.from_args(ap.parse_args(["--no-idle-gate"])).enabled

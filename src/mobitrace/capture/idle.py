@@ -59,6 +59,8 @@ TICK_HZ = os.sysconf("SC_CLK_TCK")
 METHOD = ("per-process CPU time (/proc/<pid>/stat utime+stime, and cutime+cstime of reaped children) of every "
           "process outside the kit's process tree, in % of one core; kernel threads apart, not gated")
 DEFAULTS = {"max_pct": 5.0, "wait_s": 10.0, "retries": 3, "window_s": 2.0, "period_s": 1.0}
+# A smoke capture tests the kit, not the machine: it measures and flags, but does not wait.
+SMOKE = {"retries": 0, "window_s": 0.5}
 
 
 class NotIdle(RuntimeError):
@@ -187,10 +189,12 @@ class IdleGate:
                        help="background load allowed, %% of one core (default %(default)s)")
         g.add_argument("--idle-wait-s", type=float, default=DEFAULTS["wait_s"],
                        help="wait between measurements when busy (default %(default)s)")
-        g.add_argument("--idle-retries", type=int, default=DEFAULTS["retries"],
-                       help="measurements after the first before a run is flagged (default %(default)s)")
-        g.add_argument("--idle-window-s", type=float, default=DEFAULTS["window_s"],
-                       help="length of one measurement before a run (default %(default)s)")
+        g.add_argument("--idle-retries", type=int, default=None,
+                       help=f"measurements after the first before a run is flagged (default {DEFAULTS['retries']}, "
+                            f"--smoke {SMOKE['retries']})")
+        g.add_argument("--idle-window-s", type=float, default=None,
+                       help=f"length of one measurement before a run (default {DEFAULTS['window_s']}, "
+                            f"--smoke {SMOKE['window_s']})")
         g.add_argument("--idle-strict", action="store_true",
                        help="stop instead of running flagged when the machine does not become idle")
         g.add_argument("--no-idle-gate", dest="idle_gate", action="store_false",
@@ -198,6 +202,11 @@ class IdleGate:
 
     @classmethod
     def from_args(cls, args, log=None) -> "IdleGate":
+        base = {**DEFAULTS, **SMOKE} if getattr(args, "smoke", False) else DEFAULTS
+        if args.idle_retries is None:
+            args.idle_retries = base["retries"]
+        if args.idle_window_s is None:
+            args.idle_window_s = base["window_s"]
         for name in ("idle_max_pct", "idle_wait_s", "idle_window_s"):
             if not getattr(args, name) >= 0:
                 raise SystemExit(f"--{name.replace('_', '-')}: expected a number >= 0")
