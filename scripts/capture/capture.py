@@ -459,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except (Interrupted, Exception) as exc:
         log(f"aborted: {exc}; removed {session.partial}")
-        return exc.status if isinstance(exc, Interrupted) else 1
+        return getattr(exc, "status", 1)  # a signal's 128 + n, --idle-strict's NotIdle 75, else 1
     finally:
         bed.close()
         log("namespaces removed")

@@ -58,7 +58,7 @@ from mobitrace.capture import (SKIP, CommandError, Interrupted, MeasurementLock,
                                SessionWriter, handle_signals, host_metadata, output, read, run)
 from mobitrace.capture import sh as _sh  # noqa: E402
 from mobitrace.capture.sampler import cpuinfo_mhz as cpu_mhz, loadavg_1min as loadavg1, proc_stat_cpu  # noqa: E402
-from mobitrace.capture.idle import IdleGate  # noqa: E402
+from mobitrace.capture.idle import IdleGate, NotIdle  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "mtmp_xfer.c"
@@ -345,7 +345,7 @@ def main(argv=None) -> int:
                                           file=sys.stderr)
                                     time.sleep(1)
                             progress.step(spec["run_id"])
-            except Interrupted as exc:
+            except (Interrupted, NotIdle) as exc:  # --idle-strict stops like a signal
                 print(f"mptcp-dualband kit: interrupted ({exc}); keeping the {len(records)} runs done",
                       file=sys.stderr)
     finally:

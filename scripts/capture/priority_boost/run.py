@@ -48,7 +48,7 @@ sys.path.insert(0, str(HERE.parents[2] / "src"))  # a checkout without `pip inst
 from mobitrace.capture import (Interrupted, MeasurementLock, Namespaces, Progress, SessionWriter,  # noqa: E402
                                handle_signals, host_metadata, output, spawn)
 from mobitrace.capture.cgroup import CpuLimit  # noqa: E402
-from mobitrace.capture.idle import IdleGate  # noqa: E402
+from mobitrace.capture.idle import IdleGate, NotIdle  # noqa: E402
 
 APPS = HERE / "apps.py"
 NS_PREFIX = "mtpb-"
@@ -415,7 +415,7 @@ def main(argv=None):
     try:
         with handle_signals():
             capture.run()
-    except Interrupted as exc:
+    except (Interrupted, NotIdle) as exc:
         print(f"{exc}: unfinished session kept in {capture.session.partial} (resume with the same --session)",
               file=sys.stderr)
         return exc.status

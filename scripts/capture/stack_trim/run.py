@@ -61,7 +61,7 @@ from mobitrace.capture import (SKIP, Interrupted, MeasurementLock, Namespaces, P
                                handle_signals, host_metadata, output, sh, spawn, wait)
 from mobitrace.capture import why_not as _why_not  # noqa: E402
 from mobitrace.capture.sampler import Periodic, cpuinfo_mhz_text, proc_stat_cpu  # noqa: E402
-from mobitrace.capture.idle import IdleGate  # noqa: E402
+from mobitrace.capture.idle import IdleGate, NotIdle  # noqa: E402
 
 PREFIX = "mtst-"
 ADDR_A, ADDR_B = "10.91.0.1", "10.91.0.2"
@@ -352,7 +352,7 @@ def main(argv=None) -> int:
     try:
         with handle_signals():
             return kit.run()
-    except Interrupted as exc:
+    except (Interrupted, NotIdle) as exc:
         print(f"stack-trim capture kit: {exc}; unfinished session left in {kit.session.partial}", file=sys.stderr)
         return exc.status
     finally:

@@ -57,7 +57,7 @@ from mobitrace.capture import (SKIP, Interrupted, MeasurementLock, Namespaces, P
                                handle_signals, host_metadata, output, run, sh)
 from mobitrace.capture import why_not as _why_not  # noqa: E402
 from mobitrace.capture.sampler import cpuinfo_mhz as cpu_mhz  # noqa: E402
-from mobitrace.capture.idle import IdleGate  # noqa: E402
+from mobitrace.capture.idle import IdleGate, NotIdle  # noqa: E402
 
 NS_CLI, NS_DLY, NS_SRV = "mttt-cli", "mttt-dly", "mttt-srv"
 IF_C0, IF_C1, IF_S0, IF_S1 = "mttt-c0", "mttt-c1", "mttt-s0", "mttt-s1"
@@ -398,7 +398,7 @@ def main() -> int:
                 rows = [x for x in rows if x["run_id"] != row["run_id"]] + [row]
                 session.write_rows("runs.csv", RUN_FIELDS, rows)
                 progress.step(f"{row['run_id']}: {row['status']}")
-    except Interrupted as exc:
+    except (Interrupted, NotIdle) as exc:
         interrupted = exc
     finally:
         lock.release()

@@ -63,8 +63,12 @@ DEFAULTS = {"max_pct": 5.0, "wait_s": 10.0, "retries": 3, "window_s": 2.0, "peri
 SMOKE = {"retries": 0, "window_s": 0.5}
 
 
-class NotIdle(RuntimeError):
-    """--idle-strict: the machine did not become idle enough to start a run."""
+class NotIdle(Exception):
+    """--idle-strict: the machine did not become idle enough to start a run.
+    Not a RuntimeError, so that a kit's per-run error handling (which retries
+    or records a failed run) lets it through; the kit exits with `status`."""
+
+    status = 75  # EX_TEMPFAIL: try again later
 
 
 @dataclass(frozen=True)
@@ -196,7 +200,8 @@ class IdleGate:
                        help=f"length of one measurement before a run (default {DEFAULTS['window_s']}, "
                             f"--smoke {SMOKE['window_s']})")
         g.add_argument("--idle-strict", action="store_true",
-                       help="stop instead of running flagged when the machine does not become idle")
+                       help="stop (exit status 75, the session left unfinished) instead of running flagged "
+                            "when the machine does not become idle")
         g.add_argument("--no-idle-gate", dest="idle_gate", action="store_false",
                        help="do not measure (the manifest then has no idle_gate)")
 
@@ -238,7 +243,7 @@ class IdleGate:
         if not clean:
             if self.strict:
                 raise NotIdle(f"idle gate: background {user:.1f}% of a core > {self.max_pct:g}% after "
-                              f"{attempt} measurements ({waited:g} s waited)")
+                              f"{attempt} measurement{'s' * (attempt > 1)} ({waited:g} s waited)")
             self.log(f"idle gate: still {user:.1f}% of a core after {attempt} measurements; running flagged")
         return {"before_pct": user, "kthreads_before_pct": kernel, "attempts": attempt, "waited_s": waited,
                 "clean_before": clean}
