@@ -39,6 +39,11 @@ Configurations (--config):
                  or v1 cpu.cfs_quota_us), the way Liang & Keshav emulated a
                  PDA by clocking a server down
 
+Idle gate (mobitrace.capture.idle): before each run the CPU used outside the
+experiment is measured; above --idle-max-pct (default 5% of one core) the kit
+waits and retries, then runs flagged (--idle-strict: stops); the load before
+and during every run is in the session manifest under idle_gate:.
+
 Exit status 77 means "cannot capture here" (not root, no iperf3/ip, no
 network namespaces); the reason is printed.
 """
@@ -59,6 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))  # a checko
 from mobitrace.capture import (SKIP, Interrupted, MeasurementLock, Namespaces, Progress, SessionWriter,  # noqa: E402
                                handle_signals, host_metadata, output, read, sh, spawn, wait, why_not)
 from mobitrace.capture.cgroup import CpuLimit  # noqa: E402
+from mobitrace.capture.idle import IdleGate  # noqa: E402
 from mobitrace.capture.sampler import Periodic, proc_stat_cpu  # noqa: E402
 
 DEVICE_IP, PEER_IP, PREFIX = "10.77.0.1", "10.77.0.2", 30
@@ -362,7 +368,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="seed of the run order shuffle")
     ap.add_argument("--smoke", action="store_true", help="2 rates x 1 s x 1 repetition (for CI)")
     ap.add_argument("--lock", default=None, help="flock this file around each run (a machine-wide mutex)")
+    IdleGate.add_arguments(ap)
     args = ap.parse_args(argv)
+    gate = IdleGate.from_args(args, log=log)
 
     if args.smoke:
         args.rates, args.reps, args.duration = ",".join(SMOKE_RATES), 1, 1
@@ -432,11 +440,13 @@ def main(argv: list[str] | None = None) -> int:
             progress = Progress(len(order), f"cpu-gbps {args.device}")
             for rep, direction, rate in order:
                 run_id = f"{direction}-{rate}-r{rep}"
-                with lock:  # per run, so other kits can interleave between runs
+                with lock, gate.run(run_id):  # per run, so other kits can interleave between runs
                     one_run(bed, session, run_id, direction, rate, rep, args.duration, args.sample_ms)
                 runs.append(run_id)
                 progress.step(run_id)
             manifest["runs"] = runs
+            if gate.enabled:
+                manifest["idle_gate"] = gate.manifest()
             if args.lock:
                 manifest["measurement_lock"] = {"path": args.lock, "held_s": round(lock.held_s, 1),
                                                 "waited_s": round(lock.waited_s, 1)}
@@ -449,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except (Interrupted, Exception) as exc:
         log(f"aborted: {exc}; removed {session.partial}")
-        return exc.status if isinstance(exc, Interrupted) else 1
+        return getattr(exc, "status", 1)  # a signal's 128 + n, --idle-strict's NotIdle 75, else 1
     finally:
         bed.close()
         log("namespaces removed")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from mobitrace.core import capture_reader
 from mobitrace.studies.mptcp_dualband import ingest as md
 
 
@@ -53,6 +54,8 @@ def test_capture_smoke_then_ingest(tmp_path, md_repo):
     assert "mtmp-ph" not in ns and "mtmp-ap" not in ns, "namespaces left behind"
     md.ingest(out / "smoke-host", tmp_path / "interim")
     runs = pd.read_parquet(tmp_path / "interim" / "runs.parquet")
+    gate = capture_reader.background_load(capture_reader.read_manifest(out / "smoke-host" / "smoke" / "manifest.yaml"))
+    assert gate["max_pct"] == 5.0 and set(gate["runs"]) == set(runs["run_id"])  # the idle gate: every run
     assert set(runs["part"]) == {"mptcp", "sweep", "backup"}
     assert (runs["tput_mbps"] > 0).all()
     # the striping sender honours 0:100 and 100:0

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from mobitrace import devices
+from mobitrace.core import capture_reader
 from mobitrace.studies.transfer_tuning import ingest as tt
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,6 +48,8 @@ def test_tt_capture_smoke_then_ingest(tmp_path):
     assert problems == [] and study.slug == "transfer-tuning"
     tt.ingest(out / "smoke-host", tmp_path / "interim")
     runs = pd.read_parquet(tmp_path / "interim" / "runs.parquet")
+    gate = capture_reader.background_load(capture_reader.read_manifest(folder / "manifest.yaml"))
+    assert gate["max_pct"] == 5.0 and set(gate["runs"]) == set(runs["run_id"])  # the idle gate: every run
     assert len(runs) == 9
     assert (runs["bytes"] > 0).all() and (runs["throughput_mbps"] > 0).all()
     # The link is shaped: no run beats the tbf rate (40 Mbit/s by default).

@@ -58,6 +58,7 @@ from mobitrace.capture import (SKIP, CommandError, Interrupted, MeasurementLock,
                                SessionWriter, handle_signals, host_metadata, output, read, run)
 from mobitrace.capture import sh as _sh  # noqa: E402
 from mobitrace.capture.sampler import cpuinfo_mhz as cpu_mhz, loadavg_1min as loadavg1, proc_stat_cpu  # noqa: E402
+from mobitrace.capture.idle import IdleGate, NotIdle  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "mtmp_xfer.c"
@@ -286,6 +287,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=12, help="runs per lock hold")
     ap.add_argument("--lock", default=None, help="flock this file around each batch of runs")
     ap.add_argument("--smoke", action="store_true", help="a few 0.5 s runs of every part (seconds)")
+    IdleGate.add_arguments(ap)
     args = ap.parse_args(argv)
 
     if os.geteuid() != 0:
@@ -312,6 +314,7 @@ def main(argv=None) -> int:
     topo = Topology(args.scale)
     runs = plan(parts, args.smoke, args.reps_cdf, args.reps_sweep, args.reps_extra)
     lock = MeasurementLock(args.lock)
+    gate = IdleGate.from_args(args, log=lambda m: print(m, file=sys.stderr, flush=True))
     records, failed = [], []
     try:
         with handle_signals():
@@ -329,7 +332,8 @@ def main(argv=None) -> int:
                             d = args.duration_sweep if spec["part"] in ("sweep", "backup") else args.duration_cdf
                             for attempt in range(3):
                                 try:
-                                    rec = run_one(topo, xfer, spec, d, args.scale)
+                                    with gate.run(spec["run_id"]):  # background load before and during
+                                        rec = run_one(topo, xfer, spec, d, args.scale)
                                     rec["attempt"] = attempt + 1
                                     records.append(rec)
                                     break
@@ -341,7 +345,7 @@ def main(argv=None) -> int:
                                           file=sys.stderr)
                                     time.sleep(1)
                             progress.step(spec["run_id"])
-            except Interrupted as exc:
+            except (Interrupted, NotIdle) as exc:  # --idle-strict stops like a signal
                 print(f"mptcp-dualband kit: interrupted ({exc}); keeping the {len(records)} runs done",
                       file=sys.stderr)
     finally:
@@ -352,7 +356,7 @@ def main(argv=None) -> int:
         return 1
     with session:
         session.write("runs.jsonl", "".join(json.dumps(rec, sort_keys=True) + "\n" for rec in records), gz=True)
-        session.write_manifest({
+        doc = {
             "study": "mptcp-dualband", "device": args.device, "session": session_name,
             "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "kit": "scripts/capture/mptcp_dualband/run.py",
@@ -379,7 +383,10 @@ def main(argv=None) -> int:
             "failed_attempts": failed,
             "host": host_metadata(sysctls=SYSCTLS, tools={"gcc": ["gcc", "--version"]}, note=SHARED_HOST),
             "link": link,
-        })
+        }
+        if gate.enabled:
+            doc["idle_gate"] = gate.manifest()
+        session.write_manifest(doc)
         final = session.finish()
     print(f"wrote {len(records)} runs to {final} (lock held {lock.held_s:.0f} s)")
     return 0

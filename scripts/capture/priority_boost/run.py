@@ -48,6 +48,7 @@ sys.path.insert(0, str(HERE.parents[2] / "src"))  # a checkout without `pip inst
 from mobitrace.capture import (Interrupted, MeasurementLock, Namespaces, Progress, SessionWriter,  # noqa: E402
                                handle_signals, host_metadata, output, spawn)
 from mobitrace.capture.cgroup import CpuLimit  # noqa: E402
+from mobitrace.capture.idle import IdleGate, NotIdle  # noqa: E402
 
 APPS = HERE / "apps.py"
 NS_PREFIX = "mtpb-"
@@ -139,6 +140,10 @@ def cell_id(cell: dict) -> str:
     return f"{cell['table']}-c{cell['cpu_procs']}-x{cell['cross_pct']}"
 
 
+def run_id(cell: dict, policy: str, rep: int) -> str:
+    return f"{cell_id(cell)}-{policy}-r{rep:02d}"
+
+
 class Capture:
     def __init__(self, args):
         self.args = args
@@ -148,6 +153,7 @@ class Capture:
         self.procs: list[subprocess.Popen] = []
         self.tmp = Path(tempfile.mkdtemp(prefix="mtpb-"))
         self.file = self.tmp / "payload.bin"
+        self.gate = IdleGate.from_args(args, log=lambda m: print(m, flush=True))
 
     @property
     def runs_dir(self) -> Path:
@@ -198,6 +204,8 @@ class Capture:
         })
         if link:
             doc["link"] = link
+        if self.gate.enabled:
+            doc["idle_gate"] = self.gate.manifest(doc.get("idle_gate"))
         if chunk:  # one record per invocation, updated after each cell
             chunks = [c for c in doc.get("chunks", []) if c.get("started_utc") != chunk["started_utc"]]
             doc["chunks"] = chunks + [dict(chunk)]
@@ -229,7 +237,7 @@ class Capture:
     def run_one(self, cell: dict, policy: str, rep: int) -> dict:
         a = self.args
         seed = a.seed_base + rep
-        rid = f"{cell_id(cell)}-{policy}-r{rep:02d}"
+        rid = run_id(cell, policy, rep)
         rdir = self.runs_dir / rid
         if rdir.exists():
             shutil.rmtree(rdir)
@@ -334,7 +342,7 @@ class Capture:
             plan = sorted((c for c in plan if cell_id(c) in wanted), key=lambda c: wanted.index(cell_id(c)))
         todo_by_cell = [(cell, [(rep, pol) for rep in range(a.reps)
                                 for pol in policies[rep % len(policies):] + policies[:rep % len(policies)]
-                                if f"{cell_id(cell)}-{pol}-r{rep:02d}" not in done]) for cell in plan]
+                                if run_id(cell, pol, rep) not in done]) for cell in plan]
         progress = Progress(sum(len(t) for _, t in todo_by_cell), f"priority-boost {a.device}")
         for cell, todo in todo_by_cell:
             if not todo:
@@ -347,7 +355,8 @@ class Capture:
                 self.link.up()
                 link_info = link_info or self.link.describe()
                 for rep, pol in todo:
-                    row = self.run_one(cell, pol, rep)
+                    with self.gate.run(run_id(cell, pol, rep)):
+                        row = self.run_one(cell, pol, rep)
                     progress.step(f"{row['run_id']}: {row['status']}")
                 chunk["cells"].append({"cell": cell_id(cell), "runs": len(todo),
                                        "wall_s": round(time.monotonic() - t_cell, 1)})
@@ -395,6 +404,7 @@ def main(argv=None):
                     help="release the lock between cells once held this long (the next cell may add a few minutes)")
     ap.add_argument("--smoke", action="store_true",
                     help="seconds: 64 KiB file, 1 s audio, 0.5 s on/off, 1 repetition, 1-2 cells per table")
+    IdleGate.add_arguments(ap)
     args = ap.parse_args(argv)
     if args.smoke:
         args.file_bytes, args.audio_s, args.mean_onoff_s, args.reps = 64 * 1024, 1.0, 0.5, 1
@@ -405,7 +415,7 @@ def main(argv=None):
     try:
         with handle_signals():
             capture.run()
-    except Interrupted as exc:
+    except (Interrupted, NotIdle) as exc:
         print(f"{exc}: unfinished session kept in {capture.session.partial} (resume with the same --session)",
               file=sys.stderr)
         return exc.status

@@ -61,6 +61,7 @@ from mobitrace.capture import (SKIP, Interrupted, MeasurementLock, Namespaces, P
                                handle_signals, host_metadata, output, sh, spawn, wait)
 from mobitrace.capture import why_not as _why_not  # noqa: E402
 from mobitrace.capture.sampler import Periodic, cpuinfo_mhz_text, proc_stat_cpu  # noqa: E402
+from mobitrace.capture.idle import IdleGate, NotIdle  # noqa: E402
 
 PREFIX = "mtst-"
 ADDR_A, ADDR_B = "10.91.0.1", "10.91.0.2"
@@ -187,6 +188,7 @@ class Kit:
         self.tmp = Path(f"/dev/shm/{PREFIX}{os.getpid()}")
         self.procs: list[subprocess.Popen] = []
         self.lock = MeasurementLock(args.lock)
+        self.gate = IdleGate.from_args(args, log=print)
 
     # ----------------------------------------------------------- set-up
     def build(self):
@@ -226,6 +228,8 @@ class Kit:
             "links": self.bed.describe(),
             "host": host_metadata(tools={"gcc": ["gcc", "--version"]}, note=SHARED_HOST),
         }
+        if self.gate.enabled:
+            doc["idle_gate"] = self.gate.manifest()
         self.session.write_manifest(doc, width=100)
 
     # ----------------------------------------------------------- one run
@@ -244,20 +248,21 @@ class Kit:
         started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         loadavg = os.getloadavg()[0]
         sink = self.tmp / "sink.bin"
-        recv, recv_cmd = self.stnet(r_ns, "recv", "--proto", c["proto"], "--mode", c["receiver_mode"],
-                                    "--bind", dst, "--port", PORT, "--size", c["size"], "--file", sink,
-                                    "--file-bytes", FILE_BYTES, "--idle-ms", 200)
-        ready = recv.stdout.readline()
-        if "ready" not in ready:
-            raise RuntimeError(f"receiver did not start: {recv.stderr.read()}")
-        sampler = Sampler(a.sample_period)
-        sampler.start()
-        send, send_cmd = self.stnet(s_ns, "send", "--proto", c["proto"], "--mode", c["sender_mode"], "--dst", dst,
-                                    "--port", PORT, "--size", c["size"], "--rate-bps", int(rate * 1e6),
-                                    "--duration", a.duration, "--file", self.source, "--file-bytes", FILE_BYTES)
-        s_ru = wait4(send, a.duration + 30)
-        r_ru = wait4(recv, 30)
-        sampler.stop()
+        with self.gate.run(run_id):  # the background load before and during this run
+            recv, recv_cmd = self.stnet(r_ns, "recv", "--proto", c["proto"], "--mode", c["receiver_mode"],
+                                        "--bind", dst, "--port", PORT, "--size", c["size"], "--file", sink,
+                                        "--file-bytes", FILE_BYTES, "--idle-ms", 200)
+            ready = recv.stdout.readline()
+            if "ready" not in ready:
+                raise RuntimeError(f"receiver did not start: {recv.stderr.read()}")
+            sampler = Sampler(a.sample_period)
+            sampler.start()
+            send, send_cmd = self.stnet(s_ns, "send", "--proto", c["proto"], "--mode", c["sender_mode"],
+                                        "--dst", dst, "--port", PORT, "--size", c["size"], "--rate-bps", int(rate * 1e6),
+                                        "--duration", a.duration, "--file", self.source, "--file-bytes", FILE_BYTES)
+            s_ru = wait4(send, a.duration + 30)
+            r_ru = wait4(recv, 30)
+            sampler.stop()
         s_out, s_err = send.communicate()
         r_out, r_err = recv.communicate()
         self.procs = [p for p in self.procs if p not in (send, recv)]
@@ -335,6 +340,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=20161109)
     p.add_argument("--lock", default=None, help="flock this file around each batch (a machine-wide mutex)")
     p.add_argument("--smoke", action="store_true", help="seconds: 2 rates x 1 rep x 0.3 s, loopback only")
+    IdleGate.add_arguments(p)
     args = p.parse_args(argv)
     if args.smoke:
         args.rates, args.reps, args.duration, args.links = [10, 100], 1, 0.3, ["lo"]
@@ -346,7 +352,7 @@ def main(argv=None) -> int:
     try:
         with handle_signals():
             return kit.run()
-    except Interrupted as exc:
+    except (Interrupted, NotIdle) as exc:
         print(f"stack-trim capture kit: {exc}; unfinished session left in {kit.session.partial}", file=sys.stderr)
         return exc.status
     finally:

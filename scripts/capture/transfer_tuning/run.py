@@ -57,6 +57,7 @@ from mobitrace.capture import (SKIP, Interrupted, MeasurementLock, Namespaces, P
                                handle_signals, host_metadata, output, run, sh)
 from mobitrace.capture import why_not as _why_not  # noqa: E402
 from mobitrace.capture.sampler import cpuinfo_mhz as cpu_mhz  # noqa: E402
+from mobitrace.capture.idle import IdleGate, NotIdle  # noqa: E402
 
 NS_CLI, NS_DLY, NS_SRV = "mttt-cli", "mttt-dly", "mttt-srv"
 IF_C0, IF_C1, IF_S0, IF_S1 = "mttt-c0", "mttt-c1", "mttt-s0", "mttt-s1"
@@ -260,8 +261,8 @@ http {{
         self.ns.close()
 
 
-def one_run(bed: Testbed, session: SessionWriter, lock: MeasurementLock, args, tmp: Path, listing: dict,
-            cfg: dict, rep: int) -> dict:
+def one_run(bed: Testbed, session: SessionWriter, lock: MeasurementLock, gate: IdleGate, args, tmp: Path,
+            listing: dict, cfg: dict, rep: int) -> dict:
     """One run, holding the measurement lock; its files under runs/<run_id>/; its runs.csv row."""
     rid = run_id(cfg, rep)
     rdir = session.mkdir("runs", rid, fresh=True)
@@ -277,12 +278,14 @@ def one_run(bed: Testbed, session: SessionWriter, lock: MeasurementLock, args, t
     t_wait = time.monotonic()
     try:
         lock.acquire()  # kept across consecutive runs for --lock-batch-s
-        t0 = time.monotonic()
-        when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-        load = os.getloadavg()[0]
-        mhz0 = cpu_mhz()
-        r = run([sys.executable, str(HERE / "client.py"), str(tmp / "client.json")], timeout=300, netns=NS_CLI)
-        mhz1 = cpu_mhz()
+        t_lock = time.monotonic()
+        with gate.run(rid):  # the background load before and during this run
+            t0 = time.monotonic()
+            when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+            load = os.getloadavg()[0]
+            mhz0 = cpu_mhz()
+            r = run([sys.executable, str(HERE / "client.py"), str(tmp / "client.json")], timeout=300, netns=NS_CLI)
+            mhz1 = cpu_mhz()
     except BaseException:
         lock.release()
         raise
@@ -300,7 +303,7 @@ def one_run(bed: Testbed, session: SessionWriter, lock: MeasurementLock, args, t
                                                              "parallelism", "io_kib")},
             "files": [f["path"] for f in files], "file_sizes": [f["size"] for f in files],
             "status": status, "started_utc": when, "loadavg_1min": load,
-            "lock_wait_s": round(t0 - t_wait, 3), "cpu_mhz_before": mhz0, "cpu_mhz_after": mhz1,
+            "lock_wait_s": round(t_lock - t_wait, 3), "cpu_mhz_before": mhz0, "cpu_mhz_after": mhz1,
             "client": client, "stderr_tail": r.stderr[-2000:] if r.returncode else ""}
     session.write(f"runs/{rid}/run.json", json.dumps(meta, indent=1, sort_keys=True) + "\n")
     secs = max(1e-9, (client.get("t_transfer_end_ns", 1) - client.get("t_transfer_start_ns", 0)) / 1e9)
@@ -311,10 +314,10 @@ def one_run(bed: Testbed, session: SessionWriter, lock: MeasurementLock, args, t
 
 
 def write_manifest(session: SessionWriter, args, specs: dict, host: dict, invocation: dict, rows: list[dict],
-                   bridge_stats) -> None:
+                   bridge_stats, gate: IdleGate) -> None:
     old = session.read_manifest()
     invocations = old.get("invocations", []) + [dict(invocation, delay_bridge_counters=bridge_stats)]
-    session.write_manifest({
+    doc = {
         "study": "transfer-tuning", "device": args.device, "session": args.session,
         "kind": "smoke" if args.smoke else "default",
         "configuration": {
@@ -334,7 +337,10 @@ def write_manifest(session: SessionWriter, args, specs: dict, host: dict, invoca
         "tools": {"nginx": output("/usr/sbin/nginx", "-v"), "capture_script": "scripts/capture/transfer_tuning/run.py"},
         "invocations": invocations,
         "runs": sorted(r["run_id"] for r in rows),
-    }, width=4096)
+    }
+    if gate.enabled or "idle_gate" in old:
+        doc["idle_gate"] = gate.manifest(old.get("idle_gate"))
+    session.write_manifest(doc, width=4096)
 
 
 def main() -> int:
@@ -354,6 +360,7 @@ def main() -> int:
     ap.add_argument("--lock-batch-s", type=float, default=40.0,
                     help="keep the lock across consecutive runs until this many seconds have passed")
     ap.add_argument("--max-runs", type=int, default=None, help="stop after this many runs (resume later)")
+    IdleGate.add_arguments(ap)
     args = ap.parse_args()
     reason = why_not()
     if reason:
@@ -367,6 +374,7 @@ def main() -> int:
     tmp.chmod(0o755)  # nginx workers (an unprivileged user) read the docroot under it
     bed = Testbed(args, tmp)
     lock = MeasurementLock(args.lock)
+    gate = IdleGate.from_args(args, log=lambda m: print(m, flush=True))
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     host = host_metadata(sysctls=("net.ipv4.tcp_slow_start_after_idle",), note=SHARED_HOST)
     rows = session.read_rows("runs.csv")
@@ -386,11 +394,11 @@ def main() -> int:
                 order = order[:args.max_runs]
             progress = Progress(len(order), f"transfer-tuning {args.device}")
             for cfg, rep in order:
-                row = one_run(bed, session, lock, args, tmp, listing, cfg, rep)
+                row = one_run(bed, session, lock, gate, args, tmp, listing, cfg, rep)
                 rows = [x for x in rows if x["run_id"] != row["run_id"]] + [row]
                 session.write_rows("runs.csv", RUN_FIELDS, rows)
                 progress.step(f"{row['run_id']}: {row['status']}")
-    except Interrupted as exc:
+    except (Interrupted, NotIdle) as exc:
         interrupted = exc
     finally:
         lock.release()
@@ -400,7 +408,7 @@ def main() -> int:
                       "finished_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                       "argv": sys.argv[1:], "lock_held_s": round(lock.held_s, 1),
                       "loadavg_1min_at_start": host["loadavg_1min"]}
-        write_manifest(session, args, specs, host, invocation, rows, bed.bridge_stats)
+        write_manifest(session, args, specs, host, invocation, rows, bed.bridge_stats, gate)
     if interrupted is not None:
         print(f"{interrupted}: unfinished session kept in {session.partial} (resume with the same --session)",
               file=sys.stderr)

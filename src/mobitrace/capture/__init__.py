@@ -7,15 +7,17 @@
 - session: the session writer (`.partial`, renamed when finished)
 - progress: a progress line with ETA for every run
 - sampler, cgroup: periodic /proc sampling; a CPU-limited cgroup
+- idle: the idle gate (CPU used outside the experiment, before and during each run)
 """
 
 from mobitrace.capture.command import CommandError, Result, output, read, run, sh, spawn, wait
 from mobitrace.capture.host import SCHEMA, collect as host_metadata
+from mobitrace.capture.idle import IdleGate, NotIdle
 from mobitrace.capture.lock import MeasurementLock
 from mobitrace.capture.netns import SKIP, Interrupted, Namespaces, handle_signals, why_not
 from mobitrace.capture.progress import Progress
 from mobitrace.capture.session import SessionWriter
 
-__all__ = ["CommandError", "Interrupted", "MeasurementLock", "Namespaces", "Progress", "Result", "SCHEMA", "SKIP",
-           "SessionWriter", "handle_signals", "host_metadata", "output", "read", "run", "sh", "spawn", "wait",
-           "why_not"]
+__all__ = ["CommandError", "IdleGate", "Interrupted", "MeasurementLock", "Namespaces", "NotIdle", "Progress",
+           "Result", "SCHEMA", "SKIP", "SessionWriter", "handle_signals", "host_metadata", "output", "read", "run",
+           "sh", "spawn", "wait", "why_not"]

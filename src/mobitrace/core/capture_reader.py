@@ -750,3 +750,42 @@ def read_manifest(path: Path) -> dict:
     if not isinstance(doc, dict):
         raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
     return doc
+
+
+# --------------------------------------------------------------------------- #
+# The idle gate (mobitrace.capture.idle): background load per run
+
+IDLE_PCT_KEYS = ("before_pct", "during_pct")
+IDLE_OPTIONAL_PCT = ("kthreads_before_pct", "kthreads_during_pct", "cost_pct")
+
+
+def background_load(manifest: dict, path: str | Path = "manifest.yaml") -> dict | None:
+    """The idle-gate record of a session manifest, checked: None for a
+    capture made without the gate (every schema-1/2 manifest before it), else
+    {"max_pct": threshold, "runs": {run_id: {"before_pct", "during_pct",
+    "flagged"}}} with the loads in % of one core (finite, >= 0). A malformed
+    record is an InputError naming the field."""
+    gate = manifest.get("idle_gate") if isinstance(manifest, dict) else None
+    if gate is None:
+        return None
+    if not isinstance(gate, dict):
+        raise InputError(path, None, "idle_gate", "a mapping", type(gate).__name__)
+    max_pct = check_number(gate.get("max_pct"), path, None, "idle_gate.max_pct")
+    runs = gate.get("runs")
+    if not isinstance(runs, dict):
+        raise InputError(path, None, "idle_gate.runs", "a mapping of run ids", type(runs).__name__)
+    out = {}
+    for run_id, rec in runs.items():
+        where = f"idle_gate.runs.{run_id}"
+        check_name(run_id, path, None, "idle_gate.runs")
+        if not isinstance(rec, dict):
+            raise InputError(path, None, where, "a mapping", type(rec).__name__)
+        for key in IDLE_PCT_KEYS:
+            check_number(rec.get(key), path, None, f"{where}.{key}")
+        for key in IDLE_OPTIONAL_PCT:
+            if key in rec:
+                check_number(rec[key], path, None, f"{where}.{key}")
+        if not isinstance(rec.get("flagged"), bool):
+            raise InputError(path, None, f"{where}.flagged", "true or false", rec.get("flagged"))
+        out[run_id] = {"before_pct": rec["before_pct"], "during_pct": rec["during_pct"], "flagged": rec["flagged"]}
+    return {"max_pct": max_pct, "runs": out}

@@ -403,6 +403,7 @@ def parse_session_manifest(path: str | Path) -> dict:
     (SESSION_SCHEMA) plus `runs` (the list of run ids)."""
     path = resolve(path)
     doc, node = _load_yaml(path)
+    capture_reader.background_load(doc, path)  # the idle gate's record (newer kits): checked
     f = lambda keys, expected, kinds: _field(doc, node, keys, path, expected, kinds)  # noqa: E731
     text, integer = (str,), (int,)
     offloads = f(["testbed", "device", "ethtool_k"], "a mapping of offloads", (dict,))

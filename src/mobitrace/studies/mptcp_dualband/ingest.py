@@ -51,6 +51,7 @@ USER_HZ = 100  # /proc/stat unit (getconf CLK_TCK; recorded in the manifest)
 def _read_manifest(folder: Path) -> dict:
     path = folder / "manifest.yaml"
     doc = capture_reader.read_manifest(path)
+    capture_reader.background_load(doc, path)  # the idle gate's record (newer kits): checked
     if doc.get("study") != STUDY:
         raise InputError(path, None, "study", f"'{STUDY}'", doc.get("study", "nothing"))
     for key, want in (("device", folder.parent.name), ("session", folder.name)):

@@ -180,6 +180,7 @@ def read_manifest(path: Path) -> dict:
             raise InputError(path, None, key, "a top-level key", "nothing")
     if doc["study"] != "priority-boost":
         raise InputError(path, None, "study", "'priority-boost'", doc["study"])
+    capture_reader.background_load(doc, path)  # the idle gate's record (newer kits): checked
     for key in ("host", "configuration"):
         if not isinstance(doc[key], dict):
             raise InputError(path, None, key, "a mapping", doc[key])

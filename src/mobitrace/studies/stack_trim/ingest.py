@@ -248,6 +248,7 @@ def read_manifest(path: Path) -> dict:
             raise InputError(path, None, key, "a value", "nothing")
     if doc["study"] != "stack-trim":
         raise InputError(path, None, "study", "'stack-trim'", doc["study"])
+    capture_reader.background_load(doc, path)  # the idle gate's record (newer kits): checked
     host = doc["host"] if isinstance(doc["host"], dict) else {}
     for key in ("cpu_count", "user_hz"):
         if not isinstance(host.get(key), int) or host[key] <= 0:

@@ -104,6 +104,7 @@ def read_manifest(folder: Path) -> dict:
             raise InputError(path, None, key, "a value", "nothing")
     if doc["study"] != "transfer-tuning":
         raise InputError(path, None, "study", "'transfer-tuning'", doc["study"])
+    capture_reader.background_load(doc, path)  # the idle gate's record (newer kits): checked
     for key, want in (("device", folder.parent.name), ("session", folder.name)):
         if doc[key] != want:
             raise InputError(path, None, key, f"'{want}' (the folder's name)", doc[key])
