@@ -128,6 +128,14 @@ def if_bytes(iface):
     return out
 
 
+def sample_row(cfg, counters):
+    """One sample: time, own CPU ns, server CPU ns, bytes received, interface bytes, /proc/stat cpu."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return [time.monotonic_ns(), int(round((ru.ru_utime + ru.ru_stime) * 1e9)),
+            server_cpu_ns(cfg["server_pids"]), sum(c[0] for c in counters),
+            *if_bytes(cfg["iface"]), *read_stat_cpu()]
+
+
 def main() -> int:
     cfg = json.loads(open(sys.argv[1]).read())
     host, port = cfg["host"], cfg["port"]
@@ -143,11 +151,7 @@ def main() -> int:
         period = cfg["sample_ms"] / 1000
         nxt = time.monotonic()
         while True:
-            ru = resource.getrusage(resource.RUSAGE_SELF)
-            row = [time.monotonic_ns(), int(round((ru.ru_utime + ru.ru_stime) * 1e9)),
-                   server_cpu_ns(cfg["server_pids"]), sum(c[0] for c in counters),
-                   *if_bytes(cfg["iface"]), *read_stat_cpu()]
-            samples.append(row)
+            samples.append(sample_row(cfg, counters))
             if stop.is_set():
                 return
             nxt += period
