@@ -135,7 +135,10 @@ def command_times(clone: Path) -> dict[str, float]:
     (.mobitrace/timings.json, keyed by command line; dvc.lock maps stages to
     command lines). The rest of a stage's time is DVC's."""
     import yaml
-    timings = json.loads((clone / ".mobitrace" / "timings.json").read_text())
+    try:
+        timings = json.loads((clone / ".mobitrace" / "timings.json").read_text())
+    except FileNotFoundError:
+        return {}
     lock = yaml.safe_load((clone / "dvc.lock").read_text())["stages"]
     return {stage: timings[entry["cmd"]]["wall_s"] for stage, entry in lock.items() if entry["cmd"] in timings}
 
