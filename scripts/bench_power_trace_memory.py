@@ -49,23 +49,30 @@ print(out, f"wall_s={time.monotonic() - t0:.1f}",
 """
 
 
+def write_trace(path: Path, size_mb: float) -> int:
+    """Write the synthetic trace (about size_mb MB) to path; return its sample count."""
+    with open(path, "w") as fh:
+        fh.write("time,power\n")
+        block, i0 = 200_000, 0
+        while fh.tell() < size_mb * 1e6:
+            i = np.arange(i0, i0 + block)
+            t = i / 1000.0
+            p = 1.0 + 2.0 * ((i // 5000) % 2)
+            fh.write("\n".join(f"{a:.3f},{b:.3f}" for a, b in zip(t.tolist(), p.tolist())) + "\n")
+            i0 += block
+    return i0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size-mb", type=float, default=1024)
     ap.add_argument("--dir", default=tempfile.gettempdir())
     args = ap.parse_args()
     fd, name = tempfile.mkstemp(prefix="mttt-bench-", suffix=".csv", dir=args.dir)
+    os.close(fd)
     path = Path(name)
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write("time,power\n")
-            block, i0 = 200_000, 0
-            while fh.tell() < args.size_mb * 1e6:
-                i = np.arange(i0, i0 + block)
-                t = i / 1000.0
-                p = 1.0 + 2.0 * ((i // 5000) % 2)
-                fh.write("\n".join(f"{a:.3f},{b:.3f}" for a, b in zip(t.tolist(), p.tolist())) + "\n")
-                i0 += block
+        i0 = write_trace(path, args.size_mb)
         t_end = (i0 - 1) / 1000.0
         size = path.stat().st_size
         print(f"synthetic trace: {path} {size / 1e6:.0f} MB, {i0} samples at 1 kHz")

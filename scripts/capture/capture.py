@@ -65,7 +65,7 @@ from mobitrace.capture import (SKIP, Interrupted, MeasurementLock, Namespaces, P
                                handle_signals, host_metadata, output, read, sh, spawn, wait, why_not)
 from mobitrace.capture.cgroup import CpuLimit  # noqa: E402
 from mobitrace.capture.idle import IdleGate  # noqa: E402
-from mobitrace.capture.sampler import Periodic, proc_stat_cpu  # noqa: E402
+from mobitrace.capture.sampler import Periodic, proc_stat_cpu, read_kernel_file  # noqa: E402
 
 DEVICE_IP, PEER_IP, PREFIX = "10.77.0.1", "10.77.0.2", 30
 PORT = 5201
@@ -121,8 +121,8 @@ class Sampler:
         if acct is not None:
             self.acct_lines.append(f"{t} {acct}")
         for role, pid in list(self.pids.items()):
-            sched = read(f"/proc/{pid}/schedstat")
-            stat = read(f"/proc/{pid}/stat")
+            sched = read_kernel_file(f"/proc/{pid}/schedstat")
+            stat = read_kernel_file(f"/proc/{pid}/stat")
             if sched is None or stat is None:
                 continue
             fields = stat.rsplit(")", 1)[1].split()
@@ -139,10 +139,10 @@ class Sampler:
 def read_cpuacct() -> str | None:
     """Host-wide precise CPU time of all tasks: the root cgroup's
     cpuacct.usage_percpu (v1, ns per CPU) or cpu.stat usage_usec (v2)."""
-    v1 = read("/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu")
+    v1 = (read_kernel_file("/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu") or "").strip()
     if v1:
         return "cpuacct_percpu_ns " + " ".join(v1.split())
-    v2 = read("/sys/fs/cgroup/cpu.stat")
+    v2 = (read_kernel_file("/sys/fs/cgroup/cpu.stat") or "").strip()
     if v2:
         for line in v2.splitlines():
             if line.startswith("usage_usec "):

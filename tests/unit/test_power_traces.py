@@ -114,3 +114,10 @@ def test_manifest_spec_errors(entry, field, found):
     with pytest.raises(InputError) as exc:
         pt.spec_from_manifest(entry, path="m.yaml")
     assert exc.value.field == field and exc.value.found == found
+
+
+def test_a_header_without_samples_is_an_input_error(tmp_path):
+    f = tmp_path / "empty.csv"
+    f.write_text("time,power\n")
+    with pytest.raises(InputError, match="no samples"):
+        pt.read_trace(f, spec(format="power-meter", units={"time": "s", "power": "W"}))

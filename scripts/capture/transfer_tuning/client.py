@@ -33,6 +33,10 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "src"))  # a checkout without `pip install -e .`
+from mobitrace.capture.sampler import read_kernel_file  # noqa: E402
 
 SAMPLE_FIELDS = ["t_ns", "client_cpu_ns", "server_cpu_ns", "rx_bytes_app", "if_rx_bytes", "if_tx_bytes",
                  "stat_user", "stat_nice", "stat_system", "stat_idle", "stat_iowait", "stat_irq", "stat_softirq"]
@@ -101,31 +105,33 @@ class Conn:
 
 
 def read_stat_cpu():
-    with open("/proc/stat") as fh:
-        parts = fh.readline().split()
+    parts = read_kernel_file("/proc/stat").split("\n", 1)[0].split()
     return [int(x) for x in parts[1:8]]
 
 
 def server_cpu_ns(pids):
     total = 0
     for pid in pids:
-        try:
-            with open(f"/proc/{pid}/schedstat") as fh:
-                total += int(fh.read().split()[0])
-        except OSError:
-            pass
+        text = read_kernel_file(f"/proc/{pid}/schedstat")
+        if text is not None:
+            total += int(text.split()[0])
     return total
 
 
 def if_bytes(iface):
     out = []
     for k in ("rx_bytes", "tx_bytes"):
-        try:
-            with open(f"/sys/class/net/{iface}/statistics/{k}") as fh:
-                out.append(int(fh.read()))
-        except OSError:
-            out.append(-1)
+        text = read_kernel_file(f"/sys/class/net/{iface}/statistics/{k}")
+        out.append(-1 if text is None else int(text))
     return out
+
+
+def sample_row(cfg, counters):
+    """One sample: time, own CPU ns, server CPU ns, bytes received, interface bytes, /proc/stat cpu."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return [time.monotonic_ns(), int(round((ru.ru_utime + ru.ru_stime) * 1e9)),
+            server_cpu_ns(cfg["server_pids"]), sum(c[0] for c in counters),
+            *if_bytes(cfg["iface"]), *read_stat_cpu()]
 
 
 def main() -> int:
@@ -143,11 +149,7 @@ def main() -> int:
         period = cfg["sample_ms"] / 1000
         nxt = time.monotonic()
         while True:
-            ru = resource.getrusage(resource.RUSAGE_SELF)
-            row = [time.monotonic_ns(), int(round((ru.ru_utime + ru.ru_stime) * 1e9)),
-                   server_cpu_ns(cfg["server_pids"]), sum(c[0] for c in counters),
-                   *if_bytes(cfg["iface"]), *read_stat_cpu()]
-            samples.append(row)
+            samples.append(sample_row(cfg, counters))
             if stop.is_set():
                 return
             nxt += period

@@ -171,14 +171,15 @@ def _check_header(path, spec: TraceSpec) -> None:
 
 
 def iter_chunks(path: str | Path, spec: TraceSpec, chunk_rows: int = CHUNK_ROWS,
-                state: _State | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+                state: _State | None = None,
+                limits: capture_reader.Limits = capture_reader.LIMITS) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Validated (t_s, power_w) arrays, one pair per chunk of the file (see
     the module doc for what is checked and what is dropped)."""
     path = Path(path)
     _check_header(path, spec)
     st = state if state is not None else _State()
     time_scale = TIME_UNITS[spec.units["time"]]
-    stream = capture_reader.open_text_stream(path)
+    stream = capture_reader.open_text_stream(path, limits)
     line0 = 2
     try:
         reader = pd.read_csv(stream, chunksize=chunk_rows, skip_blank_lines=False, engine="c",
@@ -187,8 +188,10 @@ def iter_chunks(path: str | Path, spec: TraceSpec, chunk_rows: int = CHUNK_ROWS,
             if list(frame.columns) != spec.columns:  # pragma: no cover (header checked above)
                 raise InputError(path, "line 1", "header", ",".join(spec.columns), ",".join(frame.columns))
             n = len(frame)
+            if n == 0:  # a header without samples: "no samples" below
+                continue
             st.rows += n
-            capture_reader.check_rows(path, st.rows)
+            capture_reader.check_rows(path, st.rows, limits)
             t_raw = _numeric(path, frame, "time", line0)
             missing_t = np.isnan(t_raw)
             if missing_t.any():

@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""`make bench`: how long the pipeline, the tests and the parsers take.
+
+Over --runs runs (default 3) it reports the minimum and the median of:
+
+cold      `dvc repro -f` on a fresh copy of the repository (tracked and new
+          files, as `git clone` would give; your working tree is not touched)
+stages    each stage of that cold run: from DVC's "Running stage" line to the
+          next one (the command plus DVC's hashing of its deps and outs)
+noop      `dvc repro` with nothing changed
+add       `python -m mobitrace add-device` (an existing capture under a new
+          name, as book/byod.md does) and the `dvc repro` that rebuilds the book
+book      the book stage alone (`dvc repro -f -s book`)
+test      `make test` (PYTEST_ARGS=--durations=10) and its 10 slowest tests
+ingest    a synthetic power-meter CSV (scripts/bench_power_trace_memory.py,
+          --trace-mb) read by mobitrace.energy.power_traces.iter_chunks and by
+          pyarrow.csv.read_csv: MB/s, the ratio, peak RSS of each
+sampler   CPU time of each capture kit's periodic sampler at --sampler-hz,
+          less an idle process's over the same --sampler-s seconds, as % of
+          one core (per-process CPU time: /proc/stat ticks are too coarse)
+
+Results go to --out (default dist/bench.json; no DVC stage reads it) and a
+table is printed. Timing is wall clock (time.monotonic) of child processes;
+the load average at start and end is recorded, as other work on the machine
+slows every figure.
+
+    python scripts/bench.py [--runs 3] [--only cold,noop,...] [--skip-test]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTIONS = ("cold", "noop", "add", "book", "test", "ingest", "sampler")
+# Targets of issue 18, shown next to the figures.
+TARGETS = {"cold dvc repro -f": "<= 60 s", "no-op dvc repro": "<= 3 s",
+           "add-device + dvc repro": "<= 20 s", "make test": "<= 300 s",
+           "ingest ratio (mobitrace / pyarrow)": ">= 0.8"}
+SOURCE_DEVICE = "data/raw/cpu-gbps/vm-veth-default"  # the capture book/byod.md re-registers
+
+
+def env(clone: Path | None = None) -> dict:
+    e = dict(os.environ)
+    e["DVC_NO_ANALYTICS"] = "1"
+    e["MPLBACKEND"] = "Agg"
+    e["PYTHONUNBUFFERED"] = "1"  # DVC's lines arrive when they are written
+    bin_dir = str(Path(sys.executable).parent)
+    e["PATH"] = f"{bin_dir}{os.pathsep}{e.get('PATH', '')}"
+    if clone is not None:  # the copy's own code, whatever is installed
+        e["PYTHONPATH"] = str(clone / "src")
+    for k, v in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "bench@localhost"),
+                 ("GIT_COMMITTER_NAME", "bench"), ("GIT_COMMITTER_EMAIL", "bench@localhost")):
+        e.setdefault(k, v)
+    return e
+
+
+def sh(args: list[str], cwd: Path, clone: Path | None = None) -> str:
+    done = subprocess.run(args, cwd=cwd, env=env(clone), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(args)} failed ({done.returncode}) in {cwd}:\n"
+                         f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return done.stdout + done.stderr
+
+
+def children_cpu() -> float:
+    """User + system CPU s of the waited-for child process trees so far."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def timed(args: list[str], cwd: Path, clone: Path | None = None, cpu: list | None = None) -> float:
+    t0, c0 = time.monotonic(), children_cpu()
+    sh(args, cwd, clone)
+    if cpu is not None:
+        cpu.append(children_cpu() - c0)
+    return time.monotonic() - t0
+
+
+def fresh_copy(repo: Path, parent: Path) -> Path:
+    """The repository's tracked and new (not ignored) files in a new git repo."""
+    clone = Path(tempfile.mkdtemp(prefix="clone-", dir=parent)) / "repo"
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                         cwd=repo, capture_output=True, text=True, check=True).stdout
+    for name in out.split("\0"):
+        if name and (repo / name).is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(repo / name, clone / name)
+    sh(["git", "init", "-q", "-b", "main"], clone)
+    sh(["git", "add", "-A"], clone)
+    sh(["git", "commit", "-q", "-m", "bench snapshot"], clone)
+    return clone
+
+
+def repro_with_stage_times(clone: Path, *args: str) -> tuple[float, dict[str, float]]:
+    """Run `dvc repro <args>`; (wall s, {stage: s}) from the time each
+    "Running stage" line arrives. "(before the first stage)" is DVC's start
+    and its collecting of the pipeline; "(lock and exit)" what follows the last."""
+    t0, c0 = time.monotonic(), children_cpu()
+    proc = subprocess.Popen(["dvc", "repro", *args], cwd=clone, env=env(clone), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    marks: list[tuple[str, float]] = [("(before the first stage)", t0)]
+    tail = []
+    for line in proc.stdout:
+        m = re.match(r"Running stage '([^']+)'", line)
+        if m:
+            marks.append((m.group(1), time.monotonic()))
+        tail = (tail + [line])[-60:]
+    rc = proc.wait()
+    end = time.monotonic()
+    if rc != 0:
+        raise SystemExit(f"bench: dvc repro {' '.join(args)} failed ({rc}) in {clone}:\n{''.join(tail)}")
+    marks.append(("(lock and exit)", end))
+    # the last stage ends when dvc exits; its lock writing is counted with it
+    stages = {name: nxt - t for (name, t), (_, nxt) in zip(marks, marks[1:])}
+    stages.pop("(lock and exit)", None)
+    stages["(cpu s of the whole run)"] = children_cpu() - c0
+    return end - t0, stages
+
+
+def command_times(clone: Path) -> dict[str, float]:
+    """{stage: wall s of its command alone}, as the commands record them
+    (.mobitrace/timings.json, keyed by command line; dvc.lock maps stages to
+    command lines). The rest of a stage's time is DVC's."""
+    import yaml
+    try:
+        timings = json.loads((clone / ".mobitrace" / "timings.json").read_text())
+    except FileNotFoundError:
+        return {}
+    lock = yaml.safe_load((clone / "dvc.lock").read_text())["stages"]
+    return {stage: timings[entry["cmd"]]["wall_s"] for stage, entry in lock.items() if entry["cmd"] in timings}
+
+
+def summary(values: list[float]) -> dict:
+    return {"min": min(values), "median": statistics.median(values), "runs": values}
+
+
+# ---------------------------------------------------------------- pipeline
+def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: dict) -> None:
+    cold, stages, commands, clone = [], {}, {}, None
+    if "cold" in only or not only & {"noop", "add", "book"}:
+        for i in range(runs if "cold" in only else 1):
+            if clone is not None:
+                shutil.rmtree(clone.parent)
+            clone = fresh_copy(repo, work)
+            wall, per = repro_with_stage_times(clone, "-f")
+            cold.append(wall)
+            for k, v in per.items():
+                stages.setdefault(k, []).append(v)
+            for k, v in command_times(clone).items():
+                commands.setdefault(k, []).append(v)
+            print(f"  cold run {i + 1}: {wall:.1f} s", flush=True)
+    else:  # only the warm figures: one untimed build to start from
+        clone = fresh_copy(repo, work)
+        sh(["dvc", "repro"], clone, clone)
+    if "cold" in only:
+        results["cold dvc repro -f"] = summary(cold)
+        results["cold dvc repro -f (cpu s)"] = summary(stages.pop("(cpu s of the whole run)"))
+        results["stages"] = {k: summary(v) for k, v in stages.items()}
+        results["stage commands"] = {k: summary(v) for k, v in commands.items()}
+    sh(["git", "add", "-A"], clone)
+    sh(["git", "commit", "-q", "-m", "built", "--allow-empty"], clone)
+    if "noop" in only:
+        results["no-op dvc repro"] = summary([timed(["dvc", "repro"], clone, clone) for _ in range(runs)])
+    if "book" in only:
+        cpu: list[float] = []
+        results["book stage alone"] = summary(
+            [timed(["dvc", "repro", "-f", "-s", "book"], clone, clone, cpu) for _ in range(runs)])
+        results["book stage alone (cpu s)"] = summary(cpu)
+    if "add" in only:
+        times, cpu = [], []
+        for i in range(runs):
+            # a new name each run, so DVC's run cache cannot answer for it
+            name = f"bench-{os.getpid()}-{i}"
+            t0, c0 = time.monotonic(), children_cpu()
+            sh([sys.executable, "-m", "mobitrace", "add-device", SOURCE_DEVICE, "--device", name], clone, clone)
+            sh(["dvc", "repro"], clone, clone)
+            times.append(time.monotonic() - t0)
+            cpu.append(children_cpu() - c0)
+            print(f"  add-device run {i + 1}: {times[-1]:.1f} s", flush=True)
+            if i == runs - 1:
+                break
+            # back to the built state (untimed)
+            sh(["git", "reset", "-q", "--hard"], clone)
+            sh(["git", "clean", "-qfd"], clone)
+            sh(["dvc", "checkout", "-f", "-q"], clone, clone)
+            sh(["dvc", "repro", "-q"], clone, clone)
+        results["add-device + dvc repro"] = summary(times)
+        results["add-device + dvc repro (cpu s)"] = summary(cpu)
+    shutil.rmtree(clone.parent)
+
+
+# ---------------------------------------------------------------- tests
+def bench_tests(repo: Path, runs: int, results: dict) -> None:
+    walls, per_test, counts = [], {}, ""
+    for i in range(runs):
+        t0 = time.monotonic()
+        done = subprocess.run(["make", "--no-print-directory", "test", "PYTEST_ARGS=--durations=10 -q"],
+                              cwd=repo, env=env(), capture_output=True, text=True)
+        walls.append(time.monotonic() - t0)
+        out = done.stdout + done.stderr
+        if done.returncode != 0:
+            print(out[-4000:])
+            raise SystemExit(f"bench: make test failed ({done.returncode})")
+        for secs, _phase, test in re.findall(r"^(\d+\.\d+)s (call|setup|teardown)\s+(.+)$", out, re.M):
+            per_test.setdefault(f"{test} ({_phase})", []).append(float(secs))
+        m = re.search(r"^=* ?(\d+ (?:passed|failed|error).* in [\d.]+s.*?)(?: =+)?$", out, re.M)
+        counts = m.group(1) if m else counts
+        print(f"  make test run {i + 1}: {walls[-1]:.0f} s ({counts})", flush=True)
+    results["make test"] = summary(walls)
+    results["make test outcome"] = counts
+    slow = sorted(per_test.items(), key=lambda kv: -statistics.median(kv[1]))[:10]
+    results["slowest tests"] = {k: summary(v) for k, v in slow}
+
+
+# ---------------------------------------------------------------- ingest
+INGEST_CHILD = r"""
+import resource, sys, time
+path, how = sys.argv[1], sys.argv[2]
+from mobitrace.energy import power_traces as pt
+import pyarrow.csv
+rows = 0
+t0, c0 = time.monotonic(), time.process_time()  # imports excluded
+if how == "mobitrace":
+    import dataclasses
+    from mobitrace.core.capture_reader import LIMITS
+    spec = pt.spec_from_manifest({"format": "power-meter", "units": {"time": "s", "power": "W"}, "max_gap_s": 0.01})
+    # 1 GB at 1 kHz is 66 M rows, over the 10 M rows a capture may hold
+    for t, p in pt.iter_chunks(path, spec, limits=dataclasses.replace(LIMITS, table_rows=10**10)):
+        rows += len(t)
+else:
+    rows = pyarrow.csv.read_csv(path).num_rows
+print(rows, time.monotonic() - t0, time.process_time() - c0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def bench_ingest(runs: int, size_mb: float, work: Path, results: dict) -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_power_trace_memory import write_trace
+    path = work / "power-trace.csv"
+    write_trace(path, size_mb)
+    mb = path.stat().st_size / 1e6
+    out = {"file_mb": mb}
+    for how in ("mobitrace", "pyarrow"):
+        rates, cpu_rates, peaks = [], [], []
+        for _ in range(runs):
+            done = subprocess.run([sys.executable, "-c", INGEST_CHILD, str(path), how], env=env(ROOT),
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                raise SystemExit(f"bench: ingest with {how} failed:\n{done.stderr[-3000:]}")
+            _rows, wall, cpu, peak = done.stdout.split()
+            rates.append(mb / float(wall))
+            cpu_rates.append(mb / float(cpu))
+            peaks.append(float(peak))
+        out[how] = {"MB/s": summary(rates), "MB per cpu s": summary(cpu_rates), "peak_rss_mb": summary(peaks)}
+        print(f"  ingest {how}: {statistics.median(rates):.0f} MB/s, peak {max(peaks):.0f} MB", flush=True)
+    out["ratio"] = {k: out["mobitrace"]["MB/s"][k] / out["pyarrow"]["MB/s"][k] for k in ("min", "median")}
+    # pyarrow parses on every core; per CPU second is what load cannot skew
+    out["ratio per cpu s"] = {k: out["mobitrace"]["MB per cpu s"][k] / out["pyarrow"]["MB per cpu s"][k]
+                              for k in ("min", "median")}
+    results["ingest"] = out
+    path.unlink()
+
+
+# ---------------------------------------------------------------- sampler
+SAMPLER_CHILD = r"""
+import importlib.util, os, sys, time
+kit, period, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+
+def load(rel):
+    spec = importlib.util.spec_from_file_location("kit", os.path.join(sys.argv[4], rel))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+if kit == "idle":
+    start = stop = lambda: None
+elif kit == "cpu-gbps":  # scripts/capture/capture.py: /proc/stat, cgroup CPU, two processes
+    s = load("scripts/capture/capture.py").Sampler(period, {"device": os.getpid(), "peer": os.getppid()})
+    start, stop = s.start, s.stop
+elif kit == "stack-trim":  # /proc/stat and /proc/cpuinfo MHz
+    s = load("scripts/capture/stack_trim/run.py").Sampler(period)
+    start, stop = s.start, s.stop
+elif kit == "transfer-tuning":  # the client's sampler row, on the same Periodic grid
+    from mobitrace.capture.sampler import Periodic
+    client = load("scripts/capture/transfer_tuning/client.py")
+    cfg, rows = {"server_pids": [os.getppid()], "iface": "lo"}, []
+    s = Periodic(period, lambda: rows.append(client.sample_row(cfg, [[0]])))
+    start, stop = s.start, s.stop
+c0 = time.process_time()
+start()
+time.sleep(seconds)
+stop()
+print(time.process_time() - c0)
+"""
+KITS = ("cpu-gbps", "stack-trim", "transfer-tuning")
+
+
+def bench_sampler(runs: int, hz: float, seconds: float, results: dict) -> None:
+    def cpu(kit: str) -> float:
+        done = subprocess.run([sys.executable, "-c", SAMPLER_CHILD, kit, str(1 / hz), str(seconds), str(ROOT)],
+                              env=env(ROOT), capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"bench: sampler {kit} failed:\n{done.stderr[-3000:]}")
+        return float(done.stdout.split()[-1])
+
+    out = {"hz": hz, "seconds": seconds}
+    for kit in KITS:
+        pct = []
+        for _ in range(runs):
+            idle, busy = cpu("idle"), cpu(kit)
+            pct.append(max(0.0, busy - idle) / seconds * 100)
+        out[kit] = summary(pct)
+        print(f"  sampler {kit}: {statistics.median(pct):.3f} % of a core", flush=True)
+    results["sampler"] = out
+
+
+# ---------------------------------------------------------------- report
+def table(results: dict) -> str:
+    rows = [("figure", "min", "median", "target")]
+
+    def add(name, s, unit, fmt="{:.1f}"):
+        rows.append((name, fmt.format(s["min"]) + unit, fmt.format(s["median"]) + unit, TARGETS.get(name, "")))
+
+    for key in ("cold dvc repro -f", "cold dvc repro -f (cpu s)"):
+        if key in results:
+            add(key, results[key], " s")
+    commands = results.get("stage commands", {})
+    for stage, s in sorted(results.get("stages", {}).items(), key=lambda kv: -kv[1]["median"]):
+        add(f"  stage {stage}", s, " s")
+        if stage in commands:
+            add("    its command alone", commands[stage], " s")
+    if commands:
+        add("  sum of the commands alone", {k: sum(c[k] for c in commands.values()) for k in ("min", "median")}, " s")
+    for key in ("no-op dvc repro", "add-device + dvc repro", "add-device + dvc repro (cpu s)", "book stage alone",
+                "book stage alone (cpu s)", "make test"):
+        if key in results:
+            add(key, results[key], " s")
+    for test, s in results.get("slowest tests", {}).items():
+        add(f"  test {test}", s, " s")
+    if "ingest" in results:
+        ing = results["ingest"]
+        for how in ("mobitrace", "pyarrow"):
+            add(f"ingest {how} ({ing['file_mb']:.0f} MB)", ing[how]["MB/s"], " MB/s", "{:.0f}")
+            add(f"  per CPU second {how}", ing[how]["MB per cpu s"], " MB", "{:.0f}")
+            add(f"  peak RSS {how}", ing[how]["peak_rss_mb"], " MB", "{:.0f}")
+        add("ingest ratio (mobitrace / pyarrow)", ing["ratio"], "", "{:.2f}")
+        add("  ratio per CPU second", ing["ratio per cpu s"], "", "{:.2f}")
+    if "sampler" in results:
+        for kit in KITS:
+            rows.append((f"sampler {kit} at {results['sampler']['hz']:g} Hz",
+                         f"{results['sampler'][kit]['min']:.3f} %", f"{results['sampler'][kit]['median']:.3f} %",
+                         "<= 0.5 % of a core"))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+             for r in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", default=",".join(SECTIONS),
+                    help=f"comma-separated, of {','.join(SECTIONS)} (default: all)")
+    ap.add_argument("--skip-test", action="store_true", help="leave out `make test` (about 12 min a run)")
+    ap.add_argument("--repo", type=Path, default=ROOT, help="the repository to copy and time (default: this one)")
+    ap.add_argument("--out", type=Path, default=ROOT / "dist" / "bench.json")
+    ap.add_argument("--trace-mb", type=float, default=1024, help="size of the synthetic power trace")
+    ap.add_argument("--sampler-hz", type=float, default=10)
+    ap.add_argument("--sampler-s", type=float, default=10, help="seconds each sampler runs")
+    args = ap.parse_args(argv)
+    only = {s.strip() for s in args.only.split(",") if s.strip()}
+    if only - set(SECTIONS) or args.runs < 1:
+        ap.error(f"--only takes {','.join(SECTIONS)}; --runs at least 1")
+    if args.skip_test:
+        only.discard("test")
+    repo = args.repo.resolve()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repo, capture_output=True,
+                            text=True).stdout.strip()
+    results: dict = {"started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                     "commit": commit, "repo": str(repo), "runs": args.runs, "cpus": os.cpu_count(),
+                     "loadavg_start": os.getloadavg()}
+    with tempfile.TemporaryDirectory(prefix="mobitrace-bench-") as tmp:
+        work = Path(tmp)
+        if only & {"cold", "noop", "add", "book"}:
+            bench_pipeline(repo, args.runs, only, work, results)
+        if "ingest" in only:
+            bench_ingest(args.runs, args.trace_mb, work, results)
+        if "sampler" in only:
+            bench_sampler(args.runs, args.sampler_hz, args.sampler_s, results)
+        if "test" in only:
+            bench_tests(repo, args.runs, results)
+    results["loadavg_end"] = os.getloadavg()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=1) + "\n")
+    print(table(results))
+    print(f"load average {results['loadavg_start'][0]:.2f} at start, {results['loadavg_end'][0]:.2f} at end "
+          f"({results['cpus']} CPUs); written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
