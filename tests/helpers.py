@@ -18,20 +18,18 @@ def committed_devices(study: str) -> list[str]:
     return yaml.safe_load((REPO / "params.yaml").read_text())[study]["devices"]
 
 
-def ingest_committed(study: str, device: str, ingest, out: Path) -> tuple[Path, pd.DataFrame, list[dict]]:
+def ingest_committed(study: str, device: str, ingest, out: Path, host_keys) -> tuple[Path, pd.DataFrame, list[dict]]:
     """(raw folder, runs table, session manifests) of a committed capture,
-    ingested by the study's `ingest(folder, out)` into `out`."""
+    ingested by the study's `ingest(folder, out)` into `out`; every session's
+    host metadata has `host_keys`."""
     folder = REPO / "data" / "raw" / study / device
     ingest(folder, out)
     runs = pd.read_parquet(out / "runs.parquet")
     manifests = [yaml.safe_load((session / "manifest.yaml").read_text()) for session in folder.iterdir()]
-    return folder, runs, manifests
-
-
-def assert_host_keys(manifests: list[dict], keys) -> None:
     for manifest in manifests:
-        for key in keys:
+        for key in host_keys:
             assert key in manifest["host"], key
+    return folder, runs, manifests
 
 
 def assert_lean(folder: Path, limit: float) -> None:

@@ -4,13 +4,14 @@ in params.yaml ingest, carry their host metadata, and stay lean."""
 import pytest
 
 from mobitrace.studies.mptcp_dualband import ingest as md
-from tests.helpers import assert_host_keys, assert_lean, committed_devices, ingest_committed
+from tests.helpers import assert_lean, committed_devices, ingest_committed
+
+HOST_KEYS = ("kernel", "cpu_model", "cpu_count", "sysctls", "tools", "shared_host")
 
 
 @pytest.mark.parametrize("device", committed_devices("mptcp-dualband"))
 def test_committed_capture_ingests(tmp_path, device):
-    folder, runs, manifests = ingest_committed("mptcp-dualband", device, md.ingest, tmp_path / "out")
-    assert_host_keys(manifests, ("kernel", "cpu_model", "cpu_count", "sysctls", "tools", "shared_host"))
+    folder, runs, manifests = ingest_committed("mptcp-dualband", device, md.ingest, tmp_path / "out", HOST_KEYS)
     for manifest in manifests:
         assert manifest["config"]["smoke"] is False
         assert manifest["lock"]["held_s"] > 0

@@ -7,20 +7,21 @@ import pytest
 import yaml
 
 from mobitrace.studies.priority_boost import ingest as pb
-from tests.helpers import assert_host_keys, assert_lean, committed_devices, ingest_committed
+from tests.helpers import assert_lean, committed_devices, ingest_committed
 
 
 def test_listed_devices_drive_the_ingest_stages(pb_repo):
     dvc = yaml.safe_load((pb_repo / "dvc.yaml").read_text())
     assert dvc["stages"]["ingest_priority_boost"]["foreach"] == "${priority-boost.devices}"
 
+HOST_KEYS = ("kernel", "cpu_model", "cpu_count", "governor", "sysctls", "tools")
+
 
 @pytest.mark.parametrize("device", committed_devices("priority-boost"))
 def test_committed_capture_ingests(tmp_path, device):
-    folder, runs, manifests = ingest_committed("priority-boost", device, pb.ingest, tmp_path / "out")
+    folder, runs, manifests = ingest_committed("priority-boost", device, pb.ingest, tmp_path / "out", HOST_KEYS)
     sessions = pd.read_parquet(tmp_path / "out" / "sessions.parquet")
     assert not sessions["smoke"].any()
-    assert_host_keys(manifests, ("kernel", "cpu_model", "cpu_count", "governor", "sysctls", "tools"))
     for manifest in manifests:
         assert manifest["configuration"]["seed_base"] is not None
     # Same seed for every policy of a repetition (paired schedules).

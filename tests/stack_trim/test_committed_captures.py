@@ -5,14 +5,14 @@ repetitions per (condition, rate) and stay lean."""
 import pytest
 
 from mobitrace.studies.stack_trim import ingest as st
-from tests.helpers import assert_host_keys, assert_lean, committed_devices, ingest_committed
+from tests.helpers import assert_lean, committed_devices, ingest_committed
+
+HOST_KEYS = ("kernel", "cpu_model", "cpu_count", "cpufreq", "sysctls", "tools", "shared_host_note")
 
 
 @pytest.mark.parametrize("device", committed_devices("stack-trim"))
 def test_committed_capture_ingests(tmp_path, device):
-    folder, runs, manifests = ingest_committed("stack-trim", device, st.ingest, tmp_path / "out")
-    assert_host_keys(manifests, ("kernel", "cpu_model", "cpu_count", "cpufreq", "sysctls", "tools",
-                                 "shared_host_note"))
+    folder, runs, manifests = ingest_committed("stack-trim", device, st.ingest, tmp_path / "out", HOST_KEYS)
     for manifest in manifests:
         assert not manifest["configuration"]["smoke"]
     reps = runs.groupby(["condition", "rate_mbps"])["rep"].nunique()

@@ -5,14 +5,14 @@ configuration, cover every configuration the chapter plots, and stay lean."""
 import pytest
 
 from mobitrace.studies.transfer_tuning import ingest as tt
-from tests.helpers import assert_host_keys, assert_lean, committed_devices, ingest_committed
+from tests.helpers import assert_lean, committed_devices, ingest_committed
+
+HOST_KEYS = ("kernel", "cpu_model", "cpus", "cpu_mhz", "loadavg_at_start", "shared_host", "sysctls")
 
 
 @pytest.mark.parametrize("device", committed_devices("transfer-tuning"))
 def test_committed_capture_ingests(tmp_path, device):
-    folder, runs, manifests = ingest_committed("transfer-tuning", device, tt.ingest, tmp_path / "out")
-    assert_host_keys(manifests, ("kernel", "cpu_model", "cpus", "cpu_mhz", "loadavg_at_start", "shared_host",
-                                 "sysctls"))
+    folder, runs, manifests = ingest_committed("transfer-tuning", device, tt.ingest, tmp_path / "out", HOST_KEYS)
     for m in manifests:
         assert m["kind"] == "default"
         conf = m["configuration"]
