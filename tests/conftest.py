@@ -44,13 +44,9 @@ def pytest_collection_finish(session):
     start_background_builds(session, REPO)
 
 
-def pytest_sessionfinish(session):
-    """A worker that started the background build keeps it to the end (a worker
-    that quit would kill it, and another worker would start over)."""
-    import threading
-    for thread in threading.enumerate():
-        if thread.name == "e2e-build":
-            thread.join()
+def pytest_sessionfinish(session, exitstatus):
+    from tests.e2e.conftest import stop_background_builds
+    stop_background_builds(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
 
 
 _fuzz_from_workers: dict | None = None

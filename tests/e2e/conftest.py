@@ -41,11 +41,20 @@ def env():
     return e
 
 
+RUNNING: set[subprocess.Popen] = set()  # ended by stop_background_builds on Ctrl-C
+
+
 def run(args, cwd, environ=None):
-    done = subprocess.run(args, cwd=cwd, env=environ or env(), capture_output=True, text=True)
-    if done.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done.stdout + done.stderr
+    with subprocess.Popen(args, cwd=cwd, env=environ or env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as proc:
+        RUNNING.add(proc)
+        try:
+            out, err = proc.communicate()
+        finally:
+            RUNNING.discard(proc)
+    if proc.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} failed ({proc.returncode}):\n{out}\n{err}")
+    return out + err
 
 
 def _tracked_files(repo: Path) -> list[str]:
@@ -156,6 +165,8 @@ def start_background_builds(session, repo: Path) -> None:
     it) in a thread, when a selected test needs them and no other worker has
     started them. Errors are not raised here: the fixtures then build in the
     foreground and fail with the command's output."""
+    if session.config.option.collectonly:
+        return
     names = set().union(*(item.fixturenames for item in session.items)) if session.items else set()
     if os.environ.get("MOBITRACE_BOOK_HTML"):
         names.discard("site")
@@ -180,6 +191,18 @@ def start_background_builds(session, repo: Path) -> None:
     held = contextlib.ExitStack()
     held.push(build_lock)
     threading.Thread(target=work, args=(held,), daemon=True, name="e2e-build").start()
+
+
+def stop_background_builds(interrupted: bool) -> None:
+    """At the end of the session: wait for a background build this process
+    started (a worker that quit would kill it, and another would start over),
+    or, after Ctrl-C, end its commands."""
+    for thread in threading.enumerate():
+        if thread.name == "e2e-build":
+            if interrupted:
+                for proc in list(RUNNING):
+                    proc.terminate()
+            thread.join()
 
 
 @pytest.fixture(scope="session")
