@@ -44,9 +44,18 @@ def pytest_collection_finish(session):
     start_background_builds(session, REPO)
 
 
+_ran_a_test = False
+
+
+def pytest_runtest_logstart(nodeid, location):
+    global _ran_a_test
+    _ran_a_test = True
+
+
 def pytest_sessionfinish(session, exitstatus):
     from tests.e2e.conftest import stop_background_builds
-    stop_background_builds(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+    # Interrupted, or no test ran here (e.g. xdist refused the collection): nobody needs the build.
+    stop_background_builds(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED or not _ran_a_test)
 
 
 _fuzz_from_workers: dict | None = None
