@@ -1,6 +1,9 @@
 # `make`       set up .venv from the pinned lock if missing or stale, then
 #              `dvc repro` (ingest -> analyze -> book).
-# `make test`  the same set-up, then pytest.
+# `make test`  the same set-up, then pytest on every core (pytest-xdist),
+#              all but the capture tests; prints the 10 slowest.
+# `make test-capture`  the tests that need root and network namespaces
+#              (the capture kits' smoke runs, the namespace library).
 # `make site`, `make publish`, `make archive`: see "Read the book" in README.md.
 # `make fuzz`  hostile-input fuzzing, 10,000 examples (tests/hostile/test_fuzz.py).
 PYTHON ?= python3
@@ -11,7 +14,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export DVC_NO_ANALYTICS := 1
 export MPLBACKEND := Agg
 
-.PHONY: all repro test book lock clean site publish archive browser-tools lint-tools
+.PHONY: all repro test test-capture book lock clean site publish archive browser-tools lint-tools
 all: repro
 
 # The stamp is newer than the lock and the package metadata when .venv is current.
@@ -26,8 +29,15 @@ $(STAMP): requirements.txt pyproject.toml
 repro: $(STAMP)
 	dvc repro
 
+# -n: pytest-xdist workers (auto: one per core). loadgroup keeps each
+# end-to-end module with an expensive module fixture on one worker.
+TEST_WORKERS ?= auto
 test: $(STAMP) browser-tools lint-tools
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not capture" --durations=10 $(PYTEST_ARGS)
+
+# One at a time: the kits measure, and hold the machine-wide capture lock.
+test-capture: $(STAMP)
+	$(VENV)/bin/python -m pytest -m capture --durations=10 $(PYTEST_ARGS)
 
 # axe-core and Lighthouse for the browser tests (tests/browser/package-lock.json).
 # Without npm the tests that need them skip (and fail under CI=true).

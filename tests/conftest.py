@@ -31,3 +31,48 @@ def scratch_project(tmp_path):
     (project / "data" / "raw").mkdir(parents=True)
     shutil.copy(ROOT / "params.yaml", project / "params.yaml")
     return project
+
+
+def pytest_collection_modifyitems(config, items):
+    """End-to-end tests last: their shared build (tests/e2e/conftest.py) runs
+    in the background while the other tests run."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+
+
+def pytest_collection_finish(session):
+    from tests.e2e.conftest import start_background_builds
+    start_background_builds(session, REPO)
+
+
+_ran_a_test = False
+
+
+def pytest_runtest_logstart(nodeid, location):
+    global _ran_a_test
+    _ran_a_test = True
+
+
+def pytest_sessionfinish(session, exitstatus):
+    from tests.e2e.conftest import stop_background_builds
+    # Interrupted, or no test ran here (e.g. xdist refused the collection): nobody needs the build.
+    stop_background_builds(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED or not _ran_a_test)
+
+
+_fuzz_from_workers: dict | None = None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """(xdist controller) A worker's fuzz figures (tests/hostile/conftest.py)."""
+    global _fuzz_from_workers
+    part = getattr(node, "workeroutput", {}).get("fuzz")
+    if part:
+        from tests.hostile.conftest import merge
+        _fuzz_from_workers = merge(_fuzz_from_workers, part)
+
+
+def pytest_terminal_summary(terminalreporter):
+    from tests.hostile.conftest import in_process, report
+    figures = in_process() or _fuzz_from_workers
+    if figures:
+        report(terminalreporter, figures)

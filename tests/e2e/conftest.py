@@ -1,12 +1,28 @@
 """A clone-like copy of the repository, built once by a cold `dvc repro` and
-shared by the pipeline and browser tests."""
+shared by every end-to-end test: the pipeline, browser, add-device,
+new-study and payload tests read it or work in a copy of it (a copy is
+seconds; a cold build is minutes).
+
+The build starts in the background as soon as the tests are collected
+(tests/conftest.py calls start_background_builds), so the unit tests run
+meanwhile; the end-to-end tests run last and wait for it. Under
+pytest-xdist (`make test` runs `pytest -n auto`) the workers share one
+build: whoever takes the file lock in the run's common temporary folder
+builds, the others wait and reuse it. Every command run in the shared clone,
+and every copy taken of it, holds that lock, so no copy sees a half-written
+DVC state. The forced rerun (`dvc repro --force`) the determinism checks
+need is made the same way, in a copy."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -25,11 +41,20 @@ def env():
     return e
 
 
-def run(args, cwd):
-    done = subprocess.run(args, cwd=cwd, env=env(), capture_output=True, text=True)
-    if done.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done.stdout + done.stderr
+RUNNING: set[subprocess.Popen] = set()  # ended by stop_background_builds on Ctrl-C
+
+
+def run(args, cwd, environ=None):
+    with subprocess.Popen(args, cwd=cwd, env=environ or env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as proc:
+        RUNNING.add(proc)
+        try:
+            out, err = proc.communicate()
+        finally:
+            RUNNING.discard(proc)
+    if proc.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} failed ({proc.returncode}):\n{out}\n{err}")
+    return out + err
 
 
 def _tracked_files(repo: Path) -> list[str]:
@@ -38,17 +63,169 @@ def _tracked_files(repo: Path) -> list[str]:
     return [f for f in out.split("\0") if f and (repo / f).is_file()]
 
 
+def digest_tree(root: Path, rels) -> dict:
+    """md5 of every file under root/<rel> for each rel."""
+    out = {}
+    for rel in rels:
+        for p in sorted((root / rel).rglob("*")):
+            if p.is_file():
+                out[p.relative_to(root).as_posix()] = hashlib.md5(p.read_bytes()).hexdigest()
+    return out
+
+
+@contextlib.contextmanager
+def _flock(path: Path, blocking: bool = True):
+    """An exclusive flock on `path` (yields False if not blocking and busy)."""
+    with open(path, "a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+class Built:
+    """The shared built clone: its path, the cold build's log, the lock."""
+
+    def __init__(self, shared: Path):
+        self.root = shared / "built"
+        self.clone, self.tools = self.root / "repo", self.root / "bin"
+        self.log_file = self.root / "repro.log"
+        self.lock_path = shared / "built.lock"
+        self.forced = shared / "forced" / "repo"
+        self.forced_log = shared / "forced" / "repro.log"
+        self.forced_lock = shared / "forced.lock"
+        # The pipeline sees the venv and git only on PATH (no capture tool:
+        # iperf3, ethtool, ip or tc) and imports the clone's own package.
+        self.env = self.env_for(self.clone)
+
+    def env_for(self, clone: Path) -> dict:
+        return {**env(), "PATH": f"{BIN}{os.pathsep}{self.tools}", "MPLBACKEND": "Agg",
+                "PYTHONPATH": str(clone / "src")}
+
+    @property
+    def log(self) -> str:
+        return self.log_file.read_text()
+
+    def lock(self):
+        return _flock(self.lock_path)
+
+    def run(self, args) -> str:
+        """A command in the shared clone (under the lock: DVC locks its repository)."""
+        with self.lock():
+            return run(args, self.clone, self.env)
+
+    def copy(self, dest: Path) -> Path:
+        """A private copy of the built clone (with its DVC cache), to change."""
+        with self.lock():
+            shutil.copytree(self.clone, dest, symlinks=True)
+        return dest
+
+    def build(self, repo: Path) -> None:
+        """The cold build, unless done; call with the lock held."""
+        if self.log_file.exists():
+            return
+        if self.root.exists():  # a build that failed half-way
+            shutil.rmtree(self.root)
+        for name in _tracked_files(repo):
+            dst = self.clone / name
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(repo / name, dst)
+        self.tools.mkdir()
+        (self.tools / "git").symlink_to(shutil.which("git"))
+        run(["git", "init", "-q", "-b", "main"], self.clone)
+        run(["git", "add", "-A"], self.clone)
+        run(["git", "commit", "-q", "-m", "snapshot"], self.clone)
+        log = run(["dvc", "repro"], self.clone, self.env)
+        self.log_file.write_text(log)
+
+    def rerun_forced(self) -> None:
+        """`dvc repro --force` in a copy of the built clone, unless done; call
+        with the forced lock held, after the build."""
+        if self.forced_log.exists():
+            return
+        if self.forced.parent.exists():
+            shutil.rmtree(self.forced.parent)
+        self.copy(self.forced)
+        self.forced_log.write_text(run(["dvc", "repro", "--force"], self.forced, self.env_for(self.forced)))
+
+
+def shared_dir(tmp_path_factory) -> Path:
+    """The temporary folder all xdist workers of this run share (the run's own without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def start_background_builds(session, repo: Path) -> None:
+    """Start the cold build (and the forced rerun, if a selected test needs
+    it) in a thread, when a selected test needs them and no other worker has
+    started them. Errors are not raised here: the fixtures then build in the
+    foreground and fail with the command's output."""
+    if session.config.option.collectonly:
+        return
+    names = set().union(*(item.fixturenames for item in session.items)) if session.items else set()
+    if os.environ.get("MOBITRACE_BOOK_HTML"):
+        names.discard("site")
+    if not names & {"built", "built_tree", "forced", "site"}:
+        return
+    built = Built(shared_dir(session.config._tmp_path_factory))
+
+    def work(build_lock):
+        try:
+            with build_lock:
+                built.build(repo)
+            if "forced" in names:
+                with _flock(built.forced_lock):
+                    built.rerun_forced()
+        except Exception:  # noqa: BLE001  (the fixtures redo it and report)
+            pass
+
+    build_lock = _flock(built.lock_path, blocking=False)
+    if not build_lock.__enter__():  # another worker builds
+        build_lock.__exit__(None, None, None)
+        return
+    held = contextlib.ExitStack()
+    held.push(build_lock)
+    threading.Thread(target=work, args=(held,), daemon=True, name="e2e-build").start()
+
+
+def stop_background_builds(interrupted: bool) -> None:
+    """At the end of the session: wait for a background build this process
+    started (a worker that quit would kill it, and another would start over),
+    or, after Ctrl-C, end its commands."""
+    for thread in threading.enumerate():
+        if thread.name == "e2e-build":
+            if interrupted:
+                for proc in list(RUNNING):
+                    proc.terminate()
+            thread.join()
+
+
 @pytest.fixture(scope="session")
-def built(repo, tmp_path_factory):
-    """(clone, log): a copy of the working tree's tracked and new files after
-    a cold `dvc repro`, as on a fresh clone."""
-    clone = tmp_path_factory.mktemp("clone") / "repo"
-    for name in _tracked_files(repo):
-        dst = clone / name
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(repo / name, dst)
-    run(["git", "init", "-q", "-b", "main"], clone)
-    run(["git", "add", "-A"], clone)
-    run(["git", "commit", "-q", "-m", "snapshot"], clone)
-    log = run(["dvc", "repro"], clone)
-    return clone, log
+def built_tree(repo, tmp_path_factory) -> Built:
+    """A copy of the working tree's tracked and new files, as on a fresh clone,
+    after a cold `dvc repro`; built once per run."""
+    built = Built(shared_dir(tmp_path_factory))
+    with built.lock():
+        built.build(repo)
+    return built
+
+
+@pytest.fixture(scope="session")
+def built(built_tree):
+    """(clone, log) of the shared cold build. Read it; change only a copy
+    (Built.copy) and run commands in it through Built.run."""
+    return built_tree.clone, built_tree.log
+
+
+@pytest.fixture(scope="session")
+def forced(built_tree):
+    """A copy of the built clone after `dvc repro --force` (the determinism
+    checks compare it with the cold build); made once per run."""
+    with _flock(built_tree.forced_lock):
+        built_tree.rerun_forced()
+    return built_tree.forced

@@ -18,7 +18,8 @@ import pytest
 
 from .conftest import env, run
 
-pytestmark = pytest.mark.e2e
+# One worker runs the module: its module fixture (a copy rebuilt with `dvc repro`) is made once.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_add_device")]
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "book" / "byod.md"
@@ -35,10 +36,8 @@ def page_commands() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def registered(built, tmp_path_factory):
-    clone, _ = built
-    work = tmp_path_factory.mktemp("byod") / "repo"
-    shutil.copytree(clone, work, symlinks=True)
+def registered(built_tree, tmp_path_factory):
+    work = built_tree.copy(tmp_path_factory.mktemp("byod") / "repo")
     outputs = {}
     for cmd in page_commands():
         args = shlex.split(cmd)

@@ -238,18 +238,23 @@ def test_reproducibility_page_shows_the_build_machine(browser, site):
     assert "Python" in text and "analyze_cpu_gbps" in text and "book" in text
 
 
+def _on_each_page(browser, base, pages, script) -> dict:
+    """{page: what `script` returns there}, each page loaded (math typeset) first."""
+    found = {}
+    for page in pages:
+        _load(browser, base + page)
+        found[page] = browser.execute_script(script)
+    return found
+
+
 def test_math_is_typeset_and_no_raw_tex_is_visible(browser, site):
     base, html_dir = site
-    problems = {}
-    for page in _pages(html_dir):
-        _load(browser, base + page)
-        found = browser.execute_script("""
-            const text = document.body.innerText;
-            return {raw: ["\\\\(", "\\\\[", "$$"].filter(t => text.includes(t)),
-                    math: document.querySelectorAll(".math").length,
-                    typeset: document.querySelectorAll(".math mjx-container").length};""")
-        if found["raw"] or found["typeset"] < found["math"]:
-            problems[page] = found
+    found = _on_each_page(browser, base, _pages(html_dir), """
+        const text = document.body.innerText;
+        return {raw: ["\\\\(", "\\\\[", "$$"].filter(t => text.includes(t)),
+                math: document.querySelectorAll(".math").length,
+                typeset: document.querySelectorAll(".math mjx-container").length};""")
+    problems = {page: f for page, f in found.items() if f["raw"] or f["typeset"] < f["math"]}
     assert not problems, f"raw TeX visible or math not typeset: {problems}"
 
 
@@ -274,49 +279,37 @@ def test_pages_request_nothing_from_other_hosts(browser, site):
 
 def test_no_code_input_is_visible_by_default(browser, site):
     base, html_dir = site
-    shown = {}
-    for page in _pages(html_dir):
-        _load(browser, base + page)
-        n = browser.execute_script(
-            "return Array.from(document.querySelectorAll('.cell_input')).filter(e => e.checkVisibility()).length")
-        if n:
-            shown[page] = n
+    found = _on_each_page(browser, base, _pages(html_dir),
+                          "return Array.from(document.querySelectorAll('.cell_input')).filter(e => e.checkVisibility()).length")
+    shown = {page: n for page, n in found.items() if n}
     assert not shown, f"visible code inputs per page: {shown}"
 
 
 def test_each_study_chapter_shows_a_figure_or_its_findings_in_the_first_800px(browser, site):
     base, html_dir = site
-    late = {}
     with _viewport(browser, *DESKTOP):
-        for page in _study_chapters(html_dir):
-            _load(browser, base + page)
-            top = browser.execute_script("""
-                const found = Array.from(document.querySelectorAll(
-                    ".bd-article .key-findings, .bd-article figure, .bd-article img, .bd-article .cell_output svg"))
-                  .filter(e => e.checkVisibility());
-                return found.length ? Math.min(...found.map(e => e.getBoundingClientRect().top + window.scrollY)) : null;""")
-            if top is None or top >= 800:
-                late[page] = top
+        tops = _on_each_page(browser, base, _study_chapters(html_dir), """
+            const found = Array.from(document.querySelectorAll(
+                ".bd-article .key-findings, .bd-article figure, .bd-article img, .bd-article .cell_output svg"))
+              .filter(e => e.checkVisibility());
+            return found.length ? Math.min(...found.map(e => e.getBoundingClientRect().top + window.scrollY)) : null;""")
+    late = {page: top for page, top in tops.items() if top is None or top >= 800}
     assert not late, f"first figure or findings block at (px from the top; None: none): {late}"
 
 
 def test_no_page_scrolls_sideways_on_a_phone(browser, site):
     base, html_dir = site
-    wide = {}
     with _viewport(browser, *PHONE):
-        for page in _pages(html_dir):
-            _load(browser, base + page)
-            found = browser.execute_script("""
-                const root = document.documentElement, vw = root.clientWidth;
-                if (root.scrollWidth <= vw) return null;
-                const inScrollBox = e => { for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
-                    if (["auto", "scroll", "hidden"].includes(getComputedStyle(a).overflowX)) return true; return false; };
-                const out = Array.from(document.body.querySelectorAll("*")).filter(e =>
-                    e.getBoundingClientRect().right > vw + 1 && !inScrollBox(e) && getComputedStyle(e).position !== "fixed");
-                return {scrollWidth: root.scrollWidth, width: vw,
-                        widest: out.slice(-5).map(e => e.tagName.toLowerCase() + "." + e.className)};""")
-            if found:
-                wide[page] = found
+        found = _on_each_page(browser, base, _pages(html_dir), """
+            const root = document.documentElement, vw = root.clientWidth;
+            if (root.scrollWidth <= vw) return null;
+            const inScrollBox = e => { for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
+                if (["auto", "scroll", "hidden"].includes(getComputedStyle(a).overflowX)) return true; return false; };
+            const out = Array.from(document.body.querySelectorAll("*")).filter(e =>
+                e.getBoundingClientRect().right > vw + 1 && !inScrollBox(e) && getComputedStyle(e).position !== "fixed");
+            return {scrollWidth: root.scrollWidth, width: vw,
+                    widest: out.slice(-5).map(e => e.tagName.toLowerCase() + "." + e.className)};""")
+    wide = {page: f for page, f in found.items() if f}
     assert not wide, wide
 
 

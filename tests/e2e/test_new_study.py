@@ -14,15 +14,14 @@ import pytest
 
 from tests.e2e.conftest import env
 
-pytestmark = pytest.mark.e2e
+# One worker runs the module: its module fixture (a copy rebuilt with `dvc repro`) is made once.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_new_study")]
 NAME = "toy-study"
 
 
 @pytest.fixture(scope="module")
-def scaffolded(built, tmp_path_factory):
-    clone, _ = built
-    work = tmp_path_factory.mktemp("new-study") / "repo"
-    shutil.copytree(clone, work, symlinks=True)
+def scaffolded(built_tree, tmp_path_factory):
+    work = built_tree.copy(tmp_path_factory.mktemp("new-study") / "repo")
     # The copy's own package (with the new study folder), not the installed one.
     copy_env = {**env(), "PYTHONPATH": str(work / "src")}
     done = subprocess.run([sys.executable, "-m", "mobitrace", "new-study", NAME], cwd=work, env=copy_env,

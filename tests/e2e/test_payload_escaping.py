@@ -3,9 +3,9 @@
 A copy of the repository registers a cpu-gbps device whose every manifest
 string that the book shows is a payload (<script>, an attribute breakout with
 onerror, a javascript: URL, MyST role and directive syntax, matplotlib
-mathtext), rebuilds with `dvc repro` (the copy reuses the working tree's DVC
-cache, so only the new device's stages, the chapters that summarize devices,
-the ledger and the book run), and opens the pages in Debian's Chromium: no
+mathtext), rebuilds with `dvc repro` (a copy of the shared cold build,
+tests/e2e/conftest.py, so only the new device's stages, the chapters that
+summarize devices, the ledger and the book run), and opens the pages in Debian's Chromium: no
 payload ran (the window flag stays unset, no element has an event-handler
 attribute that came from a capture) and the text shows literally."""
 
@@ -14,17 +14,17 @@ from __future__ import annotations
 import functools
 import http.server
 import shutil
-import subprocess
 import threading
 from pathlib import Path
 
 import pytest
 import yaml
 
-from .conftest import _tracked_files, run
+from .conftest import run
 from .test_browser import _QuietHandler, browser  # noqa: F401  (the Chromium fixture)
 
-pytestmark = pytest.mark.e2e
+# One worker runs the module: its module fixture (a copy rebuilt with `dvc repro`) is made once.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_payload_escaping")]
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "data" / "raw" / "cpu-gbps" / "vm-veth-default"  # a committed capture the chapter handles
@@ -49,20 +49,9 @@ def _set(doc: dict, keys: tuple, value: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def payload_site(repo, tmp_path_factory):
-    """(base_url, html_dir, log) of a copy of the repository rebuilt with the payload device."""
-    clone = tmp_path_factory.mktemp("payload") / "repo"
-    for name in _tracked_files(repo):
-        dst = clone / name
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(repo / name, dst)
-    if (repo / ".dvc" / "cache").is_dir():
-        shutil.copytree(repo / ".dvc" / "cache", clone / ".dvc" / "cache")
-    run(["git", "init", "-q", "-b", "main"], clone)
-    run(["git", "add", "-A"], clone)
-    run(["git", "commit", "-q", "-m", "snapshot"], clone)
-    subprocess.run(["dvc", "checkout", "--quiet"], cwd=clone, capture_output=True)  # what the cache has
-
+def payload_site(built_tree, tmp_path_factory):
+    """(base_url, html_dir, log) of a copy of the built repository rebuilt with the payload device."""
+    clone = built_tree.copy(tmp_path_factory.mktemp("payload") / "repo")
     session = next(p for p in sorted(BASE.iterdir()) if p.is_dir())
     capture = tmp_path_factory.mktemp("capture") / DEVICE / session.name
     shutil.copytree(session, capture)

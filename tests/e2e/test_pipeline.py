@@ -1,6 +1,7 @@
 """The whole pipeline, in a temporary copy of the repository as a fresh clone
 would have it: ingest -> analyze -> book, then the no-op and determinism
-checks. Slow (three pipeline runs); marked e2e."""
+checks. Slow (a cold and a forced pipeline run, shared with the other
+end-to-end tests: tests/e2e/conftest.py); marked e2e."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import pytest
 
 from mobitrace.studies import registry
 
-from .conftest import run as _run
 
 pytestmark = pytest.mark.e2e
 
@@ -53,29 +53,25 @@ def test_book_holds_each_chapter_with_its_figure_and_tables(built):
     assert re.search(r"Of the chapter’s claims, <span[^>]*>\d+</span> are reproduced", page)
 
 
-def test_dvc_status_is_clean_after_repro(built):
-    clone, _ = built
-    out = _run(["dvc", "status"], clone)
+def test_dvc_status_is_clean_after_repro(built_tree):
+    out = built_tree.run(["dvc", "status"])
     assert "Data and pipelines are up to date" in out, out
 
 
-def test_committed_lock_matches_a_fresh_run(built):
+def test_committed_lock_matches_a_fresh_run(built_tree):
     """dvc.lock in git pins the same hashes a fresh run produces."""
-    clone, _ = built
     # against HEAD: DVC's autostage puts the new lock in the index.
-    diff = _run(["git", "diff", "HEAD", "-U8", "--", "dvc.lock"], clone)
+    diff = built_tree.run(["git", "diff", "HEAD", "-U8", "--", "dvc.lock"])
     assert diff.strip() == "", diff[:4000]  # with context: the stage and path whose hash moved
 
 
-def test_second_repro_runs_no_stage(built):
-    clone, _ = built
-    log = _run(["dvc", "repro"], clone)
+def test_second_repro_runs_no_stage(built_tree):
+    log = built_tree.run(["dvc", "repro"])
     assert "Running stage" not in log, log
 
 
-def test_forced_rerun_gives_byte_identical_tables_metrics_figures(built):
+def test_forced_rerun_gives_byte_identical_tables_metrics_figures(built, forced):
     clone, _ = built
     before = _digests(clone)
     assert any(k.endswith(".svg") for k in before) and any(k.endswith(".csv") for k in before)
-    _run(["dvc", "repro", "--force"], clone)
-    assert _digests(clone) == before
+    assert _digests(forced) == before

@@ -3,45 +3,34 @@ network namespaces, MPTCP, tc, ethtool and gcc; skipped with the reason
 otherwise. The capture goes to a temporary folder and is then ingested.
 Holds the machine-wide measurement lock when MOBITRACE_CAPTURE_LOCK names one."""
 
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from mobitrace.capture import netns
 from mobitrace.core import capture_reader
 from mobitrace.studies.mptcp_dualband import ingest as md
+from tests.helpers import smoke_command
+
+MPTCP = Path("/proc/sys/net/mptcp/enabled")
 
 
 def _why_not() -> str | None:
-    if os.geteuid() != 0:
-        return "not root"
-    for tool in ("ip", "tc", "gcc", "ethtool"):
-        if shutil.which(tool) is None:
-            return f"{tool} not installed"
-    if Path("/proc/sys/net/mptcp/enabled").read_text().strip() != "1" if Path("/proc/sys/net/mptcp/enabled").exists() else True:
+    if not (MPTCP.exists() and MPTCP.read_text().strip() == "1"):
         return "MPTCP not enabled in this kernel (net.mptcp.enabled)"
-    probe = f"mtmp-probe{os.getpid()}"
-    r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if r.returncode != 0:
-        return f"cannot create a network namespace: {r.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
-    return None
+    return netns.why_not("mtmp-", tools=("ip", "tc", "gcc", "ethtool"))
 
 
 REASON = _why_not()
 
 
+@pytest.mark.capture
 @pytest.mark.skipif(REASON is not None, reason=f"capture smoke test skipped: {REASON}")
 def test_capture_smoke_then_ingest(tmp_path, md_repo):
     out = tmp_path / "raw"
-    cmd = [sys.executable, str(md_repo / "scripts/capture/mptcp_dualband/run.py"), "--device", "smoke-host",
-           "--session", "smoke", "--out", str(out), "--smoke", "--parts", "mptcp,sweep,backup"]
-    if os.environ.get("MOBITRACE_CAPTURE_LOCK"):
-        cmd += ["--lock", os.environ["MOBITRACE_CAPTURE_LOCK"]]
+    cmd = smoke_command(md_repo / "scripts/capture/mptcp_dualband/run.py", out, "--parts", "mptcp,sweep,backup")
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=md_repo)
     try:
         assert r.returncode == 0, r.stdout + r.stderr

@@ -2,30 +2,22 @@
 namespaces, tc and CFS bandwidth control; skipped with the reason otherwise.
 The captures it writes go to a temporary folder and are real (smoke) runs."""
 
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from mobitrace.capture import netns
 from mobitrace.core import capture_reader
 from mobitrace.studies.priority_boost import ingest as pb
+from tests.helpers import smoke_command
 
 
 def _why_not() -> str | None:
-    if os.geteuid() != 0:
-        return "not root"
-    for tool in ("ip", "tc", "openssl"):
-        if shutil.which(tool) is None:
-            return f"{tool} not installed"
-    probe = "mtpb-probe"
-    r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if r.returncode != 0:
-        return f"cannot create a network namespace: {r.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    reason = netns.why_not("mtpb-", tools=("ip", "tc", "openssl"))
+    if reason:
+        return reason
     v2 = Path("/sys/fs/cgroup/cgroup.controllers")
     if not ((v2.exists() and "cpu" in v2.read_text().split()) or Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists()):
         return "no cgroup CPU bandwidth control"
@@ -35,11 +27,11 @@ def _why_not() -> str | None:
 REASON = _why_not()
 
 
+@pytest.mark.capture
 @pytest.mark.skipif(REASON is not None, reason=f"capture smoke test skipped: {REASON}")
 def test_capture_smoke_then_ingest(tmp_path, pb_repo):
     out = tmp_path / "raw"
-    cmd = [sys.executable, str(pb_repo / "scripts/capture/priority_boost/run.py"), "--device", "smoke-host",
-           "--session", "smoke", "--out", str(out), "--smoke"]
+    cmd = smoke_command(pb_repo / "scripts/capture/priority_boost/run.py", out)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=pb_repo)
     assert r.returncode == 0, r.stdout + r.stderr
     ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout

@@ -5,7 +5,6 @@ reason otherwise. The namespaces must be gone afterwards. On a shared
 machine the runs hold the measurement lock (MOBITRACE_CAPTURE_LOCK, or
 /work/capture.lock when it exists)."""
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,13 +15,13 @@ import pytest
 from mobitrace import devices
 from mobitrace.core import capture_reader
 from mobitrace.studies.stack_trim import ingest as st
+from tests.helpers import smoke_command
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts" / "capture" / "stack_trim"))
 import run as kit  # noqa: E402
 
 REASON = kit.why_not()
-LOCK = os.environ.get("MOBITRACE_CAPTURE_LOCK") or ("/work/capture.lock" if Path("/work/capture.lock").exists() else None)
 
 
 def test_conditions_cover_the_issue():
@@ -35,6 +34,7 @@ def test_conditions_cover_the_issue():
     assert all(c["mtu"] > 20000 + 28 for c in big)
 
 
+@pytest.mark.capture
 @pytest.mark.skipif(REASON is not None, reason=f"capture smoke test skipped: {REASON}")
 def test_capture_smoke_then_ingest(tmp_path):
     def ours():
@@ -43,8 +43,7 @@ def test_capture_smoke_then_ingest(tmp_path):
 
     before = ours()  # another capture of this kit may be running on the machine
     out = tmp_path / "raw"
-    cmd = [sys.executable, str(REPO / "scripts/capture/stack_trim/run.py"), "--device", "smoke-host",
-           "--session", "smoke", "--out", str(out), "--smoke", *(["--lock", LOCK] if LOCK else [])]
+    cmd = smoke_command(REPO / "scripts/capture/stack_trim/run.py", out)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)  # the lock may be busy
     assert r.returncode == 0, r.stdout + r.stderr
     assert ours() <= before, "namespaces left behind"

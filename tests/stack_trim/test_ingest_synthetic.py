@@ -12,6 +12,8 @@ from mobitrace import devices
 from mobitrace.studies.stack_trim import ingest as st
 from mobitrace.core.errors import InputError
 
+RUN = "lo-up-tcp16384-copy-mem-r10-00"  # the run the malformed cases edit
+
 
 def test_ingest_synthetic_values(synthetic_session, tmp_path):
     out = tmp_path / "interim"
@@ -73,7 +75,7 @@ def test_missing_run_folder_synthetic(synthetic_session, tmp_path):
 
 
 def test_report_missing_field_synthetic(synthetic_session, tmp_path):
-    p = synthetic_session / "runs" / "lo-up-tcp16384-copy-mem-r10-00" / "sender.json"
+    p = synthetic_session / "runs" / RUN / "sender.json"
     doc = json.loads(p.read_text())
     del doc["phase_stime_s"]
     p.write_text(json.dumps(doc))
@@ -81,32 +83,35 @@ def test_report_missing_field_synthetic(synthetic_session, tmp_path):
     assert e.found == "nothing"
 
 
+def _replace(session, name, old, new):
+    """Replace `old` (which must be there) by `new` in runs/<RUN>/<name>, gzipped or not."""
+    p = session / "runs" / RUN / name
+    opener = gzip.open if name.endswith(".gz") else open
+    with opener(p, "rt") as fh:
+        text = fh.read()
+    assert old in text, (name, old)
+    with opener(p, "wt") as fh:
+        fh.write(text.replace(old, new))
+
+
 def test_report_wrong_mode_synthetic(synthetic_session, tmp_path):
-    p = synthetic_session / "runs" / "lo-up-tcp16384-copy-mem-r10-00" / "sender.json"
-    p.write_text(p.read_text().replace('"mode": "copy"', '"mode": "onecopy"'))
+    _replace(synthetic_session, "sender.json", '"mode": "copy"', '"mode": "onecopy"')
     _expect(synthetic_session, tmp_path, "sender.json", "mode")
 
 
 def test_proc_stat_decreasing_synthetic(synthetic_session, tmp_path):
-    p = synthetic_session / "runs" / "lo-up-tcp16384-copy-mem-r10-00" / "proc_stat.txt.gz"
-    text = gzip.open(p, "rt").read().replace("cpu0 80 0 0 550", "cpu0 10 0 0 550")
-    with gzip.open(p, "wt") as fh:
-        fh.write(text)
+    _replace(synthetic_session, "proc_stat.txt.gz", "cpu0 80 0 0 550", "cpu0 10 0 0 550")
     _expect(synthetic_session, tmp_path, "proc_stat.txt.gz", "jiffies")
 
 
 def test_proc_stat_bad_line_synthetic(synthetic_session, tmp_path):
-    p = synthetic_session / "runs" / "lo-up-tcp16384-copy-mem-r10-00" / "proc_stat.txt.gz"
-    text = gzip.open(p, "rt").read().replace("mhz 1 2000.0\n# t_ns 2", "mhz 1 fast\n# t_ns 2")
-    with gzip.open(p, "wt") as fh:
-        fh.write(text)
+    _replace(synthetic_session, "proc_stat.txt.gz", "mhz 1 2000.0\n# t_ns 2", "mhz 1 fast\n# t_ns 2")
     e = _expect(synthetic_session, tmp_path, "proc_stat.txt.gz", "mhz")
     assert e.where == "line 6"
 
 
 def test_more_received_than_sent_synthetic(synthetic_session, tmp_path):
-    p = synthetic_session / "runs" / "lo-up-tcp16384-copy-mem-r10-00" / "receiver.json"
-    p.write_text(p.read_text().replace('"bytes": 1250000', '"bytes": 9250000'))
+    _replace(synthetic_session, "receiver.json", '"bytes": 1250000', '"bytes": 9250000')
     _expect(synthetic_session, tmp_path, "receiver.json", "bytes")
 
 

@@ -4,7 +4,6 @@ namespaces, tc, ethtool and nginx, skipped with the reason otherwise. The
 capture it writes goes to a temporary folder and is real (a smoke run)."""
 
 import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 from mobitrace import devices
 from mobitrace.core import capture_reader
 from mobitrace.studies.transfer_tuning import ingest as tt
+from tests.helpers import lock_args, smoke_command
 
 REPO = Path(__file__).resolve().parents[2]
 KIT = REPO / "scripts" / "capture" / "transfer_tuning" / "run.py"
@@ -23,20 +23,17 @@ kit = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(kit)
 
 REASON = kit.why_not()
-# On a shared machine the kit holds the measurement lock while it runs.
-LOCK = os.environ.get("MOBITRACE_CAPTURE_LOCK", "/work/capture.lock")
 
 
 def _namespaces() -> str:
     return subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
 
 
+@pytest.mark.capture
 @pytest.mark.skipif(REASON is not None, reason=f"transfer-tuning capture smoke test skipped: {REASON}")
 def test_tt_capture_smoke_then_ingest(tmp_path):
     out = tmp_path / "raw"
-    cmd = [sys.executable, str(KIT), "--device", "smoke-host", "--session", "smoke", "--out", str(out), "--smoke"]
-    if Path(LOCK).exists():
-        cmd += ["--lock", LOCK]
+    cmd = smoke_command(KIT, out)
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     finally:
@@ -58,13 +55,12 @@ def test_tt_capture_smoke_then_ingest(tmp_path):
     assert (runs["transfer_s"] > 0.05).all()
 
 
+@pytest.mark.capture
 @pytest.mark.skipif(REASON is not None, reason=f"transfer-tuning capture smoke test skipped: {REASON}")
 def test_tt_kit_removes_its_namespaces_on_sigterm(tmp_path):
     import signal
     import time
-    cmd = [sys.executable, str(KIT), "--device", "t", "--out", str(tmp_path), "--smoke"]
-    if Path(LOCK).exists():
-        cmd += ["--lock", LOCK]
+    cmd = [sys.executable, str(KIT), "--device", "t", "--out", str(tmp_path), "--smoke", *lock_args()]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         for _ in range(200):

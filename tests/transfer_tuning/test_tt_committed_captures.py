@@ -2,28 +2,19 @@
 listed in params.yaml ingest, carry their host metadata and testbed
 configuration, cover every configuration the chapter plots, and stay lean."""
 
-from pathlib import Path
-
-import pandas as pd
 import pytest
-import yaml
 
 from mobitrace.studies.transfer_tuning import ingest as tt
+from tests.helpers import assert_lean, committed_devices, ingest_committed
 
-REPO = Path(__file__).resolve().parents[2]
-PARAMS = yaml.safe_load((REPO / "params.yaml").read_text())
+HOST_KEYS = ("kernel", "cpu_model", "cpus", "cpu_mhz", "loadavg_at_start", "shared_host", "sysctls")
 
 
-@pytest.mark.parametrize("device", PARAMS["transfer-tuning"]["devices"])
+@pytest.mark.parametrize("device", committed_devices("transfer-tuning"))
 def test_committed_capture_ingests(tmp_path, device):
-    folder = REPO / "data" / "raw" / "transfer-tuning" / device
-    tt.ingest(folder, tmp_path / "out")
-    runs = pd.read_parquet(tmp_path / "out" / "runs.parquet")
-    for session in folder.iterdir():
-        m = yaml.safe_load((session / "manifest.yaml").read_text())
+    folder, runs, manifests = ingest_committed("transfer-tuning", device, tt.ingest, tmp_path / "out", HOST_KEYS)
+    for m in manifests:
         assert m["kind"] == "default"
-        for key in ("kernel", "cpu_model", "cpus", "cpu_mhz", "loadavg_at_start", "shared_host", "sysctls"):
-            assert key in m["host"], key
         conf = m["configuration"]
         assert "delay bridge" in conf["rtt_method"] and conf["rtt_ms"] > 0
         assert all(i["lock_held_s"] >= 0 for i in m["invocations"])
@@ -35,7 +26,6 @@ def test_committed_capture_ingests(tmp_path, device):
         assert set(d.loc[(d["concurrency"] == 1) & (d["parallelism"] == 1), "io_kib"]) >= {1, 2, 4, 8, 16, 32, 64}
     assert set(runs.loc[runs["kind"] == "tail", "files"]) == {1, 2}
     # Every run moved its whole dataset and no run beat the shaped link.
-    rate = yaml.safe_load(next(folder.iterdir()).joinpath("manifest.yaml").read_text())["configuration"]["link"]
+    rate = manifests[0]["configuration"]["link"]
     assert (runs["throughput_mbps"] < rate["rate_mbit"]).all()
-    sizes = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
-    assert sizes < 10e6, "raw captures in git should stay lean"
+    assert_lean(folder, 10e6)

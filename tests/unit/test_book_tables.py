@@ -5,9 +5,9 @@ import re
 
 import pandas as pd
 
-from mobitrace.core import claims as cl
 from mobitrace.book.build import LONG_TABLE_ROWS, table_html, with_interval
 from mobitrace.book.chapter import findings_html, site_href
+from tests.unit.helpers import three_claims
 
 
 def _cells(html_text: str) -> list[str]:
@@ -43,20 +43,8 @@ def test_intervals_join_into_one_column_synthetic():
     assert list(shown.columns) == ["slope [95% CI]"] and shown.iloc[0, 0] == "3.12 [2.41, 3.92]"
 
 
-def _claims():
-    row = dict(study="s", location="§1", unit="%", tolerance="t", basis="b", provenance="measured", section="s-x")
-    return cl.claims_frame([
-        {**row, "claim_id": "a", "claim": "CPU < 50% <script>", "paper_relation": "<", "paper_value": 50.0,
-         "artifact_value": 36.04, "verdict": cl.REPRODUCED},
-        {**row, "claim_id": "b", "claim": "gain 4x", "paper_relation": "~", "paper_value": 4.0,
-         "artifact_value": 3.36, "unit": "x", "verdict": cl.NOT_REPRODUCED},
-        {**row, "claim_id": "c", "claim": "from figures", "paper_relation": None, "paper_value": None,
-         "artifact_value": None, "verdict": cl.NOT_CHECKABLE},
-    ])
-
-
 def test_findings_show_paper_ours_with_interval_and_a_badge_synthetic():
-    text = findings_html(_claims(), ["b", "a"], intervals={"a": (30.0, 42.5)})
+    text = findings_html(three_claims(), ["b", "a"], intervals={"a": (30.0, 42.5)})
     assert text.index("gain 4x") < text.index("CPU &lt; 50%")  # the headline order
     assert "&lt;script&gt;" in text and "<script>" not in text
     assert "36.0 [30.0, 42.5]%" in text and "~ 4×" in text and "3.36×" in text
@@ -67,7 +55,7 @@ def test_findings_show_paper_ours_with_interval_and_a_badge_synthetic():
 def test_findings_refuse_an_unknown_headline_claim_synthetic():
     import pytest
     with pytest.raises(KeyError, match="zzz"):
-        findings_html(_claims(), ["zzz"])
+        findings_html(three_claims(), ["zzz"])
 
 
 def test_site_links_point_from_a_chapter_page_into_the_copied_results():

@@ -39,7 +39,12 @@ def child(code: str, **kw) -> subprocess.Popen:
 
 # --------------------------------------------------------------------------- namespaces
 
-needs_netns = pytest.mark.skipif(NETNS_REASON is not None, reason=f"needs network namespaces: {NETNS_REASON}")
+# `make test-capture` runs these (root, network namespaces).
+_skip_without_netns = pytest.mark.skipif(NETNS_REASON is not None, reason=f"needs network namespaces: {NETNS_REASON}")
+
+
+def needs_netns(test):
+    return pytest.mark.capture(_skip_without_netns(test))
 
 
 @needs_netns

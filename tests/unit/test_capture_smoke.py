@@ -43,6 +43,7 @@ def capture_ok(root):
         pytest.skip(f"cannot capture on this machine: {reason}")
 
 
+@pytest.mark.capture
 def test_smoke_capture_and_ingest(capture_ok, root, tmp_path):
     before = namespaces()
     proc = subprocess.run([sys.executable, *CAPTURE, "--device", "ci-smoke", "--smoke", "--out", str(tmp_path),
@@ -60,6 +61,7 @@ def test_smoke_capture_and_ingest(capture_ok, root, tmp_path):
     assert (tmp_path / "interim" / "runs.parquet").exists()
 
 
+@pytest.mark.capture
 def test_ctrl_c_removes_namespaces_and_partial_session(capture_ok, root, tmp_path):
     before = namespaces()
     proc = subprocess.Popen([sys.executable, *CAPTURE, "--device", "ci-int", "--rates", "100M", "--reps", "1",

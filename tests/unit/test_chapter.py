@@ -58,17 +58,9 @@ def test_a_figure_without_alt_text_or_caption_is_refused(tmp_path, alt, caption)
 def test_findings_also_save_the_headline_rows_as_key_findings_csv_in_headline_order(tmp_path):
     from unittest import mock
 
-    from mobitrace.core import claims as cl
     from mobitrace.book.chapter import KEY_FINDINGS_COLUMNS
-    row = dict(study="s", location="§1", unit="%", tolerance="t", basis="b", provenance="measured", section="s-x")
-    claims = cl.claims_frame([
-        {**row, "claim_id": "a", "claim": "CPU < 50%", "paper_relation": "<", "paper_value": 50.0,
-         "artifact_value": 36.04, "verdict": cl.REPRODUCED},
-        {**row, "claim_id": "b", "claim": "gain 4x", "paper_relation": "~", "paper_value": 4.0,
-         "artifact_value": 3.36, "unit": "x", "verdict": cl.NOT_REPRODUCED},
-        {**row, "claim_id": "c", "claim": "from figures", "paper_relation": None, "paper_value": None,
-         "artifact_value": None, "verdict": cl.NOT_CHECKABLE},
-    ])
+    from tests.unit.helpers import three_claims
+    claims = three_claims()
     out = ChapterOutputs(tmp_path / "results", "analyze_x")
     with mock.patch("IPython.display.display") as display:
         out.findings(claims, headline=["b", "a"], intervals={"a": (30.0, 42.5)})

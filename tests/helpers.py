@@ -1,0 +1,51 @@
+"""Helpers shared by the studies' tests of their committed captures and
+capture kits."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def committed_devices(study: str) -> list[str]:
+    """The devices params.yaml lists for `study` (its committed captures)."""
+    return yaml.safe_load((REPO / "params.yaml").read_text())[study]["devices"]
+
+
+def ingest_committed(study: str, device: str, ingest, out: Path, host_keys) -> tuple[Path, pd.DataFrame, list[dict]]:
+    """(raw folder, runs table, session manifests) of a committed capture,
+    ingested by the study's `ingest(folder, out)` into `out`; every session's
+    host metadata has `host_keys`."""
+    folder = REPO / "data" / "raw" / study / device
+    ingest(folder, out)
+    runs = pd.read_parquet(out / "runs.parquet")
+    manifests = [yaml.safe_load((session / "manifest.yaml").read_text()) for session in folder.iterdir()]
+    for manifest in manifests:
+        for key in host_keys:
+            assert key in manifest["host"], key
+    return folder, runs, manifests
+
+
+def assert_lean(folder: Path, limit: float) -> None:
+    sizes = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    assert sizes < limit, "raw captures in git should stay lean"
+
+
+def lock_args() -> list[str]:
+    """A capture kit's --lock for the machine-wide measurement lock, if there
+    is one: $MOBITRACE_CAPTURE_LOCK, or /work/capture.lock on the shared machine."""
+    lock = os.environ.get("MOBITRACE_CAPTURE_LOCK") or (
+        "/work/capture.lock" if Path("/work/capture.lock").exists() else None)
+    return ["--lock", lock] if lock else []
+
+
+def smoke_command(kit: Path, out: Path, *extra: str) -> list[str]:
+    """A capture kit's smoke run of device smoke-host, session smoke, into `out`."""
+    return [sys.executable, str(kit), "--device", "smoke-host", "--session", "smoke", "--out", str(out), "--smoke",
+            *extra, *lock_args()]
