@@ -75,6 +75,21 @@ def test_ingest_synthetic_session(tmp_path):
     assert sessions.loc[0, "runs_failed_attempts"] == 1 and len(sessions.loc[0, "capture_sha256"]) == 64
 
 
+def test_a_failed_attempts_message_with_commas_and_quotes_is_one_field_synthetic(tmp_path):
+    """The kit writes runs.csv with csv.DictWriter: a timed-out command's
+    message, holding commas, quotes and a line break, is one quoted field."""
+    folder = synthetic_session(tmp_path / "raw")
+    text = (folder / "runs.csv").read_text()
+    failed = ",error rc=1,0.5,"
+    message = '"timeout after 60 s: openssl s_client -connect 10.0.0.1:443, killed ""SIGKILL""\nstderr: none"'
+    assert failed in text
+    (folder / "runs.csv").write_text(text.replace(failed, f",{message},0.5,", 1))
+    out = tmp_path / "out"
+    pb.ingest(folder.parent, out)
+    sessions = pd.read_parquet(out / "sessions.parquet")
+    assert len(pd.read_parquet(out / "runs.parquet")) == 5 and sessions.loc[0, "runs_failed_attempts"] == 1
+
+
 def test_ingest_is_deterministic_synthetic(tmp_path):
     folder = synthetic_session(tmp_path / "raw")
     pb.ingest(folder.parent, tmp_path / "a")

@@ -19,6 +19,7 @@ line/record, field, expected, found) nothing is written.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import io
 import json
@@ -69,15 +70,24 @@ def _check_table(path: Path, frame: pd.DataFrame, schema: pa.DataFrameSchema, wh
 
 
 def _read_csv(path: Path, columns: list[str]) -> pd.DataFrame:
+    """The file's records as strings, read as CSV (quoted fields may hold
+    commas: the kit writes a failed command's message into runs.csv)."""
     text = capture_reader.read_text(capture_reader.resolve(path))
-    lines = text.splitlines()
-    if not lines or lines[0].split(",") != columns:
-        raise InputError(path, "line 1", "header", ",".join(columns), lines[0] if lines else "")
-    for i, line in enumerate(lines[1:], start=2):
-        if line.count(",") != len(columns) - 1:
-            raise InputError(path, f"line {i}", None, f"{len(columns)} comma-separated fields", line)
-    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    return frame
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows = []
+    try:
+        for row in reader:
+            if not rows and row != columns:
+                raise InputError(path, "line 1", "header", ",".join(columns), ",".join(row))
+            if len(row) != len(columns):
+                raise InputError(path, f"line {reader.line_num}", None, f"{len(columns)} comma-separated fields",
+                                 f"{len(row)} fields")
+            rows.append(row)
+    except csv.Error as exc:
+        raise InputError(path, f"line {reader.line_num}", None, "well-formed CSV", str(exc)) from None
+    if not rows:
+        raise InputError(path, "line 1", "header", ",".join(columns), "")
+    return pd.DataFrame(rows[1:], columns=columns, dtype=str)
 
 
 def _to_numbers(path: Path, frame: pd.DataFrame, kinds: dict) -> pd.DataFrame:
