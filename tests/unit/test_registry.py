@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from dvc.dependency.param import ParamsDependency
 from dvc.repo import Repo
 
 from mobitrace import cli, pipeline
@@ -77,7 +78,9 @@ def test_editing_analysis_reruns_only_that_studys_analysis(study):
         if module.name == "__init__.py":
             assert not hit, rel  # a docstring; the description is study.yaml
             continue
-        others = {n for n in hit if not (n.startswith(study.ingest_stage + "@") or n.startswith(f"analyze_{study.package}"))}
+        # ... and the book, whose reproducibility page prints every input's hash.
+        others = {n for n in hit if not (n.startswith(study.ingest_stage + "@") or n.startswith(f"analyze_{study.package}")
+                                         or n == "book")}
         assert not others, f"{rel} re-runs {sorted(others)}"
         if "analysis" in module.name:
             assert hit and not any(n.startswith(study.ingest_stage + "@") for n in hit), f"{rel}: {sorted(hit)}"
@@ -86,7 +89,22 @@ def test_editing_analysis_reruns_only_that_studys_analysis(study):
 @pytest.mark.parametrize("study", STUDIES, ids=lambda s: s.slug)
 def test_description_reaches_only_the_summaries(study):
     rel = str((study.folder() / "study.yaml").relative_to(ROOT))
-    assert _stages_depending_on(_stage_deps(), rel) == {"ledger", "overview"}
+    assert _stages_depending_on(_stage_deps(), rel) == {"ledger", "overview", "book"}
+
+
+def test_the_book_depends_on_every_input_and_output_its_reproducibility_page_prints():
+    """The page prints each stage's deps and outs with the md5 dvc.lock pins:
+    if the book did not depend on one, a change to it (e.g. code whose outputs
+    come out identical) would leave the page, and the book's hash, stale."""
+    with Repo(str(ROOT)) as repo:
+        stages = {stage.addressing: stage for stage in repo.index.stages}
+    book = [str(Path(d.fs_path).relative_to(ROOT)) for d in stages.pop("book").deps]
+    for name, stage in stages.items():
+        for item in [*stage.deps, *stage.outs]:
+            if isinstance(item, ParamsDependency):  # the page lists files, not params
+                continue
+            rel = str(Path(item.fs_path).relative_to(ROOT))
+            assert any(rel == p or rel.startswith(p + "/") for p in book), f"{name}: {rel} is not a dep of the book"
 
 
 def test_description_with_an_unknown_key_is_one_line(tmp_path):
