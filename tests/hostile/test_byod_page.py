@@ -13,7 +13,6 @@ from pathlib import Path
 
 import yaml
 
-from mobitrace import devices
 from mobitrace.studies import registry
 from mobitrace.core import capture_reader
 

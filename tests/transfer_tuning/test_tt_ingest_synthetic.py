@@ -2,9 +2,7 @@
 (mobitrace.studies.transfer_tuning.analysis) of synthetic transfer-tuning
 sessions (hand-computable)."""
 
-import shutil
 
-import numpy as np
 import pandas as pd
 import pytest
 

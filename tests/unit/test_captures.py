@@ -4,7 +4,6 @@ VM) and a corpus of malformed files (tests/fixtures/malformed/cpu-gbps)."""
 
 import gzip
 import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
