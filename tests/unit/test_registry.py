@@ -53,7 +53,7 @@ def test_every_study_has_its_files_and_params():
         assert callable(ingest.ingest) and callable(ingest.validate_session)
         for chapter in study.chapters:
             assert (ROOT / "notebooks" / f"{chapter.name}.py").is_file()
-            assert chapter.name in params, chapter.name
+            assert chapter.params_section in params, chapter.name
         assert (ROOT / "data" / "results" / study.thumbnail.chapter).parent.name == "results"
 
 
@@ -109,4 +109,34 @@ def test_toc_lists_every_chapter_once():
     toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
     files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
     assert files[: len(registry.chapters())] == [f"chapters/{c.name}" for c in registry.chapters()]
-    assert len(files) == len(set(files))
+    nested = [s["file"] for part in toc["parts"] for c in part["chapters"] for s in c.get("sections", [])]
+    assert len(files + nested) == len(set(files + nested))
+
+
+def test_supplements_nest_under_their_chapter_and_write_no_results():
+    supplements = [c for c in registry.chapters(supplements=True) if c.supplement_to]
+    assert {c.name for c in supplements} == {"cpu-gbps-measured-methods", "priority-boost-methods",
+                                             "mptcp-dualband-methods"}
+    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
+    studies = next(p for p in toc["parts"] if p["caption"] == "Studies")["chapters"]
+    nested = {s["file"]: c["file"] for c in studies for s in c.get("sections", [])}
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    for c in supplements:
+        assert nested[f"chapters/{c.name}"] == f"chapters/{c.supplement_to}"
+        assert stages[c.stage]["outs"] == [f"book/chapters/{c.name}.ipynb"]
+        assert stages[c.stage]["params"][0] == c.supplement_to
+        assert f"data/results/{c.name}/claims.csv" not in stages["ledger"]["deps"]
+    cards = {ch["chapter"] for s in STUDIES for ch in s.card()["chapters"]}
+    assert not cards & {c.name for c in supplements}
+
+
+def test_supplement_of_no_chapter_is_one_line(tmp_path):
+    from mobitrace.core.errors import InputError
+    bad = tmp_path / "toy"
+    bad.mkdir()
+    (bad / "study.yaml").write_text(yaml.safe_dump({
+        "slug": "toy", "title": "t", "venue": "v", "order": 9, "params_section": "toy", "capture_kit": None,
+        "chapters": [{"name": "toy", "label": "x"}, {"name": "toy-methods", "label": "y", "supplement_to": "toi"}],
+        "thumbnail": {"chapter": "toy", "name": "f", "alt": "a"}}))
+    with pytest.raises(InputError, match="supplement_to names no chapter"):
+        registry._load(bad)
