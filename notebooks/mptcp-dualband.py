@@ -43,10 +43,10 @@
 # plus the phone-side process's measured CPU time priced by a CPU power model
 # whose coefficients are *assumed* (`params.yaml`, `power-models`). No radio
 # and no battery were measured here: the veth paths have no power draw.
+# ```
 #
 # How the capture was made and which runs were set aside, the CPU sources, the power model,
 # the guideline's encoding and the model's sensitivity to a wake-up floor: {doc}`mptcp-dualband-methods`.
-# ```
 
 # %% tags=["parameters"]
 study = "mptcp-dualband"
