@@ -130,13 +130,25 @@ def test_supplements_nest_under_their_chapter_and_write_no_results():
     assert not cards & {c.name for c in supplements}
 
 
+def _toy_with_supplement(tmp_path, supplement_to: str) -> Path:
+    folder = tmp_path / "toy"
+    folder.mkdir()
+    (folder / "study.yaml").write_text(yaml.safe_dump({
+        "slug": "toy", "title": "t", "venue": "v", "order": 9, "params_section": "toy", "capture_kit": None,
+        "chapters": [{"name": "toy", "label": "x"},
+                     {"name": "toy-methods", "label": "y", "supplement_to": supplement_to}],
+        "thumbnail": {"chapter": "toy", "name": "f", "alt": "a"}}))
+    return folder
+
+
+def test_supplement_is_no_device_chapter_and_has_its_chapters_params(tmp_path):
+    toy = registry._load(_toy_with_supplement(tmp_path, "toy"))
+    assert toy.device_chapter.name == "toy"
+    assert [c.params_section for c in toy.chapters] == ["toy", "toy"]
+    assert toy.summary_stages() == []
+
+
 def test_supplement_of_no_chapter_is_one_line(tmp_path):
     from mobitrace.core.errors import InputError
-    bad = tmp_path / "toy"
-    bad.mkdir()
-    (bad / "study.yaml").write_text(yaml.safe_dump({
-        "slug": "toy", "title": "t", "venue": "v", "order": 9, "params_section": "toy", "capture_kit": None,
-        "chapters": [{"name": "toy", "label": "x"}, {"name": "toy-methods", "label": "y", "supplement_to": "toi"}],
-        "thumbnail": {"chapter": "toy", "name": "f", "alt": "a"}}))
     with pytest.raises(InputError, match="supplement_to names no chapter"):
-        registry._load(bad)
+        registry._load(_toy_with_supplement(tmp_path, "toi"))

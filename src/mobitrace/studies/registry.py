@@ -88,8 +88,10 @@ class Study:
 
     @property
     def device_chapter(self) -> Chapter:
-        """The chapter with a section per device (the first, if none says)."""
-        return next((c for c in self.chapters if c.per_device), self.chapters[-1])
+        """The chapter with a section per device (the last chapter with
+        results, if none says)."""
+        return next((c for c in self.chapters if c.per_device),
+                    [c for c in self.chapters if not c.supplement_to][-1])
 
     def device_stages(self, device: str = "{device}") -> list[str]:
         """The stages that run for one device (ingest, and its own analysis)."""
