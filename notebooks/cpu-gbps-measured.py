@@ -22,24 +22,8 @@
 # real Linux machines and re-derives Figure 1 and the extrapolations for each
 # measured device, next to the two published phones.
 #
-# **The test bed.** Two network namespaces on one host, the *device* and its
-# *peer*, joined by a veth pair; iperf3 runs in both (downlink: the peer sends,
-# as in the paper's downlink sessions; uplink: the device sends). Both ends
-# share the host's CPUs, so the host's CPU utilization counts the sender's and
-# the receiver's network stack together, expressed as a percentage of *all*
-# the host's CPUs (as the paper's Total is of all the phone's cores). Each
-# device name is one configuration of that test bed; the host itself (kernel,
-# CPU model, core count, offloads, RPS masks, sysctls, tool versions) is
-# recorded in every capture's `manifest.yaml` and summarized below.
-#
-# **Two CPU sources.** The paper read tick-sampled `/proc/stat`. On a
-# tickless or virtualized kernel without `CONFIG_IRQ_TIME_ACCOUNTING`, tick
-# sampling attributes a whole tick to whatever is running when the tick fires,
-# so the split between user, system and SoftIRQ time, and paced network load,
-# can be misread. The kit also records a precise source: the exact CPU time
-# (wait4 rusage) of both iperf3 processes plus the run time of the ksoftirqd
-# threads (schedstat, ns), and iperf3's own `cpu_utilization_percent`. Where
-# the sources disagree the chapter shows both and quantifies the gap.
+# The test bed and the two CPU sources, the captures, the fitted lines, the throughput at 50%
+# CPU and the two sources per device are in {doc}`cpu-gbps-measured-methods`.
 #
 # ```{admonition} Provenance
 # **measured**: computed from the raw captures under `data/raw/cpu-gbps/`
@@ -74,18 +58,6 @@ from mobitrace.studies.cpu_gbps.chapter_measured import Chapter
 ch = Chapter.from_parameters(globals())
 
 # %% [markdown]
-# ## The captures
-#
-# {glue:text}`n_sessions` capture sessions of {glue:text}`n_devices` device
-# configurations, {glue:text}`n_runs` iperf3 runs, {glue:text}`raw_mb:.1f` MB
-# of raw files in git. The capture hash is the md5 of each session folder
-# (over its files' paths and md5s); DVC pins the same files in `dvc.lock`.
-# The full table (sample period, CPU quota, kind) is in the CSV.
-
-# %% tags=["hide-input"]
-ch.captures_table()
-
-# %% [markdown]
 # (cpu-gbps-measured-fig1)=
 # ## Figure 1, per measured device
 #
@@ -98,15 +70,8 @@ ch.captures_table()
 # %% tags=["hide-input"]
 ch.figure1()
 
-# %% [markdown]
-# ## The fitted lines
-#
-# $\mathrm{CPU} = a + b \cdot \mathrm{throughput}$ by OLS per device,
-# direction and CPU source, with 95% confidence intervals of slope and
-# intercept (t-based) and of R² (Fisher's z; `mobitrace.stats.cpufit`). The table
-# shows the downlink; the CSV has the uplink too.
-
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
+ch.captures_table()
 ch.fits_section()
 
 # %% [markdown]
@@ -122,52 +87,15 @@ ch.fits_section()
 # %% tags=["hide-input"]
 ch.extrapolations_section()
 
-# %% [markdown]
-# ## Throughput at 50% CPU (inverse prediction)
-#
-# The throughput at which the fitted line reaches the threshold,
-# $x_0 = (50 - a)/b$. Its interval is found by inverting the band (Fieller's
-# theorem; Draper & Smith 1998, §3.2; formula in `mobitrace.stats.cpufit`): the
-# 95% interval is the set of throughputs whose 95% confidence band of the
-# mean contains 50%; the wider prediction-band interval is the set whose
-# prediction band for one new run contains 50%. When the threshold lies far
-# above every measured CPU value this is a long extrapolation and the
-# interval says how far the data can carry it; when the slope is not
-# significant the set is unbounded.
-
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 ch.inverse_section()
-
-# %% [markdown]
-# On the reference configuration ({glue:text}`reference_device`, offloads
-# on) the `/proc/stat` line reaches 50% CPU at
-# {glue:text}`ref_stat_x50:.1f` Gbps (95% CI
-# {glue:text}`ref_stat_x50_lo:.1f` to {glue:text}`ref_stat_x50_hi:.1f` Gbps);
-# the precise source puts it at {glue:text}`ref_precise_x50:.1f` Gbps
-# ({glue:text}`ref_precise_x50_lo:.1f` to
-# {glue:text}`ref_precise_x50_hi:.1f` Gbps). Both endpoints'
-# network stacks share this host's CPUs, so a single receiving device would
-# reach 50% at a higher rate than these.
+ch.procstat_table()
 
 # %% [markdown]
 # (cpu-gbps-measured-procstat)=
 # ## `/proc/stat` versus the precise source
 #
-# Per run, the gap is `/proc/stat` Total minus precise Total (percentage
-# points of all CPUs), and the ratio is `/proc/stat` / precise. Two things
-# make up the gap. `/proc/stat` counts everything the host ran (this is a
-# shared machine: other users' work, the sampler itself), while the precise
-# source counts only the two iperf3 processes and the ksoftirqd threads; and
-# tick sampling misattributes time. Captures that also recorded the host-wide
-# precise CPU time of all tasks (root cgroup `cpuacct`) split the two:
-# *tick error* = `/proc/stat` minus host-wide precise, *background* =
-# host-wide precise minus the iperf3/ksoftirqd precise Total. The table gives
-# means with 95% t intervals per device and direction, at low rates (target
-# at most 1 Gbps) and at all rates, medians (robust to bursts of background
-# work), and the ratio of the two sources' slopes.
-
-# %% tags=["hide-input"]
-ch.procstat_table()
+# What the gap is made of, and the table per device and direction: {doc}`cpu-gbps-measured-methods`.
 
 # %% tags=["hide-input"]
 ch.procstat_figure()
@@ -233,13 +161,6 @@ ch.offloads()
 # steer it to CPU 0 or CPU 1, with the device's iperf3 pinned to the last CPU
 # and the peer's to CPU 0 in both configurations. The per-CPU `/proc/stat`
 # columns show where the SoftIRQ time landed at the unlimited rate.
-#
-# The machine is shared: work of other users that ran during a capture
-# competes for the same two CPUs and lowers the throughput at the unlimited
-# rate. The background columns of the `/proc/stat` versus precise table
-# above measure it per device (host-wide precise CPU minus the iperf3 and
-# ksoftirqd CPU); where it is tens of percentage points, a throughput
-# difference between configurations is confounded with it.
 
 # %% tags=["hide-input"]
 ch.rps_section()

@@ -97,10 +97,17 @@ def _study_stages(study: Study) -> dict:
                      *code_deps(PACKAGE / "studies" / pkg / "device_analysis.py")],
             "outs": [f"data/results/{slug}-devices/${{item}}"]}}
     for chapter in study.chapters:
+        params = [chapter.params_section, *chapter.shared_params]
+        if chapter.supplement_to:  # shows (and links) its chapter's results; writes only its page
+            main = f"data/results/{chapter.supplement_to}"
+            stages[chapter.stage] = _chapter_stage(
+                chapter.name, params, [f"data/interim/published/{slug}", *chapter.inputs,
+                                       f"{main}/tables", f"{main}/figures"],
+                [f"book/chapters/{chapter.name}.ipynb"], [], chapter.shared_params)
+            continue
         res = f"data/results/{chapter.name}"
         stages[chapter.stage] = _chapter_stage(
-            chapter.name, [chapter.name, *chapter.shared_params],
-            [f"data/interim/published/{slug}", *chapter.inputs],
+            chapter.name, params, [f"data/interim/published/{slug}", *chapter.inputs],
             [f"book/chapters/{chapter.name}.ipynb", f"{res}/tables", f"{res}/figures", f"{res}/claims.csv"],
             [f"{res}/metrics.json"], chapter.shared_params)
     return stages
@@ -149,9 +156,16 @@ def dvc_yaml() -> str:
     return HEADER + yaml.safe_dump({"stages": dvc_stages()}, sort_keys=False, width=120, allow_unicode=True)
 
 
+def _toc_entry(chapter) -> dict:
+    """A chapter of the book, with its supplements nested under it."""
+    entry = {"file": f"chapters/{chapter.name}"}
+    nested = [{"file": f"chapters/{c.name}"} for c in chapters(supplements=True) if c.supplement_to == chapter.name]
+    return {**entry, "sections": nested} if nested else entry
+
+
 def toc_yaml() -> str:
     toc = {"format": "jb-book", "root": "chapters/overview", "parts": [
-        {"caption": "Studies", "chapters": [{"file": f"chapters/{c.name}"} for c in chapters()]},
+        {"caption": "Studies", "chapters": [_toc_entry(c) for c in chapters()]},
         {"caption": "The artifact", "chapters": [{"file": f} for f in
                                                  ("intro", "chapters/claims-ledger", "byod", "code", "reproducibility")]}]}
     return TOC_HEADER + yaml.safe_dump(toc, sort_keys=False)

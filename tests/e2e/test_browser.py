@@ -113,15 +113,19 @@ def _wait_for_math(browser):
 
 
 def _study_chapters(html_dir: Path) -> list[str]:
-    """The pages of the table of contents' "Studies" part."""
+    """The chapters of the table of contents' "Studies" part (not the
+    supplements nested under them: methods pages, which have no findings)."""
     toc = yaml.safe_load((html_dir.parents[1] / "_toc.yml").read_text())
     part = next(p for p in toc["parts"] if p["caption"] == "Studies")
     return [c["file"] + ".html" for c in part["chapters"]]
 
 
 def _landing_and_chapters(html_dir: Path) -> list[str]:
+    """The landing page and every page of the table of contents (a chapter's
+    supplement, nested under it, too)."""
     toc = yaml.safe_load((html_dir.parents[1] / "_toc.yml").read_text())
-    return [toc["root"] + ".html"] + [c["file"] + ".html" for p in toc["parts"] for c in p["chapters"]]
+    return [toc["root"] + ".html"] + [e["file"] + ".html" for p in toc["parts"] for c in p["chapters"]
+                                      for e in (c, *c.get("sections", []))]
 
 
 @contextlib.contextmanager

@@ -38,8 +38,8 @@ PAYLOADS = {
     ("host", "os_release", "PRETTY_NAME"): f"```{{raw}} html\n<script>window.{FLAG}=5</script>\n```",
     ("configuration", "description"): f"$\\alpha$ [x](javascript:window.{FLAG}=6) {{eval-rst}}`.. raw:: html`",
 }
-PAGES = ["chapters/cpu-gbps-measured.html", "claims-ledger.html", "reproducibility.html",
-         "search.html?q=payload"]
+PAGES = ["chapters/cpu-gbps-measured.html", "chapters/cpu-gbps-measured-methods.html", "claims-ledger.html",
+         "reproducibility.html", "search.html?q=payload"]
 
 
 def _set(doc: dict, keys: tuple, value: str) -> None:
@@ -100,7 +100,7 @@ def test_no_payload_runs_in_chromium(browser, payload_site, page):  # noqa: F811
 
 def test_the_payloads_show_literally(browser, payload_site):  # noqa: F811
     base, _, _ = payload_site
-    browser.get(base + "chapters/cpu-gbps-measured.html")
+    browser.get(base + "chapters/cpu-gbps-measured-methods.html")  # the captures table, with the host metadata
     text = browser.execute_script("return document.body.innerText")
     for keys in (("host", "hostname"), ("host", "cpu", "model"), ("host", "kernel"), ("tools", "iperf3")):
         assert PAYLOADS[keys] in text, keys

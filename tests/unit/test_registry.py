@@ -54,7 +54,7 @@ def test_every_study_has_its_files_and_params():
         assert callable(ingest.ingest) and callable(ingest.validate_session)
         for chapter in study.chapters:
             assert (ROOT / "notebooks" / f"{chapter.name}.py").is_file()
-            assert chapter.name in params, chapter.name
+            assert chapter.params_section in params, chapter.name
         assert (ROOT / "data" / "results" / study.thumbnail.chapter).parent.name == "results"
 
 
@@ -127,4 +127,46 @@ def test_toc_lists_every_chapter_once():
     toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
     files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
     assert files[: len(registry.chapters())] == [f"chapters/{c.name}" for c in registry.chapters()]
-    assert len(files) == len(set(files))
+    nested = [s["file"] for part in toc["parts"] for c in part["chapters"] for s in c.get("sections", [])]
+    assert len(files + nested) == len(set(files + nested))
+
+
+def test_supplements_nest_under_their_chapter_and_write_no_results():
+    supplements = [c for c in registry.chapters(supplements=True) if c.supplement_to]
+    assert {c.name for c in supplements} == {"cpu-gbps-measured-methods", "priority-boost-methods",
+                                             "mptcp-dualband-methods"}
+    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
+    studies = next(p for p in toc["parts"] if p["caption"] == "Studies")["chapters"]
+    nested = {s["file"]: c["file"] for c in studies for s in c.get("sections", [])}
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    for c in supplements:
+        assert nested[f"chapters/{c.name}"] == f"chapters/{c.supplement_to}"
+        assert stages[c.stage]["outs"] == [f"book/chapters/{c.name}.ipynb"]
+        assert stages[c.stage]["params"][0] == c.supplement_to
+        assert f"data/results/{c.name}/claims.csv" not in stages["ledger"]["deps"]
+    cards = {ch["chapter"] for s in STUDIES for ch in s.card()["chapters"]}
+    assert not cards & {c.name for c in supplements}
+
+
+def _toy_with_supplement(tmp_path, supplement_to: str) -> Path:
+    folder = tmp_path / "toy"
+    folder.mkdir()
+    (folder / "study.yaml").write_text(yaml.safe_dump({
+        "slug": "toy", "title": "t", "venue": "v", "order": 9, "params_section": "toy", "capture_kit": None,
+        "chapters": [{"name": "toy", "label": "x"},
+                     {"name": "toy-methods", "label": "y", "supplement_to": supplement_to}],
+        "thumbnail": {"chapter": "toy", "name": "f", "alt": "a"}}))
+    return folder
+
+
+def test_supplement_is_no_device_chapter_and_has_its_chapters_params(tmp_path):
+    toy = registry._load(_toy_with_supplement(tmp_path, "toy"))
+    assert toy.device_chapter.name == "toy"
+    assert [c.params_section for c in toy.chapters] == ["toy", "toy"]
+    assert toy.summary_stages() == []
+
+
+def test_supplement_of_no_chapter_is_one_line(tmp_path):
+    from mobitrace.core.errors import InputError
+    with pytest.raises(InputError, match="supplement_to names no chapter"):
+        registry._load(_toy_with_supplement(tmp_path, "toi"))

@@ -195,12 +195,15 @@ class ChapterOutputs:
         from IPython.display import HTML, display
         if not alt or not caption:
             raise ValueError(f"figure {name!r}: alt text and caption are required")
-        path = save_svg(fig, self.figures_dir / f"{name}.svg")
+        path = self._save_svg(fig, name)
         plt.close(fig)
         display(HTML(
             f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
             f'<img src="{html.escape(safe_href(site_href(path)))}" alt="{html.escape(alt)}" loading="lazy">\n'
             f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>"))
+
+    def _save_svg(self, fig, name: str) -> Path:
+        return save_svg(fig, self.figures_dir / f"{name}.svg")
 
     def findings(self, claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:
         """Show the key-findings block (mobitrace.book.notebooks moves it to the top
@@ -211,6 +214,37 @@ class ChapterOutputs:
         block = findings_html(claims, headline, intervals)
         self.save_table(key_findings_frame(claims, headline, intervals), "key_findings")
         display(HTML(block), metadata=KEY_FINDINGS)
+
+
+class ShownOutputs(ChapterOutputs):
+    """The outputs of a chapter's supplement (registry.Chapter.supplement_to):
+    the same calls as its chapter's, which alone writes `results_dir`; these
+    show its tables and figures and link its files, and write nothing. A
+    table that differs from the file its chapter wrote, or a figure the
+    chapter did not save, is an error: the page would show one thing and link
+    another."""
+
+    def __init__(self, results_dir: str | Path, stage: str):
+        self.results_dir = Path(results_dir)
+        self.tables_dir = self.results_dir / "tables"
+        self.figures_dir = self.results_dir / "figures"
+        self.stage = stage
+
+    def save_table(self, frame: pd.DataFrame, name: str) -> pd.DataFrame:
+        path = self.tables_dir / f"{name}.csv"
+        text = frame.to_csv(index=False, float_format="%.6g", lineterminator="\n")
+        if not path.is_file() or path.read_text() != text:
+            raise ValueError(f"{path}: its chapter wrote {'another table' if path.is_file() else 'no such table'}")
+        return frame
+
+    def _save_svg(self, fig, name: str) -> Path:
+        path = self.figures_dir / f"{name}.svg"
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: its chapter saved no such figure")
+        return path
+
+    def findings(self, *args, **kwargs) -> None:
+        raise TypeError("a supplement has no key findings: they belong to its chapter")
 
 
 class NotebookChapter:
@@ -226,3 +260,16 @@ class NotebookChapter:
         if missing:
             raise TypeError(f"the notebook has no parameter {', '.join(missing)}")
         return cls(**{n: namespace[n] for n in names})
+
+
+class SupplementChapter(NotebookChapter):
+    """Base of a supplement's chapter class (registry.Chapter.supplement_to):
+    `class Chapter(SupplementChapter, <its chapter's Chapter>)` makes the
+    chapter's computations and shows them through `ShownOutputs`, so that
+    the chapter alone writes its results."""
+
+    @classmethod
+    def from_parameters(cls, namespace: dict):
+        page = super().from_parameters(namespace)
+        page.out = ShownOutputs(page.out.results_dir, page.out.stage)
+        return page

@@ -133,10 +133,12 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> P
     root = repo_root(root)
     params = yaml.safe_load((root / "params.yaml").read_text())
     params.setdefault("studies", [s.card() for s in registry.studies()])  # the registry's list
-    for section in (study, *shared):
+    # A supplement runs with its chapter's parameters (registry.Chapter.supplement_to).
+    own = next((c.params_section for c in registry.chapters(supplements=True) if c.name == study), study)
+    for section in (own, *shared):
         if section not in params:
             raise KeyError(f"params.yaml has no section {section!r}")
-    parameters = {"study": study, **params[study],
+    parameters = {"study": own, **params[own],
                   **{section.replace("-", "_"): params[section] for section in shared}}
     source = root / "notebooks" / f"{study}.py"
     out_nb, results = study_outputs(root, study)

@@ -30,10 +30,19 @@ class Chapter:
     inputs: tuple[str, ...] = ()                 # data it reads besides its published numbers
     shared_params: tuple[str, ...] = ()          # other params.yaml sections it is given
     per_device: bool = False                     # has a section per captured device
+    # A supplement (methods, supplementary analyses) of the chapter named here:
+    # it shows parts of that chapter's analysis, from its parameters, and
+    # writes nothing (no results, no claims); the book nests it under that chapter.
+    supplement_to: str | None = None
 
     @property
     def stage(self) -> str:
         return "analyze_" + self.name.replace("-", "_")
+
+    @property
+    def params_section(self) -> str:
+        """Its params.yaml section: its own, or its main chapter's for a supplement."""
+        return self.supplement_to or self.name
 
 
 @dataclass(frozen=True)
@@ -79,16 +88,20 @@ class Study:
 
     @property
     def device_chapter(self) -> Chapter:
-        """The chapter with a section per device (the first, if none says)."""
-        return next((c for c in self.chapters if c.per_device), self.chapters[-1])
+        """The chapter with a section per device (the last chapter with
+        results, if none says)."""
+        return next((c for c in self.chapters if c.per_device),
+                    [c for c in self.chapters if not c.supplement_to][-1])
 
     def device_stages(self, device: str = "{device}") -> list[str]:
         """The stages that run for one device (ingest, and its own analysis)."""
         return [f"{s}@{device}" for s in (self.ingest_stage, self.device_stage) if s]
 
     def summary_stages(self) -> list[str]:
-        """The stages that read every device of the study."""
-        return [c.stage for c in self.chapters if c.per_device]
+        """The stages that read every device of the study: its per-device
+        chapter's and that chapter's supplements'."""
+        per_device = {c.name for c in self.chapters if c.per_device}
+        return [c.stage for c in self.chapters if c.name in per_device or c.supplement_to in per_device]
 
     def chapter_module(self, chapter: str) -> str:
         """The module of everything `chapter`'s notebook shows (its figures,
@@ -111,7 +124,7 @@ class Study:
     def card(self) -> dict:
         """The landing page's card (mobitrace.book.landing)."""
         return {"name": self.slug, "title": self.title, "venue": self.venue,
-                "chapters": [{"chapter": c.name, "label": c.label} for c in self.chapters],
+                "chapters": [{"chapter": c.name, "label": c.label} for c in self.chapters if not c.supplement_to],
                 "figure": {"chapter": self.thumbnail.chapter, "name": self.thumbnail.name,
                            "alt": self.thumbnail.alt}}
 
@@ -135,6 +148,10 @@ def _load(folder: Path) -> Study:
                          for c in doc.pop("chapters"))
         thumbnail = Thumbnail(**doc.pop("thumbnail"))
         params = doc.pop("device_analysis_params", None)
+        mains = {c.name for c in chapters if not c.supplement_to}
+        stray = [c.name for c in chapters if c.supplement_to and c.supplement_to not in mains]
+        if stray:
+            raise KeyError(f"chapter {stray[0]}: supplement_to names no chapter of the study")
         return Study(**doc, chapters=chapters, thumbnail=thumbnail,
                      device_analysis_params=None if params is None else tuple(params), package=folder.name)
     except (KeyError, TypeError) as exc:
@@ -153,6 +170,7 @@ def by_slug() -> dict[str, Study]:
     return {s.slug: s for s in studies()}
 
 
-def chapters() -> list[Chapter]:
-    """Every study chapter, in book order."""
-    return [c for s in studies() for c in s.chapters]
+def chapters(supplements: bool = False) -> list[Chapter]:
+    """Every study chapter with results and claims (and, if `supplements`,
+    every supplement after its chapter), in book order."""
+    return [c for s in studies() for c in s.chapters if supplements or not c.supplement_to]
