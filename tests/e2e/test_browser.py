@@ -379,11 +379,17 @@ def test_lighthouse_scores_accessibility_and_best_practices_at_least_95(site, re
     env = dict(os.environ, CHROME_PATH=CHROMIUM)
     scores, low = {}, {}
     for page in _landing_and_chapters(html_dir):
-        done = subprocess.run(
-            [str(lighthouse), base + page, "--quiet", "--output=json", "--output-path=stdout",
-             "--only-categories=accessibility,best-practices",
-             "--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage"],
-            env=env, capture_output=True, text=True, timeout=300)
+        for attempt in range(2):
+            done = subprocess.run(
+                [str(lighthouse), base + page, "--quiet", "--output=json", "--output-path=stdout",
+                 "--only-categories=accessibility,best-practices",
+                 "--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage"],
+                env=env, capture_output=True, text=True, timeout=300)
+            # Lighthouse's own Chrome sometimes drops its DevTools connection on
+            # a loaded machine (CI: "Runtime error encountered: Connection
+            # closed"); that is the tool failing, not the page: one more try.
+            if done.returncode == 0 or "Connection closed" not in done.stderr:
+                break
         assert done.returncode == 0, f"lighthouse {page}: {done.stderr[-2000:]}"
         report = json.loads(done.stdout)
         cats = report["categories"]
