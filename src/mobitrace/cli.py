@@ -83,7 +83,14 @@ def _dispatch(args) -> None:
         from mobitrace.book import build as book
         book.build(args.book_dir)
     elif args.command == "ingest":
-        registry.by_slug()[args.study].module("ingest").ingest(args.device_dir, args.out_dir)
+        import yaml
+
+        from mobitrace.book.notebooks import repo_root
+        from mobitrace.core import capture_reader
+        study = registry.by_slug()[args.study]
+        section = yaml.safe_load((repo_root() / "params.yaml").read_text()).get(study.params_section) or {}
+        with capture_reader.superseding(section.get("superseded"), f"params.yaml: {study.params_section}"):
+            study.module("ingest").ingest(args.device_dir, args.out_dir)
     elif args.command == "analyze-device":
         import yaml
 

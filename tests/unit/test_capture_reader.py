@@ -231,3 +231,31 @@ def test_numbers_are_refused_with_the_field_named(value, kw, message):
 def test_limits_are_in_one_place():
     assert cr.LIMITS == cr.Limits() and cr.CaptureLoader.limits is cr.LIMITS
     assert all(v > 0 for v in vars(cr.LIMITS).values())
+
+
+# --------------------------------------------------------------------------- superseded sessions
+
+
+def test_a_superseded_session_is_not_read(session):
+    newer = session.parent / "s2"
+    newer.mkdir()
+    (newer / "manifest.yaml").write_text("study: cpu-gbps\n")
+    assert [p.name for p in cr.session_folders(session.parent)] == ["s1", "s2"]
+    with cr.superseding({"dev/s1": "contaminated, 2026-11-23", "other/s9": "another device"}):
+        assert [p.name for p in cr.session_folders(session.parent)] == ["s2"]
+    assert [p.name for p in cr.session_folders(session.parent)] == ["s1", "s2"]
+
+
+def test_a_superseded_session_that_is_not_there_is_a_one_line_error(session):
+    with cr.superseding({"dev/s0": "never captured"}):
+        _refused(cr.session_folders, session.parent, match="superseded.dev/s0")
+
+
+def test_superseding_every_session_leaves_none(session):
+    with cr.superseding({"dev/s1": "why"}):
+        _refused(cr.session_folders, session.parent, match="not superseded")
+
+
+@pytest.mark.parametrize("bad", [["dev/s1"], {"s1": "no device"}, {"dev/s1": ""}, {"dev/s1": 3}])
+def test_a_malformed_superseded_map_is_a_one_line_error(bad):
+    _refused(lambda: cr.superseding(bad).__enter__(), match="superseded")

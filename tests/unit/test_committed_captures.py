@@ -39,3 +39,10 @@ def test_dvc_stages_cover_the_devices(root):
     for stage in ("ingest_cpu_gbps", "analyze_cpu_gbps_device"):
         assert dvc[stage]["foreach"] == "${cpu-gbps-measured.devices}"
     assert "analyze_cpu_gbps_measured" in dvc
+
+
+def test_every_superseded_session_is_kept_in_data_raw(root):
+    # raw data is immutable: a superseded session stays, and names a reason
+    for key, why in (measured_params(root).get("superseded") or {}).items():
+        assert (root / "data" / "raw" / "cpu-gbps" / key / "manifest.yaml").is_file(), key
+        assert why.strip()

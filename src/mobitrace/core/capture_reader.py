@@ -22,6 +22,7 @@ was expected and what was found.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import hashlib
 import io
 import json
@@ -726,17 +727,53 @@ def host_key_paths(manifest: dict, legacy: dict[str, list[str]], columns: dict[s
     return {col: list(src[key] or legacy.get(col) or ("host", key)) for col, key in columns.items()}
 
 
+# Sessions ingest skips: {"<device>/<session>": why}, from the study's
+# `superseded` in params.yaml (set by `python -m mobitrace ingest` via
+# superseding()). Raw data is immutable, so a re-captured session stays in
+# data/raw and is only left out of the analysis.
+_SUPERSEDED: dict[str, str] = {}
+
+
+@contextlib.contextmanager
+def superseding(superseded: dict | None, where: str | Path = "params.yaml") -> Iterator[None]:
+    """Within the block, session_folders() leaves out the sessions named in
+    `superseded` ({"<device>/<session>": why}); a malformed map is an InputError."""
+    global _SUPERSEDED
+    superseded = superseded or {}
+    if not isinstance(superseded, dict):
+        raise InputError(where, None, "superseded", "a mapping of '<device>/<session>': why",
+                         type(superseded).__name__)
+    for key, why in superseded.items():
+        if not isinstance(key, str) or key.count("/") != 1 or not all(key.split("/")):
+            raise InputError(where, None, "superseded", "keys '<device>/<session>'", key)
+        if not isinstance(why, str) or not why.strip():
+            raise InputError(where, None, f"superseded.{key}", "a reason (text)", why)
+    saved, _SUPERSEDED = _SUPERSEDED, dict(superseded)
+    try:
+        yield
+    finally:
+        _SUPERSEDED = saved
+
+
 def session_folders(device_dir: str | Path) -> list[Path]:
     """The complete capture sessions of a device folder, sorted: the one
     session listing. The tree is checked first (check_capture); *.partial
-    folders, left by an interrupted capture, are not sessions."""
+    folders, left by an interrupted capture, are not sessions, nor are the
+    sessions superseded (see superseding()). A superseded session that is not
+    there is an InputError: the map would otherwise silently name nothing."""
     device_dir = Path(device_dir)
     if not device_dir.is_dir():
         raise InputError(device_dir, None, None, "a device folder of capture sessions", "no such folder")
     check_capture(device_dir)
     found = sorted(p for p in device_dir.iterdir() if p.is_dir() and not p.name.endswith(".partial"))
+    names = {p.name for p in found}
+    skip = {key.split("/")[1] for key in _SUPERSEDED if key.split("/")[0] == device_dir.name}
+    for session in sorted(skip - names):
+        raise InputError("params.yaml", None, f"superseded.{device_dir.name}/{session}",
+                         f"a session folder of {device_dir}", "no such session")
+    found = [p for p in found if p.name not in skip]
     if not found:
-        raise InputError(device_dir, None, None, "at least one session folder", "none")
+        raise InputError(device_dir, None, None, "at least one session folder (not superseded)", "none")
     return found
 
 
