@@ -58,6 +58,7 @@ cpu_threshold_pct = 50
 linear_r2_min = 0.9
 sharp_drop_max_ratio = 0.5
 rel_tol_approx = 0.10
+superseded = {}
 
 # %% tags=["remove-cell"]
 from mobitrace.studies.cpu_gbps.chapter_measured_methods import Chapter
@@ -75,6 +76,14 @@ ch = Chapter.from_parameters(globals())
 
 # %% tags=["hide-input"]
 ch.captures_table()
+
+# %% [markdown]
+# Raw data is immutable: a session re-captured because it was unusable stays in
+# `data/raw` and is named in `params.yaml` (`superseded`, with the reason);
+# ingest leaves it out. The sessions superseded, if any:
+
+# %% tags=["hide-input"]
+ch.superseded_table()
 
 # %% [markdown]
 # ## The fitted lines

@@ -51,6 +51,7 @@ cpu_threshold_pct = 50
 linear_r2_min = 0.9
 sharp_drop_max_ratio = 0.5
 rel_tol_approx = 0.10
+superseded = {}
 
 # %% tags=["remove-cell"]
 from mobitrace.studies.cpu_gbps.chapter_measured import Chapter
@@ -72,6 +73,7 @@ ch.figure1()
 
 # %% tags=["remove-cell"]
 ch.captures_table()
+ch.superseded_table()
 ch.fits_section()
 
 # %% [markdown]

@@ -485,7 +485,8 @@ class Chapter(NotebookChapter):
     def __init__(self, *, study: str, devices: list[str], interim_dir: str, devices_dir: str, results_dir: str,
                  published_lines: str, published_dir: str, reference_device: str, offloads_off_device: str,
                  rps_devices: list[str], slow_device: str, alpha: float, target_rates_gbps: list[float],
-                 cpu_threshold_pct: float, linear_r2_min: float, sharp_drop_max_ratio: float, rel_tol_approx: float):
+                 cpu_threshold_pct: float, linear_r2_min: float, sharp_drop_max_ratio: float, rel_tol_approx: float,
+                 superseded: dict | None = None):
         self.devices, self.reference_device, self.offloads_off_device = devices, reference_device, offloads_off_device
         self.rps_devices, self.slow_device, self.alpha = rps_devices, slow_device, alpha
         self.target_rates_gbps, self.cpu_threshold_pct = target_rates_gbps, cpu_threshold_pct
@@ -493,6 +494,7 @@ class Chapter(NotebookChapter):
             "devices": devices, "reference_device": reference_device, "offloads_off_device": offloads_off_device,
             "rps_devices": rps_devices, "slow_device": slow_device, "alpha": alpha, "linear_r2_min": linear_r2_min,
             "sharp_drop_max_ratio": sharp_drop_max_ratio, "rel_tol_approx": rel_tol_approx}
+        self.superseded = superseded or {}
         self.results = Path(results_dir)
         self.out = ChapterOutputs(self.results, STAGE)
         self.data = load(interim_dir, devices_dir, devices)
@@ -510,6 +512,14 @@ class Chapter(NotebookChapter):
         out.table(cap, "captures", "Capture sessions and their hosts, one column per device (from manifest.yaml)",
                   shown=cap_shown, index=True)
         out.provenance("measured (capture manifests).")
+
+    def superseded_table(self) -> None:
+        """The sessions kept in data/raw but left out (params.yaml superseded), and why."""
+        if not self.superseded:
+            return
+        rows = pd.DataFrame([{"session": key, "why superseded": why} for key, why in self.superseded.items()])
+        self.out.table(rows, "superseded", "Capture sessions kept in data/raw but not analyzed (params.yaml superseded)")
+        self.out.provenance("measured sessions named in params.yaml (superseded); their raw files stay in data/raw/cpu-gbps.")
 
     def figure1(self) -> None:
         """Figure 1 of each device: CPU against throughput, both sources, with OLS lines."""
