@@ -86,6 +86,8 @@ def _study_stages(study: Study) -> dict:
     devices = "${" + study.params_section + ".devices}"
     stages = {study.ingest_stage: {"foreach": devices, "do": {
         "cmd": f"python -m mobitrace ingest {slug} data/raw/{slug}/${{item}} data/interim/{slug}/${{item}}",
+        # The superseded map chooses which sessions are read (cli ingest).
+        "params": [f"{study.params_section}.superseded"],
         "deps": [f"data/raw/{slug}/${{item}}", *code_deps(PACKAGE / "studies" / pkg / "ingest.py")],
         "outs": [f"data/interim/{slug}/${{item}}"]}}}
     if study.device_stage:

@@ -109,6 +109,17 @@ def test_the_book_depends_on_every_input_and_output_its_reproducibility_page_pri
             assert any(rel == p or rel.startswith(p + "/") for p in book), f"{name}: {rel} is not a dep of the book"
 
 
+def test_every_ingest_reruns_when_its_superseded_map_changes():
+    """cli ingest leaves out the sessions params.yaml marks superseded: each
+    device's ingest depends on that map, so marking a session re-reads it."""
+    with Repo(str(ROOT)) as repo:
+        for stage in repo.index.stages:
+            if stage.addressing.split("@")[0] in {s.ingest_stage for s in registry.studies()}:
+                params = {p for d in stage.deps if isinstance(d, ParamsDependency) for p in d.params}
+                section = next(s for s in registry.studies() if stage.addressing.startswith(s.ingest_stage + "@"))
+                assert f"{section.params_section}.superseded" in params, stage.addressing
+
+
 def test_description_with_an_unknown_key_is_one_line(tmp_path):
     from mobitrace.core.errors import InputError
     bad = tmp_path / "toy"
