@@ -216,6 +216,8 @@ FITS_SCHEMA = pa.DataFrameSchema(
         "gbps_at_threshold_pred_lo": _FLOAT, "gbps_at_threshold_pred_hi": _FLOAT,
         "gbps_at_threshold_pred_bounded": pa.Column(bool),
         "fieller_g": _FLOAT,
+        "saturation_gbps": pa.Column(float, pa.Check.ge(0)),
+        "gbps_at_threshold_beyond_range": pa.Column(bool),
     },
     strict=True, ordered=True,
 )
