@@ -37,13 +37,14 @@ STAGE = "analyze_cpu_gbps_measured"
 CAPTURE_COLUMNS = ["device", "config", "kind", "session", "hostname", "kernel", "cpu_model", "n_cpus", "hypervisor",
                    "config_hz", "irq_time_accounting", "gro_device", "gso_device", "tso_device", "rps_device",
                    "device_cpus", "cpu_quota", "repetitions", "duration_s", "sample_period_ms", "n_runs",
-                   "iperf3_version", "capture_md5", "bytes"]
+                   "iperf3_version", "capture_md5", "bytes", "background_load"]
 CAPTURE_FIELDS = {"session": "session", "hostname": "host", "kernel": "kernel", "cpu_model": "CPU model",
                   "n_cpus": "CPUs", "hypervisor": "virtualized", "config_hz": "CONFIG_HZ",
                   "irq_time_accounting": "IRQ time accounting", "gro_device": "GRO", "gso_device": "GSO",
                   "tso_device": "TSO", "rps_device": "RPS mask", "device_cpus": "device's iperf3 CPUs",
                   "repetitions": "repetitions per rate", "duration_s": "run length (s)", "n_runs": "runs",
-                  "iperf3_version": "iperf3", "capture_md5": "capture hash (md5)", "bytes": "raw size (bytes)"}
+                  "iperf3_version": "iperf3", "capture_md5": "capture hash (md5)", "bytes": "raw size (bytes)",
+                  "background_load": "background load (idle gate)"}
 # "Almost identical" / "reached at every frequency" (§3.2) read as a ratio of about 1.
 SAME_RATIO = 1.0
 

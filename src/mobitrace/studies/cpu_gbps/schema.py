@@ -115,6 +115,7 @@ SESSION_SCHEMA = pa.DataFrameSchema(
         "device_cpus": pa.Column(str),
         "iperf3_version": pa.Column(str),
         "started_utc": pa.Column(str),
+        "background_load": pa.Column(str),
     },
     strict=True,
 )
