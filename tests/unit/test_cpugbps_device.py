@@ -88,3 +88,44 @@ def test_direction_word_flipped_data_flips_the_word():
     assert cpugbps_device.direction_word(1.05, rel_tol=0.1) == "the same"
     with pytest.raises(ValueError):
         cpugbps_device.direction_word(float("nan"))
+
+
+def test_saturation_is_the_highest_mean_rate_synthetic():
+    # Hand-computable: paced 1 Gbps reaches 1.0; unlimited runs 9, 10, 11 -> mean 10; the single 11 is not sustained.
+    g = pd.DataFrame({"target_rate_bps": [int(1e9)] * 3 + [0] * 3, "throughput_gbps": [1.0, 1.0, 1.0, 9.0, 10.0, 11.0]})
+    assert cpugbps_device.saturation_gbps(g) == 10.0
+    assert cpugbps_device.beyond_range(10.5, 10.0) and not cpugbps_device.beyond_range(9.5, 10.0)
+    assert not cpugbps_device.beyond_range(float("nan"), 10.0)
+    assert cpugbps_device.beyond_text(10.0) == "beyond the measured range; this device saturates at 10.0 Gbps"
+
+
+def test_inverse_prediction_beyond_saturation_is_flagged_synthetic():
+    # Synthetic CPU = 1 + 2x reaches 50% at 24.5 Gbps; the unlimited runs sustain only ~20 Gbps.
+    runs = synthetic_runs()
+    fits, _ = cpugbps_device.fit_table(runs, 0.05, [1.6], 50.0)
+    f = fits[(fits["direction"] == "down") & (fits["source"] == "stat_total")].iloc[0]
+    assert f["saturation_gbps"] == pytest.approx(20.0, rel=0.01)
+    assert f["gbps_at_threshold"] == pytest.approx(24.5, rel=0.03)
+    assert bool(f["gbps_at_threshold_beyond_range"])
+    # A steeper line (slope 4: 50% at 12.25 Gbps) stays inside the measured range.
+    fits, _ = cpugbps_device.fit_table(synthetic_runs(slope=4.0), 0.05, [1.6], 50.0)
+    f = fits[(fits["direction"] == "down") & (fits["source"] == "stat_total")].iloc[0]
+    assert f["gbps_at_threshold"] == pytest.approx(12.25, rel=0.03)
+    assert not bool(f["gbps_at_threshold_beyond_range"])
+
+
+def test_committed_capture_rps_cpu1_known_values(tmp_path):
+    # Committed capture: downlink unlimited runs average 11.692 Gbps (fastest single run 13.57), while
+    # the precise line reaches 50% CPU at 13.34 Gbps: beyond the measured range.
+    from pathlib import Path
+    from mobitrace.studies.cpu_gbps import ingest
+    raw = Path(__file__).resolve().parents[2] / "data/raw/cpu-gbps/vm-veth-rps-cpu1"
+    ingest.ingest(raw, tmp_path)
+    fits, _ = cpugbps_device.fit_table(pd.read_parquet(tmp_path / "runs.parquet"), 0.05, [1.6], 50.0)
+    f = fits[(fits["direction"] == "down") & (fits["source"] == "precise_total")].iloc[0]
+    assert f["saturation_gbps"] == pytest.approx(11.692063, abs=1e-5)
+    assert f["x_max"] == pytest.approx(13.5722, abs=1e-3)
+    assert f["gbps_at_threshold"] == pytest.approx(13.3352, abs=1e-3)
+    assert bool(f["gbps_at_threshold_beyond_range"])
+    stat = fits[(fits["direction"] == "down") & (fits["source"] == "stat_total")].iloc[0]
+    assert not bool(stat["gbps_at_threshold_beyond_range"])  # 1.93 Gbps, well inside

@@ -30,6 +30,7 @@ import math
 import os
 import re
 import stat
+import statistics
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -826,3 +827,22 @@ def background_load(manifest: dict, path: str | Path = "manifest.yaml") -> dict 
             raise InputError(path, None, f"{where}.flagged", "true or false", rec.get("flagged"))
         out[run_id] = {"before_pct": rec["before_pct"], "during_pct": rec["during_pct"], "flagged": rec["flagged"]}
     return {"max_pct": max_pct, "runs": out}
+
+
+NOT_MEASURED = "not measured (captured before the idle gate)"
+
+
+def background_text(gate: dict | None) -> str:
+    """A background_load() record for a chapter's captures table: the load
+    outside the experiment during the runs (% of one core, median and
+    largest) and how many runs were flagged; "not measured" for a capture
+    without the gate (no number is made up for it)."""
+    if gate is None:
+        return NOT_MEASURED
+    during = [r["during_pct"] for r in gate["runs"].values()]
+    if not during:
+        return f"measured, no runs recorded (threshold {gate['max_pct']:g}% of one core)"
+    flagged = sum(r["flagged"] for r in gate["runs"].values())
+    return (f"measured: median {statistics.median(during):.1f}%, largest {max(during):.1f}% of one core during "
+            f"runs; {flagged} of {len(during)} runs flagged (threshold {gate['max_pct']:g}%)")
+

@@ -27,7 +27,7 @@ from mobitrace.core.published import Values
 from mobitrace.stats import cpufit
 from mobitrace.studies.cpu_gbps import measured_analysis as cm
 from mobitrace.studies.cpu_gbps.analysis import verdict_counts
-from mobitrace.studies.cpu_gbps.device_analysis import direction_word, figure1_fig
+from mobitrace.studies.cpu_gbps.device_analysis import beyond_range, beyond_text, direction_word, figure1_fig
 from mobitrace.studies.cpu_gbps.measured_analysis import (
     DIRECTION_NAMES, SOURCE_NAMES, anchor_of, claim_key, fit_of, max_runs,
 )
@@ -37,13 +37,14 @@ STAGE = "analyze_cpu_gbps_measured"
 CAPTURE_COLUMNS = ["device", "config", "kind", "session", "hostname", "kernel", "cpu_model", "n_cpus", "hypervisor",
                    "config_hz", "irq_time_accounting", "gro_device", "gso_device", "tso_device", "rps_device",
                    "device_cpus", "cpu_quota", "repetitions", "duration_s", "sample_period_ms", "n_runs",
-                   "iperf3_version", "capture_md5", "bytes"]
+                   "iperf3_version", "capture_md5", "bytes", "background_load"]
 CAPTURE_FIELDS = {"session": "session", "hostname": "host", "kernel": "kernel", "cpu_model": "CPU model",
                   "n_cpus": "CPUs", "hypervisor": "virtualized", "config_hz": "CONFIG_HZ",
                   "irq_time_accounting": "IRQ time accounting", "gro_device": "GRO", "gso_device": "GSO",
                   "tso_device": "TSO", "rps_device": "RPS mask", "device_cpus": "device's iperf3 CPUs",
                   "repetitions": "repetitions per rate", "duration_s": "run length (s)", "n_runs": "runs",
-                  "iperf3_version": "iperf3", "capture_md5": "capture hash (md5)", "bytes": "raw size (bytes)"}
+                  "iperf3_version": "iperf3", "capture_md5": "capture hash (md5)", "bytes": "raw size (bytes)",
+                  "background_load": "background load (idle gate)"}
 # "Almost identical" / "reached at every frequency" (§3.2) read as a ratio of about 1.
 SAME_RATIO = 1.0
 
@@ -113,11 +114,12 @@ def inverse_predictions(fits: pd.DataFrame, thr: str) -> tuple[pd.DataFrame, pd.
     """(throughput at the CPU threshold with its confidence- and
     prediction-band intervals per device, direction and source; display)."""
     cols = ["device", "direction", "source", "gbps_at_threshold", "gbps_at_threshold_lo", "gbps_at_threshold_hi",
-            "gbps_at_threshold_pred_lo", "gbps_at_threshold_pred_hi", "x_max"]
+            "gbps_at_threshold_pred_lo", "gbps_at_threshold_pred_hi", "x_max", "saturation_gbps",
+            "gbps_at_threshold_beyond_range"]
     inv = fits[fits["source"].isin(["stat_total", "precise_total"])][cols].rename(columns={
         "gbps_at_threshold": f"gbps_at_{thr}pct", "gbps_at_threshold_lo": "ci_lo", "gbps_at_threshold_hi": "ci_hi",
         "gbps_at_threshold_pred_lo": "pred_lo", "gbps_at_threshold_pred_hi": "pred_hi",
-        "x_max": "max_measured_gbps"})
+        "x_max": "max_measured_gbps", "gbps_at_threshold_beyond_range": "beyond_measured_range"})
     shown = pd.DataFrame({
         "device": inv["device"], "direction": inv["direction"].map(DIRECTION_NAMES),
         "CPU source": inv["source"].map(SOURCE_NAMES),
@@ -125,8 +127,30 @@ def inverse_predictions(fits: pd.DataFrame, thr: str) -> tuple[pd.DataFrame, pd.
                                          for x, lo, hi in zip(inv[f"gbps_at_{thr}pct"], inv["ci_lo"], inv["ci_hi"])],
         "prediction-band interval (Gbps)": [f"{numbers.number(lo)} to {numbers.number(hi)}" if pd.notna(lo)
                                             else "unbounded" for lo, hi in zip(inv["pred_lo"], inv["pred_hi"])],
-        "highest measured (Gbps)": inv["max_measured_gbps"]})
+        "highest measured (Gbps)": inv["max_measured_gbps"],
+        "measured range": [range_flag(b, sat) for b, sat in zip(inv["beyond_measured_range"],
+                                                                  inv["saturation_gbps"])]})
     return inv, shown
+
+
+def range_flag(beyond: bool, saturation: float) -> str:
+    """The table cell saying whether an inverse prediction is inside the
+    measured range (up to the device's saturation point)."""
+    return beyond_text(saturation) if beyond else "within"
+
+
+def range_sentence(fits: pd.DataFrame, device: str, thr: str) -> str:
+    """The prose saying which of the device's downlink inverse predictions
+    (/proc/stat, precise) lie beyond its measured range (above its
+    saturation point), from fits.csv."""
+    rows = {label: fit_of(fits, device, "down", source)
+            for label, source in (("/proc/stat", "stat_total"), ("precise", "precise_total"))}
+    beyond = [label for label, f in rows.items() if bool(f["gbps_at_threshold_beyond_range"])]
+    sat = rows["/proc/stat"]["saturation_gbps"]
+    if not beyond:
+        return f"Both estimates lie within the measured range (this device saturates at {sat:.1f} Gbps)."
+    which = "Both estimates lie" if len(beyond) == 2 else f"The {beyond[0]} estimate lies"
+    return f"{which} {beyond_text(sat)}: the {thr}% point is an extrapolation of the line, not a rate it reached."
 
 
 def reference_glue(fits: pd.DataFrame, reference_device: str) -> dict:
@@ -139,6 +163,7 @@ def reference_glue(fits: pd.DataFrame, reference_device: str) -> dict:
         glue[f"ref_{src}_x50_lo"] = f["gbps_at_threshold_lo"]
         glue[f"ref_{src}_x50_hi"] = f["gbps_at_threshold_hi"]
     glue["reference_device"] = reference_device
+    glue["ref_x50_range"] = range_sentence(fits, reference_device, f"{fits['threshold_pct'].iloc[0]:g}")
     return glue
 
 
@@ -290,6 +315,7 @@ def comparison_with_phones(phones: pd.DataFrame, fits: pd.DataFrame, extra: pd.D
                "ci_lo": np.nan, "ci_hi": np.nan, "max_measured_gbps": np.nan}
         for r in targets:
             row[f"cpu_pct_at_{r:g}gbps"] = p[f"cpu_pct_at_{r:g}gbps"]
+        row["measured_range"] = "not measured (published line)"
         rows.append(row)
     for device in devices:
         for source, label in (("stat_total", "/proc/stat"), ("precise_total", "precise")):
@@ -301,12 +327,14 @@ def comparison_with_phones(phones: pd.DataFrame, fits: pd.DataFrame, extra: pd.D
             e = extra[(extra["device"] == device) & (extra["direction"] == "down") & (extra["source"] == source)]
             for r in targets:
                 row[f"cpu_pct_at_{r:g}gbps"] = float(e.loc[np.isclose(e["target_gbps"], r), "cpu_pct"].iloc[0])
+            row["measured_range"] = range_flag(bool(f["gbps_at_threshold_beyond_range"]), f["saturation_gbps"])
             rows.append(row)
     comparison = pd.DataFrame(rows)
     shown = with_interval(comparison, f"gbps_at_{thr}pct", "ci_lo", "ci_hi",
                           label=f"Gbps at {thr}% CPU [95% CI]").rename(columns={
         "provenance": "line", "source": "CPU source", "slope_pct_per_gbps": "slope (% per Gbps)",
         "intercept_pct": "intercept (%)", "max_measured_gbps": "highest measured (Gbps)",
+        "measured_range": f"Gbps at {thr}% CPU: measured range",
         **{f"cpu_pct_at_{r:g}gbps": f"CPU at {r:g} Gbps (%)" for r in targets}})
     return comparison, shown
 
@@ -345,8 +373,11 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
         e = extra[(extra["device"] == device) & (extra["direction"] == "down") & (extra["source"] == "stat_total")]
         at = e.loc[np.isclose(e["target_gbps"], cpu_bound["throughput_gbps"])].iloc[0]
         claim_id = f"measured_1p6gbps_under_50pct_{claim_key(device)}"
+        # A rate above what the device reached is read off the line, not measured: the claim says so.
+        saturation = float(fit_of(fits, device, "down", "stat_total")["saturation_gbps"])
+        beyond = (f" ({beyond_text(saturation)})" if beyond_range(float(at["target_gbps"]), saturation) else "")
         add(claim_id, f"{as_printed(cpu_bound['throughput_gbps'])} Gbps can be supported with less than "
-            f"{as_printed(cpu_bound['value'])}% CPU (said of the Pixel 2), on {device}",
+            f"{as_printed(cpu_bound['value'])}% CPU (said of the Pixel 2), on {device}{beyond}",
             cpu_bound["location"], cpu_bound["relation"], float(cpu_bound["value"]), float(at["cpu_pct"]), "%",
             f"/proc/stat Total line at {as_printed(cpu_bound['throughput_gbps'])} Gbps, downlink", "modeled")
         intervals[claim_id] = (float(at["mean_ci_lo"]), float(at["mean_ci_hi"]))

@@ -38,6 +38,27 @@ def _csv(frame: pd.DataFrame, path: Path) -> None:
     frame.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
 
 
+def saturation_gbps(group: pd.DataFrame) -> float:
+    """A device's saturation point: the highest mean throughput over its
+    target rates (at the unlimited rate, what it sustains when nothing paces
+    it). Chosen over a segmented fit because a capture has only a handful of
+    rate levels, too few to place a breakpoint, and the mean is measured."""
+    return float(group.groupby("target_rate_bps")["throughput_gbps"].mean().max())
+
+
+def beyond_range(x: float, saturation: float) -> bool:
+    """Whether a rate lies beyond the measured range, i.e. above the rate the
+    device sustains (saturation_gbps; a single faster run is not sustained).
+    NaN (the line never crosses): not beyond."""
+    return bool(pd.notna(x) and x > saturation)
+
+
+def beyond_text(saturation: float) -> str:
+    """The flag of an estimate beyond the measured range, with the device's
+    saturation point."""
+    return f"beyond the measured range; this device saturates at {saturation:.1f} Gbps"
+
+
 def fit_table(runs: pd.DataFrame, alpha: float, targets: list[float], threshold: float
               ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """OLS of every CPU source on throughput per (device, config, direction):
@@ -58,7 +79,9 @@ def fit_table(runs: pd.DataFrame, alpha: float, targets: list[float], threshold:
                 "gbps_at_threshold_pred_lo": new_inv.lower, "gbps_at_threshold_pred_hi": new_inv.upper,
                 "gbps_at_threshold_pred_bounded": new_inv.bounded,
                 "fieller_g": mean_inv.g,
+                "saturation_gbps": saturation_gbps(g),
             })
+            row["gbps_at_threshold_beyond_range"] = beyond_range(mean_inv.x0, row["saturation_gbps"])
             fits.append(row)
             b = cpufit.bands(res, targets, alpha)
             for _, r in b.iterrows():

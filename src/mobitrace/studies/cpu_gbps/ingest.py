@@ -403,7 +403,7 @@ def parse_session_manifest(path: str | Path) -> dict:
     (SESSION_SCHEMA) plus `runs` (the list of run ids)."""
     path = resolve(path)
     doc, node = _load_yaml(path)
-    capture_reader.background_load(doc, path)  # the idle gate's record (newer kits): checked
+    gate = capture_reader.background_load(doc, path)  # the idle gate's record (newer kits): checked
     f = lambda keys, expected, kinds: _field(doc, node, keys, path, expected, kinds)  # noqa: E731
     text, integer = (str,), (int,)
     offloads = f(["testbed", "device", "ethtool_k"], "a mapping of offloads", (dict,))
@@ -434,6 +434,7 @@ def parse_session_manifest(path: str | Path) -> dict:
         "device_cpus": str(doc.get("configuration", {}).get("device_cpus")),
         "iperf3_version": f(["tools", "iperf3"], "a version string", text),
         "started_utc": str(f(["started_utc"], "a UTC time", ())),
+        "background_load": capture_reader.background_text(gate),
     }
     runs = f(["runs"], "a non-empty list of run ids", (list,))
     if not runs or not all(isinstance(r, str) for r in runs):

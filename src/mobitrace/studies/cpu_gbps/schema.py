@@ -115,6 +115,7 @@ SESSION_SCHEMA = pa.DataFrameSchema(
         "device_cpus": pa.Column(str),
         "iperf3_version": pa.Column(str),
         "started_utc": pa.Column(str),
+        "background_load": pa.Column(str),
     },
     strict=True,
 )
@@ -216,6 +217,8 @@ FITS_SCHEMA = pa.DataFrameSchema(
         "gbps_at_threshold_pred_lo": _FLOAT, "gbps_at_threshold_pred_hi": _FLOAT,
         "gbps_at_threshold_pred_bounded": pa.Column(bool),
         "fieller_g": _FLOAT,
+        "saturation_gbps": pa.Column(float, pa.Check.ge(0)),
+        "gbps_at_threshold_beyond_range": pa.Column(bool),
     },
     strict=True, ordered=True,
 )
