@@ -31,7 +31,8 @@ PROVENANCE_KINDS = ("measured", "published", "modeled")
 KEY_FINDINGS = {"mobitrace": {"role": "key-findings"}}
 # TODO(lead): set True once every chapter passes alt text and captions.
 VERDICT_BADGES = {cl.REPRODUCED: "reproduced", cl.NOT_REPRODUCED: "not-reproduced",
-                  cl.NOT_CHECKABLE: "not-checkable"}
+                  cl.INCONCLUSIVE: "inconclusive", cl.NOT_CHECKABLE: "not-checkable",
+                  cl.TESTBED_OK: "testbed-ok", cl.TESTBED_OFF: "testbed-off"}
 
 
 def provenance_block(text: str, stage: str) -> str:

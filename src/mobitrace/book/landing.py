@@ -157,9 +157,10 @@ def ledger_summary_html(counts: pd.DataFrame, title: str = "Summary") -> str:
 
 def verdict_colors() -> dict[str, tuple]:
     """One colour per verdict from the theme's colour-blind palette (green,
-    vermilion, grey: the hues of the verdict badges)."""
+    vermilion, orange, grey, blue, pink: the hues of the verdict badges)."""
     from mobitrace.book.figures import PALETTE
-    return {cl.REPRODUCED: PALETTE[2], cl.NOT_REPRODUCED: PALETTE[3], cl.NOT_CHECKABLE: PALETTE[7]}
+    return {cl.REPRODUCED: PALETTE[2], cl.NOT_REPRODUCED: PALETTE[3], cl.INCONCLUSIVE: PALETTE[1],
+            cl.NOT_CHECKABLE: PALETTE[7], cl.TESTBED_OK: PALETTE[0], cl.TESTBED_OFF: PALETTE[4]}
 
 
 def verdict_bars(counts: pd.DataFrame):
