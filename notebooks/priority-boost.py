@@ -124,9 +124,9 @@ ch.conclusions()
 #   table stops at {glue:text}`cpu_max_procs` processes, and the INCR
 #   difference is significant with *no* competing process (p =
 #   {glue:text}`incr_p0:.4f`, g = {glue:text}`incr_g0:.2f`, the only
-#   comparison that survives Holm). INCR is faster by
-#   {glue:text}`incr_faster0:.1f` s with no competing process and by
-#   {glue:text}`incr_faster30:.1f` s with 30: the gain {glue:text}`incr_gain_trend` with load but
+#   comparison that survives Holm). INCR is {glue:text}`incr_faster0_word` by
+#   {glue:text}`incr_faster0_abs:.1f` s with no competing process and
+#   {glue:text}`incr_faster30_word` by {glue:text}`incr_faster30_abs:.1f` s with 30: the gain {glue:text}`incr_gain_trend` with load but
 #   is never more than {glue:text}`cpu_max_gain_pct:.1f`% of the transfer time.
 # - *"All three policies ... deliver essentially the same performance. DECR is
 #   marginally better"* (network-load table): the first half holds in size

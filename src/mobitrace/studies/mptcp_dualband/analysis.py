@@ -23,7 +23,7 @@ import pandas as pd
 
 from mobitrace.book.figures import SEED
 from mobitrace.core import claims as cl
-from mobitrace.core.numbers import metric
+from mobitrace.core.numbers import direction, metric
 from mobitrace.energy.power_models import RadioPowerModel
 from mobitrace.stats import resampling as rs
 from mobitrace.studies.mptcp_dualband import energy as en
@@ -551,7 +551,7 @@ def uplink_power_excess(pw: pd.DataFrame, mp_ref: pd.DataFrame, ref: str) -> tup
 def power_facts(excess: float, excess_ci: tuple[float, float], values) -> dict:
     """The power section's glued values."""
     return {"ul_excess": f"{abs(excess):.0f}", "ul_excess_ci": f"{excess_ci[0]:.0f} to {excess_ci[1]:.0f}",
-            "ul_excess_dir": "above" if excess > 0 else "below", "p_ul_excess": f"{values('ul_power_excess'):g}"}
+            "ul_excess_dir": direction(excess, "above", "below", zero="equal to"), "p_ul_excess": f"{values('ul_power_excess'):g}"}
 
 
 def optima_table(opt: pd.DataFrame, oci: pd.DataFrame) -> pd.DataFrame:
@@ -635,7 +635,7 @@ def comparison_facts(c: Comparisons, opt: pd.DataFrame, radio: dict, values) -> 
                   "ul_energy_opt": f"{o.loc[('uplink', 0.0), 'energy_opt_ratio']:g}",
                   "ul_tput_gain": f"{abs(c.ul_tput_gain):.0f}", "ul_energy_cost": f"{abs(c.ul_energy_cost):.0f}"})
     for k in ("dl_tput_gain", "dl_energy_cost", "ul_tput_gain", "ul_energy_cost"):
-        facts[f"{k}_word"] = "more" if getattr(c, k) >= 0 else "less"
+        facts[f"{k}_word"] = direction(getattr(c, k), "more", "less", zero="no more")
     return facts
 
 

@@ -165,7 +165,11 @@ def audit_numbers(audit_cpu: pd.DataFrame) -> dict:
         "incr_g0": float(_at_procs(incr, "g", 0)),
         "incr_faster0": float(faster0),
         "incr_faster30": float(faster30),
-        "incr_gain_trend": "grows" if faster30 > faster0 else "does not grow",
+        "incr_gain_trend": direction(faster30 - faster0, "grows", "does not grow", zero="does not grow"),
+        "incr_faster0_word": direction(faster0, "faster", "slower", zero="as fast"),
+        "incr_faster30_word": direction(faster30, "faster", "slower", zero="as fast"),
+        "incr_faster0_abs": abs(float(faster0)),
+        "incr_faster30_abs": abs(float(faster30)),
         "decr_p_min": float(decr["p"].min()),
     }
 
@@ -307,7 +311,7 @@ def reference_numbers(device: str, m: dict) -> dict:
     out.update({f"m_{k}": float("nan") for k in REFERENCE_KEYS if k not in m})
     for pol in ("incr", "decr"):
         gain = m.get(f"cpu_{pol}_gain_top_pct", float("nan"))
-        out[f"m_cpu_{pol}_top_verb"] = "costs" if gain < 0 else "saves"
+        out[f"m_cpu_{pol}_top_verb"] = direction(gain, "saves", "costs", zero="saves")
         out[f"m_cpu_{pol}_gain_top_abs_pct"] = abs(gain)
     return out
 
