@@ -95,7 +95,8 @@ def test_table2_layout_synthetic():
 
 def test_verdict_counts_lists_every_verdict():
     frame = pd.DataFrame({"verdict": [cl.REPRODUCED, cl.REPRODUCED, cl.NOT_CHECKABLE]})
-    assert an.verdict_counts(frame) == {cl.REPRODUCED: 2, cl.NOT_REPRODUCED: 0, cl.NOT_CHECKABLE: 1}
+    assert an.verdict_counts(frame) == {cl.REPRODUCED: 2, cl.NOT_REPRODUCED: 0, cl.INCONCLUSIVE: 0,
+                                        cl.NOT_CHECKABLE: 1, cl.TESTBED_OK: 0, cl.TESTBED_OFF: 0}
 
 
 def test_chapter_metrics_rounds_to_6_decimals_synthetic():

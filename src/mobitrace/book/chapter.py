@@ -87,7 +87,7 @@ def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | N
             f'<td data-label="Verdict"><span class="verdict verdict-{badge}">{esc(c["verdict"])}</span></td></tr>')
     counts = claims["verdict"].value_counts()
     tally = ", ".join(f'<span class="verdict verdict-{VERDICT_BADGES[v]}">{int(counts.get(v, 0))} {esc(v)}</span>'
-                      for v in cl.VERDICTS)
+                      for v in cl.shown_verdicts(counts))
     return "\n".join([
         '<div class="key-findings">',
         f'<p class="key-findings-title"><strong>{esc(title)}</strong> · all {len(claims)} claims: {tally}</p>',

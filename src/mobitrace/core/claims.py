@@ -24,6 +24,15 @@ TESTBED_OK = "testbed ok"
 TESTBED_OFF = "testbed off"
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_CHECKABLE, TESTBED_OK, TESTBED_OFF)
 TESTBED_VERDICTS = {REPRODUCED: TESTBED_OK, NOT_REPRODUCED: TESTBED_OFF}
+# Shown in every tally; the others only where some claim has them.
+ALWAYS_SHOWN = (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE)
+
+
+def shown_verdicts(counts) -> list[str]:
+    """The verdicts a tally shows, in VERDICTS order: the three of every
+    chapter, and inconclusive or the testbed checks where `counts`
+    ({verdict: number}) has any."""
+    return [v for v in VERDICTS if v in ALWAYS_SHOWN or counts.get(v, 0)]
 # Relations a paper states a value with: "=" as printed, "~" about, "<"/">"
 # strict bounds ("less than"), "<="/">=" inclusive bounds ("at most").
 RELATIONS = ("=", "~", "<", ">", "<=", ">=")
