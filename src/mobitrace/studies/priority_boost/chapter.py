@@ -645,13 +645,14 @@ class Chapter(NotebookChapter):
     def paired_tests(self) -> None:
         out = self.out
         for device, (runs, sessions) in self.measured.items():
-            pc = self.paired[device] = pba.compare_paired(runs.dropna(subset=["metric"]), alpha=self.alpha)
+            pc = self.paired[device] = pba.compare_paired(runs.dropna(subset=["metric"]), alpha=self.alpha,
+                                                                 level=self.ci_level)
             if pc.empty:
                 continue
             out.table(pc, f"measured_{device}_paired", f"Runs paired by repetition (same link schedule), {device}",
                       shown=pba.paired_view(pc))
-            out.provenance(f"measured ({device}); Wilcoxon signed-rank tests and Holm computed here from per-run "
-                           "values.")
+            out.provenance(f"measured ({device}); Wilcoxon signed-rank tests, Holm within each table and the "
+                           "median ratio's bootstrap interval computed here from per-run values.")
 
     def measured_figures(self) -> None:
         out = self.out

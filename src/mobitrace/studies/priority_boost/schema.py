@@ -261,6 +261,8 @@ PAIRED_SCHEMA = pa.DataFrameSchema(
         "policy": pa.Column(str, pa.Check.isin(POLICIES)),
         "pairs": pa.Column("int64", _nonneg),
         "median_ratio": pa.Column(nullable=True),
+        "median_ratio_lo": pa.Column(float, nullable=True),
+        "median_ratio_hi": pa.Column(float, nullable=True),
         "pairs_lower": pa.Column("int64", _nonneg),
         **_cols("p_wilcoxon", "p_holm", checks=_p, nullable=True),
         "reject_holm": pa.Column(bool),
