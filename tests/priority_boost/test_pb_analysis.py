@@ -76,6 +76,5 @@ def test_median_ratio_interval_brackets_the_median_and_is_nan_when_degenerate_sy
 
 
 def test_holm_family_names_the_table_and_its_number_of_tests_synthetic():
-    frame = pd.DataFrame({"table": ["cpu", "cpu", "net"], "p": [0.01, np.nan, 0.2]})
-    assert pba.holm_family(frame) == ["CPU-load table, 1 tests", "CPU-load table, 1 tests",
-                                      "network-load table, 1 tests"]
+    frame = pd.DataFrame({"table": ["cpu", "cpu", "cpu", "net"], "p": [0.01, np.nan, 0.3, 0.2]})
+    assert pba.holm_family(frame) == ["CPU-load table, 2 tests"] * 3 + ["network-load table, 1 test"]

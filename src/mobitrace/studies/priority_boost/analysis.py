@@ -257,7 +257,7 @@ def holm_family(frame: pd.DataFrame, p_column: str = "p") -> list[str]:
     """The family each row's Holm correction ran over, named for the tables:
     the paper's table and its number of tests (``CPU-load table, 10 tests``)."""
     sizes = frame.groupby("table")[p_column].transform(lambda p: int(p.notna().sum()))
-    return [f"{FAMILY_NAMES.get(t, t)}, {n} tests" for t, n in zip(frame["table"], sizes)]
+    return [f"{FAMILY_NAMES.get(t, t)}, {n} test{'' if n == 1 else 's'}" for t, n in zip(frame["table"], sizes)]
 
 
 def comparisons_shown(comp: pd.DataFrame, unit_of: dict) -> pd.DataFrame:
