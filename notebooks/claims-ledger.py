@@ -26,7 +26,10 @@
 # reproductions.
 #
 # The same table is `data/results/claims.csv`; the counts are DVC metrics
-# (`dvc metrics show`).
+# (`dvc metrics show`). Every claim was audited for comparing what the paper
+# compared, with the paper's baseline: `data/published/claims-audit.csv` in
+# the repository gives the paper's comparison, ours before and after the
+# audit, and each verdict before and after.
 
 # %% tags=["parameters"]
 study = "claims-ledger"
