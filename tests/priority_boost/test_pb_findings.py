@@ -142,7 +142,8 @@ def test_reference_numbers_fill_missing_keys_and_words_synthetic():
     assert list(ref)[:3] == ["ref_device", "m_runs_ok", "m_cpu_incr_gain_top_pct"]
     assert math.isnan(ref["m_cpu_incr_p0"]) and math.isnan(ref["m_cpu_top_procs"])
     assert ref["m_cpu_incr_top_verb"] == "costs" and ref["m_cpu_incr_gain_top_abs_pct"] == 4.0
-    assert ref["m_cpu_decr_top_verb"] == "saves" and math.isnan(ref["m_cpu_decr_gain_top_abs_pct"])
+    # No gain measured: no direction word (it used to read "saves").
+    assert ref["m_cpu_decr_top_verb"] == "–" and math.isnan(ref["m_cpu_decr_gain_top_abs_pct"])
 
 
 def test_chapter_claims_take_paper_numbers_from_the_published_file(stats, values, audits):
