@@ -18,7 +18,7 @@
 # cost a mobile device's CPU and battery, from the numbers the papers print
 # and from captures of our own. Of the {glue:text}`n_total` claims it
 # checks, {glue:text}`n_reproduced` are reproduced, {glue:text}`n_not_reproduced`
-# are not, {glue:text}`n_inconclusive` are inconclusive (the 95% interval
+# are not, {glue:text}`n_inconclusive` inconclusive (the 95% interval
 # straddles the paper's bound), and {glue:text}`n_not_checkable` cannot be
 # checked from what the papers publish. Another {glue:text}`n_testbed_checks`
 # claims test our testbed rather than a paper ({glue:text}`n_testbed_ok`
