@@ -18,11 +18,18 @@
 # the paper says, what the artifact finds, and the verdict, with the tolerance
 # it was judged by and a link to the section that derives it. Verdicts:
 # **reproduced** (within the stated tolerance, or the stated bound holds),
-# **not reproduced**, **not checkable** (the data to check it are not in the
-# paper's text or not in this artifact; the row says why).
+# **not reproduced**, **inconclusive** (a bound that the value's 95% interval
+# straddles), **not checkable** (the data to check it are not in the paper's
+# text or not in this artifact; the row says why). A **testbed check** tests
+# our set-up rather than the paper (e.g. that the emulated paths run at the
+# paper's rates): **testbed ok** or **testbed off**, counted apart from the
+# reproductions.
 #
 # The same table is `data/results/claims.csv`; the counts are DVC metrics
-# (`dvc metrics show`).
+# (`dvc metrics show`). Every claim was audited for comparing what the paper
+# compared, with the paper's baseline: `data/published/claims-audit.csv` in
+# the repository gives the paper's comparison, ours before and after the
+# audit, and each verdict before and after.
 
 # %% tags=["parameters"]
 study = "claims-ledger"
@@ -71,14 +78,17 @@ display(HTML(landing.ledger_summary_html(counts)), metadata=KEY_FINDINGS)
 #
 # The {glue:text}`n_studies` chapters address {glue:text}`n_total` claims:
 # {glue:text}`n_reproduced` reproduced, {glue:text}`n_not_reproduced` not
-# reproduced, {glue:text}`n_not_checkable` not checkable.
+# reproduced, {glue:text}`n_inconclusive` inconclusive,
+# {glue:text}`n_not_checkable` not checkable; and {glue:text}`n_testbed_ok`
+# testbed checks ok, {glue:text}`n_testbed_off` off.
 
 # %% tags=["hide-input"]
 out.figure(landing.verdict_bars(counts), "verdict_counts",
            alt="Horizontal bars, one group per chapter, of how many of its claims are reproduced, "
-               "not reproduced and not checkable.",
+               "not reproduced, inconclusive, not checkable, and testbed checks ok or off.",
            caption="Claims per verdict and chapter. Compare the green (reproduced) and vermilion "
-                   "(not reproduced) bars within a chapter; grey bars are claims the papers' text cannot settle.")
+                   "(not reproduced) bars within a chapter; orange bars are inconclusive, grey bars are claims "
+                   "the papers' text cannot settle, blue and purple bars are testbed checks (ok, off).")
 out.table(counts.rename_axis("chapter").reset_index(), "verdict_counts", "Claims per verdict and chapter (count)")
 out.provenance("Published, measured and modeled claims, counted from each chapter's claims table.")
 

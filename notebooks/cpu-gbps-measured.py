@@ -108,8 +108,9 @@ ch.procstat_figure()
 # {glue:text}`gap_abs_max:.1f` pp, from bursts of other work on the shared
 # host). At target rates up to 1 Gbps the median gap is
 # {glue:text}`gap_median_low:.2f` pp and the median ratio `/proc/stat` /
-# precise is {glue:text}`ratio_low_median:.2f`: tick-sampled `/proc/stat`
-# {glue:text}`low_rate_reading` the paced network load there. At the unlimited rate the
+# precise is {glue:text}`ratio_low_median:.2f`; per device it is
+# {glue:text}`ratio_low_by_device`. Of the paced network load there,
+# tick-sampled `/proc/stat` {glue:text}`low_rate_reading`. At the unlimited rate the
 # median ratio is {glue:text}`ratio_max_median:.2f`. In the
 # {glue:text}`n_host_precise` runs with the host-wide precise source, the
 # tick error alone (`/proc/stat` minus host-wide precise) has a median of

@@ -18,8 +18,11 @@
 # cost a mobile device's CPU and battery, from the numbers the papers print
 # and from captures of our own. Of the {glue:text}`n_total` claims it
 # checks, {glue:text}`n_reproduced` are reproduced, {glue:text}`n_not_reproduced`
-# are not, and {glue:text}`n_not_checkable` cannot be checked from what the
-# papers publish. Each card below is one paper: its headline claim, what this
+# are not, {glue:text}`n_inconclusive` inconclusive (the 95% interval
+# straddles the paper's bound), and {glue:text}`n_not_checkable` cannot be
+# checked from what the papers publish. Another {glue:text}`n_testbed_checks`
+# claims test our testbed rather than a paper ({glue:text}`n_testbed_ok`
+# testbed ok, {glue:text}`n_testbed_off` testbed off). Each card below is one paper: its headline claim, what this
 # artifact finds (with the 95% interval where there is one) and the verdicts
 # of all its claims; the
 # {doc}`claims ledger <claims-ledger>` lists every claim.
@@ -44,6 +47,7 @@ ledger = cl.read_claims(results / "claims.csv")
 counts = ledger["verdict"].value_counts()
 for verdict in cl.VERDICTS:
     out.put(f"n_{verdict.replace(' ', '_')}", int(counts.get(verdict, 0)))
+out.put("n_testbed_checks", int(ledger["verdict"].isin([cl.TESTBED_OK, cl.TESTBED_OFF]).sum()))
 out.put("n_total", len(ledger))
 out.put("n_papers", len(studies))
 summary = out.save_table(landing.summary_frame(studies, results), "studies")

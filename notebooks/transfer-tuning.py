@@ -243,6 +243,7 @@ metrics = ch.metrics()  # metrics.json
 
 # %% [markdown]
 # Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,
-# {glue:text}`n_not_reproduced` are not, and {glue:text}`n_not_checkable`
-# cannot be checked on this host. Captures were made on a shared 2-core VM
+# {glue:text}`n_not_reproduced` are not, {glue:text}`n_inconclusive`
+# inconclusive (the 95% interval straddles the paper's bound), and
+# {glue:text}`n_not_checkable` cannot be checked on this host. Captures were made on a shared 2-core VM
 # ({glue:text}`lock_s:.0f` s of exclusive measurement time in all).

@@ -95,7 +95,8 @@ def test_table2_layout_synthetic():
 
 def test_verdict_counts_lists_every_verdict():
     frame = pd.DataFrame({"verdict": [cl.REPRODUCED, cl.REPRODUCED, cl.NOT_CHECKABLE]})
-    assert an.verdict_counts(frame) == {cl.REPRODUCED: 2, cl.NOT_REPRODUCED: 0, cl.NOT_CHECKABLE: 1}
+    assert an.verdict_counts(frame) == {cl.REPRODUCED: 2, cl.NOT_REPRODUCED: 0, cl.INCONCLUSIVE: 0,
+                                        cl.NOT_CHECKABLE: 1, cl.TESTBED_OK: 0, cl.TESTBED_OFF: 0}
 
 
 def test_chapter_metrics_rounds_to_6_decimals_synthetic():
@@ -132,7 +133,7 @@ def test_procstat_glue_synthetic():
     assert g["gap_mean_all"] == pytest.approx(2.5)
     assert g["gap_median_low"] == pytest.approx(3.0)
     assert g["ratio_low_median"] == pytest.approx(1.3)
-    assert g["low_rate_reading"] == "counts more than"      # ratio > 1
+    assert g["low_rate_reading"] == "reads it higher than the precise source on every device"  # ratio > 1
     assert g["n_host_precise"] == 3
     assert g["background_max"] == pytest.approx(2.0)
     assert (g["slope_ratio_min"], g["slope_ratio_max"]) == (0.5, 2.0)

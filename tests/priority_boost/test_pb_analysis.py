@@ -66,3 +66,15 @@ def test_compare_paired_synthetic():
     # All six differences negative: exact two-sided p = 2 / 2**6
     assert c["p_wilcoxon"] == pytest.approx(2 / 64)
     assert c["p_wilcoxon"] == pytest.approx(st.wilcoxon([b / 2 for b in base], base).pvalue)
+
+
+def test_median_ratio_interval_brackets_the_median_and_is_nan_when_degenerate_synthetic():
+    lo, hi = pba.median_ratio_ci([0.8, 0.9, 1.0, 1.1, 0.95, 0.85])
+    assert lo <= 0.925 <= hi and lo >= 0.8 and hi <= 1.1
+    assert all(np.isnan(pba.median_ratio_ci([0.5] * 6)))  # all pairs equal: no spread to resample
+    assert all(np.isnan(pba.median_ratio_ci([0.5, 0.6])))
+
+
+def test_holm_family_names_the_table_and_its_number_of_tests_synthetic():
+    frame = pd.DataFrame({"table": ["cpu", "cpu", "cpu", "net"], "p": [0.01, np.nan, 0.3, 0.2]})
+    assert pba.holm_family(frame) == ["CPU-load table, 2 tests"] * 3 + ["network-load table, 1 test"]

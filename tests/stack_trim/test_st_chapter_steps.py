@@ -133,7 +133,8 @@ def test_claims_without_a_device_are_not_checkable_synthetic():
     claims = sta.chapter_claims({}, _values(), study="stack-trim", device=None, wifi_link="veth",
                                 wifi_max_mbps=24, rel_tol_approx=0.25)
     assert set(claims["verdict"]) == {NOT_CHECKABLE}
-    assert sta.verdict_counts(claims) == {"reproduced": 0, "not_reproduced": 0, "not_checkable": len(claims)}
+    assert sta.verdict_counts(claims) == {"reproduced": 0, "not_reproduced": 0, "inconclusive": 0,
+                                          "not_checkable": len(claims), "testbed_ok": 0, "testbed_off": 0}
 
 
 def test_write_metrics_rounds_numbers_and_keeps_text_synthetic(tmp_path):

@@ -96,3 +96,34 @@ def test_claims_helper_decides_checkable_verdict_and_tolerance_by_hand():
     assert list(frame["claim_id"]) == ["near", "far", "nan", "norel", "rule"]
     assert list(frame["tolerance"]) == ["±10% of paper value", "±10% of paper value", "n/a", "n/a", "no cell lower"]
     assert frame["artifact_value"].isna().tolist() == [False, False, True, False, False]
+
+
+@pytest.mark.parametrize("relation, paper, low, high, expected", [
+    ("<", 1.0, 0.80, 0.95, cl.REPRODUCED),
+    ("<", 1.0, 0.80, 1.10, cl.INCONCLUSIVE),  # transfer-tuning p8_html_reduces: 0.94 with a CI over 1
+    ("<", 1.0, 1.20, 1.60, cl.NOT_REPRODUCED),
+    (">", 1.0, 1.20, 3.00, cl.REPRODUCED),
+    (">", 1.0, math.nan, 3.00, cl.NOT_CHECKABLE),
+])
+def test_bound_verdict_on_an_interval(relation, paper, low, high, expected):
+    assert cl.bound_verdict(relation, paper, low, high) == expected
+
+
+def test_bound_verdict_refuses_a_point_relation():
+    with pytest.raises(ValueError, match="bound"):
+        cl.bound_verdict("=", 1.0, 0.9, 1.1)
+
+
+def test_claims_decide_bounds_on_intervals_and_mark_testbed_checks_synthetic():
+    claims = cl.Claims("s")
+    common = {"location": "§1", "unit": "x", "basis": "b", "provenance": "measured", "section": "s"}
+    assert claims.add("p8", "reduces", relation="<", paper=1.0, artifact=0.94, interval=(0.8, 1.1),
+                      **common) == cl.INCONCLUSIVE
+    assert claims.add("p8_point", "reduces", relation="<", paper=1.0, artifact=0.94, **common) == cl.REPRODUCED
+    assert claims.add("shaped", "ratio", relation="=", paper=73.0, artifact=73.0, abs_tol=5.0, testbed=True,
+                      **common) == cl.TESTBED_OK
+    assert claims.add("shaped_off", "ratio", relation="=", paper=73.0, artifact=50.0, abs_tol=5.0, testbed=True,
+                      **common) == cl.TESTBED_OFF
+    frame = claims.frame().set_index("claim_id")
+    assert frame.loc["p8", "tolerance"] == "bound: whole 95% CI < paper"
+    assert set(frame["verdict"]) <= set(cl.VERDICTS)

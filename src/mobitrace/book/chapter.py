@@ -31,7 +31,8 @@ PROVENANCE_KINDS = ("measured", "published", "modeled")
 KEY_FINDINGS = {"mobitrace": {"role": "key-findings"}}
 # TODO(lead): set True once every chapter passes alt text and captions.
 VERDICT_BADGES = {cl.REPRODUCED: "reproduced", cl.NOT_REPRODUCED: "not-reproduced",
-                  cl.NOT_CHECKABLE: "not-checkable"}
+                  cl.INCONCLUSIVE: "inconclusive", cl.NOT_CHECKABLE: "not-checkable",
+                  cl.TESTBED_OK: "testbed-ok", cl.TESTBED_OFF: "testbed-off"}
 
 
 def provenance_block(text: str, stage: str) -> str:
@@ -86,7 +87,7 @@ def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | N
             f'<td data-label="Verdict"><span class="verdict verdict-{badge}">{esc(c["verdict"])}</span></td></tr>')
     counts = claims["verdict"].value_counts()
     tally = ", ".join(f'<span class="verdict verdict-{VERDICT_BADGES[v]}">{int(counts.get(v, 0))} {esc(v)}</span>'
-                      for v in cl.VERDICTS)
+                      for v in cl.shown_verdicts(counts))
     return "\n".join([
         '<div class="key-findings">',
         f'<p class="key-findings-title"><strong>{esc(title)}</strong> · all {len(claims)} claims: {tally}</p>',

@@ -72,7 +72,7 @@ def badge(verdict: str, text: str | None = None) -> str:
 
 
 def counts_html(counts: dict[str, int]) -> str:
-    return " ".join(badge(v, f"{counts[v]} {v}") for v in cl.VERDICTS)
+    return " ".join(badge(v, f"{counts.get(v, 0)} {v}") for v in cl.shown_verdicts(counts))
 
 
 def summary_frame(studies: list[dict], results_dir: str | Path) -> pd.DataFrame:
@@ -136,6 +136,7 @@ def ledger_summary_html(counts: pd.DataFrame, title: str = "Summary") -> str:
     findings: every claim's verdict tallied, then one line per chapter (a
     link to it and its verdict badges). `counts` has one row per chapter
     (the index) and a column per verdict."""
+    counts = counts.reindex(columns=list(cl.VERDICTS), fill_value=0)
     totals = {v: int(counts[v].sum()) for v in cl.VERDICTS}
     rows = []
     for chapter, row in counts.iterrows():
@@ -157,9 +158,10 @@ def ledger_summary_html(counts: pd.DataFrame, title: str = "Summary") -> str:
 
 def verdict_colors() -> dict[str, tuple]:
     """One colour per verdict from the theme's colour-blind palette (green,
-    vermilion, grey: the hues of the verdict badges)."""
+    vermilion, orange, grey, blue, pink: the hues of the verdict badges)."""
     from mobitrace.book.figures import PALETTE
-    return {cl.REPRODUCED: PALETTE[2], cl.NOT_REPRODUCED: PALETTE[3], cl.NOT_CHECKABLE: PALETTE[7]}
+    return {cl.REPRODUCED: PALETTE[2], cl.NOT_REPRODUCED: PALETTE[3], cl.INCONCLUSIVE: PALETTE[1],
+            cl.NOT_CHECKABLE: PALETTE[7], cl.TESTBED_OK: PALETTE[0], cl.TESTBED_OFF: PALETTE[4]}
 
 
 def verdict_bars(counts: pd.DataFrame):
@@ -170,10 +172,12 @@ def verdict_bars(counts: pd.DataFrame):
     import seaborn as sns
 
     from mobitrace.book.figures import legend_outside
-    long = (counts[list(cl.VERDICTS)].rename_axis("chapter").reset_index()
+    counts = counts.reindex(columns=list(cl.VERDICTS), fill_value=0)
+    shown = [v for v in cl.VERDICTS if counts[v].sum() > 0]  # a verdict no claim has gets no bars
+    long = (counts[shown].rename_axis("chapter").reset_index()
             .melt(id_vars="chapter", var_name="verdict", value_name="claims"))
     fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(counts) + 1.6))
-    sns.barplot(data=long, y="chapter", x="claims", hue="verdict", hue_order=list(cl.VERDICTS),
+    sns.barplot(data=long, y="chapter", x="claims", hue="verdict", hue_order=shown,
                 palette=verdict_colors(), orient="h", ax=ax)
     ax.set_xlabel("claims (count)")
     ax.set_ylabel("")

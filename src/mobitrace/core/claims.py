@@ -16,7 +16,23 @@ import pandera.pandas as pa
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 NOT_CHECKABLE = "not checkable"
-VERDICTS = (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE)
+# A bound whose interval straddles it: the point estimate alone would overclaim.
+INCONCLUSIVE = "inconclusive"
+# Claims that test our testbed (e.g. paths shaped to the paper's rates), not
+# the paper: counted apart so they never pass for reproductions.
+TESTBED_OK = "testbed ok"
+TESTBED_OFF = "testbed off"
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_CHECKABLE, TESTBED_OK, TESTBED_OFF)
+TESTBED_VERDICTS = {REPRODUCED: TESTBED_OK, NOT_REPRODUCED: TESTBED_OFF}
+# Shown in every tally; the others only where some claim has them.
+ALWAYS_SHOWN = (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE)
+
+
+def shown_verdicts(counts) -> list[str]:
+    """The verdicts a tally shows, in VERDICTS order: the three of every
+    chapter, and inconclusive or the testbed checks where `counts`
+    ({verdict: number}) has any."""
+    return [v for v in VERDICTS if v in ALWAYS_SHOWN or counts.get(v, 0)]
 # Relations a paper states a value with: "=" as printed, "~" about, "<"/">"
 # strict bounds ("less than"), "<="/">=" inclusive bounds ("at most").
 RELATIONS = ("=", "~", "<", ">", "<=", ">=")
@@ -74,6 +90,20 @@ def verdict(relation: str, paper_value: float, artifact_value: float | None,
         ">=": lambda: artifact_value >= paper_value,
     }[relation]()
     return REPRODUCED if ok else NOT_REPRODUCED
+
+
+def bound_verdict(relation: str, paper_value: float, low: float, high: float) -> str:
+    """A bound ("<", "<=", ">", ">=") judged on an interval of the artifact
+    value: reproduced when the whole interval satisfies it, not reproduced
+    when none of it does, else inconclusive. A missing end: not checkable."""
+    if relation not in ("<", "<=", ">", ">="):
+        raise ValueError(f"an interval decides only a bound, got relation {relation!r}")
+    if _missing(low) or _missing(high):
+        return NOT_CHECKABLE
+    ends = [verdict(relation, paper_value, float(x)) for x in (low, high)]
+    if ends == [REPRODUCED, REPRODUCED]:
+        return REPRODUCED
+    return NOT_REPRODUCED if ends == [NOT_REPRODUCED, NOT_REPRODUCED] else INCONCLUSIVE
 
 
 def tolerance_text(relation: str, rel_tol: float = 0.0, abs_tol: float = 0.0) -> str:
@@ -134,13 +164,23 @@ class Claims:
 
     def add(self, claim_id: str, text: str, *, location: str, relation: str | None, paper, artifact,
             unit: str, basis: str, provenance: str, section: str, verdict: str | None = None,
-            tolerance: str | None = None, rel_tol: float = 0.0, abs_tol: float = 0.0) -> str:
+            tolerance: str | None = None, rel_tol: float = 0.0, abs_tol: float = 0.0,
+            interval: tuple | None = None, testbed: bool = False) -> str:
         """Record a claim and return its verdict. A claim is checkable when
         the paper states a relation and the artifact has a value; `verdict`
-        and `tolerance` override the computed ones (a stated rule)."""
+        and `tolerance` override the computed ones (a stated rule). A bound
+        with an `interval` (low, high) of the artifact value is decided on
+        the interval (`bound_verdict`). `testbed` marks a claim that checks
+        our set-up rather than the paper: its verdict reads testbed ok/off."""
         checkable = bool(relation) and not _missing(artifact)
+        if verdict is None and checkable and interval is not None:
+            verdict = bound_verdict(relation, paper, *interval)
+            if tolerance is None:
+                tolerance = f"bound: whole 95% CI {relation} paper"
         if verdict is None:
             verdict = _decide(relation, paper, artifact, rel_tol, abs_tol) if checkable else NOT_CHECKABLE
+        if testbed:
+            verdict = TESTBED_VERDICTS.get(verdict, verdict)
         if tolerance is None:
             tolerance = tolerance_text(relation, rel_tol, abs_tol) if checkable else "n/a"
         self.rows.append({

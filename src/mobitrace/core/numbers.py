@@ -168,3 +168,13 @@ def metric(x) -> float | None:
     """A number for metrics.json: rounded to 6 decimals, None when missing
     (JSON has no NaN)."""
     return None if _missing(x) else round(float(x), 6)
+
+
+def direction(x, up: str = "higher", down: str = "lower", zero: str = "no different") -> str:
+    """The word for the sign of a computed value, so that prose never types a
+    direction the data could reverse: `up` when x > 0, `down` when x < 0,
+    `zero` when x == 0, an en dash when x is missing."""
+    if _missing(x):
+        return MISSING
+    x = float(x)
+    return up if x > 0 else down if x < 0 else zero

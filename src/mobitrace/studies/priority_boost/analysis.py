@@ -119,14 +119,29 @@ def _holm_per_table(out: pd.DataFrame, p_column: str, alpha: float) -> pd.DataFr
     return out
 
 
+def median_ratio_ci(ratios, level: float = 0.95, seed: int = 20261123) -> tuple[float, float]:
+    """Percentile bootstrap interval of the median of per-pair ratios
+    (scipy.stats.bootstrap, fixed seed): the effect size beside a Wilcoxon p.
+    Fewer than 3 pairs or all ratios equal: NaN."""
+    from scipy import stats as st
+
+    ratios = np.asarray(ratios, float)
+    if len(ratios) < 3 or np.ptp(ratios) == 0:
+        return np.nan, np.nan
+    ci = st.bootstrap((ratios,), np.median, confidence_level=level, method="percentile", n_resamples=2000,
+                      random_state=np.random.default_rng(seed)).confidence_interval
+    return float(ci.low), float(ci.high)
+
+
 def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
-                   alpha: float = 0.05) -> pd.DataFrame:
+                   alpha: float = 0.05, level: float = 0.95) -> pd.DataFrame:
     """Supplementary paired comparison: every repetition of a cell uses the
     same on/off link schedule (seed) for all policies, so runs can be paired
     by (session, rep). Per policy and condition: the number of pairs, the
     median of policy/original per pair, and the two-sided Wilcoxon
     signed-rank p of the paired differences (scipy.stats.wilcoxon; Wilcoxon,
-    Biometrics Bulletin 1 (1945) 80-83), with Holm over each table.
+    Biometrics Bulletin 1 (1945) 80-83), with Holm over each table; the
+    median ratio's bootstrap interval (`median_ratio_ci`) is its effect size.
     """
     from scipy import stats as st
 
@@ -141,8 +156,11 @@ def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = 
             p = np.nan
             if len(d) >= 2 and (d != 0).any():
                 p = float(st.wilcoxon(pair["x"], pair["b"]).pvalue)
+            ratio = pair["x"] / pair["b"]
+            lo, hi = median_ratio_ci(ratio, level)
             rows.append({"table": table, "cpu_procs": cpu, "cross_pct": cross, "policy": policy,
-                         "pairs": len(d), "median_ratio": float((pair["x"] / pair["b"]).median()) if len(d) else np.nan,
+                         "pairs": len(d), "median_ratio": float(ratio.median()) if len(d) else np.nan,
+                         "median_ratio_lo": lo, "median_ratio_hi": hi,
                          "pairs_lower": int((d < 0).sum()), "p_wilcoxon": p})
     return _holm_per_table(pd.DataFrame(rows), "p_wilcoxon", alpha)
 
@@ -227,7 +245,19 @@ def audit_shown(a: pd.DataFrame, with_published: bool) -> pd.DataFrame:
         out["paper p attainable (as printed)"] = a["in_range_printed"].map({True: "yes", False: "no"})
     out["Hedges' g [95% CI]"] = [numbers.interval(g, lo, hi) for g, lo, hi in zip(a["g"], a["g_lo"], a["g_hi"])]
     out["p (Holm)"] = a["p_holm"]
+    out["Holm family"] = holm_family(a)
     return out
+
+
+FAMILY_NAMES = {"transfer_cpu": "CPU-load table", "transfer_net": "network-load table", "cpu": "CPU-load table",
+                "net": "network-load table", "audio": "audio table"}
+
+
+def holm_family(frame: pd.DataFrame, p_column: str = "p") -> list[str]:
+    """The family each row's Holm correction ran over, named for the tables:
+    the paper's table and its number of tests (``CPU-load table, 10 tests``)."""
+    sizes = frame.groupby("table")[p_column].transform(lambda p: int(p.notna().sum()))
+    return [f"{FAMILY_NAMES.get(t, t)}, {n} test{'' if n == 1 else 's'}" for t, n in zip(frame["table"], sizes)]
 
 
 def comparisons_shown(comp: pd.DataFrame, unit_of: dict) -> pd.DataFrame:
@@ -242,6 +272,7 @@ def comparisons_shown(comp: pd.DataFrame, unit_of: dict) -> pd.DataFrame:
         "Δ / original (%)": 100 * comp["rel_diff"], "t": comp["t"], "df": comp["df"], "p": comp["p"],
         "Hedges' g [95% CI]": [numbers.interval(g, lo, hi) for g, lo, hi in zip(comp["g"], comp["g_lo"], comp["g_hi"])],
         "p (Holm)": comp["p_holm"], "Holm significant": comp["reject_holm"].map({True: "yes", False: "no"}),
+        "Holm family": holm_family(comp),
     })
 
 
@@ -345,9 +376,16 @@ def load_measured(interim_dir, devices) -> dict:
 
 def paired_view(pc: pd.DataFrame) -> pd.DataFrame:
     """The paired comparison (compare_paired) for people."""
-    view = pc.rename(columns={"cpu_procs": "competing processes", "cross_pct": "cross traffic (%)",
-                              "median_ratio": "median policy/original", "pairs_lower": "pairs faster",
-                              "p_wilcoxon": "p (Wilcoxon)", "p_holm": "p (Holm)", "reject_holm": "Holm significant"})
+    from mobitrace.core import numbers
+
+    view = pc.assign(median_ratio=[numbers.interval(m, lo, hi) for m, lo, hi in
+                                   zip(pc["median_ratio"], pc["median_ratio_lo"], pc["median_ratio_hi"])],
+                     family=holm_family(pc, "p_wilcoxon"))
+    view = view.drop(columns=["median_ratio_lo", "median_ratio_hi"])
+    view = view.rename(columns={"cpu_procs": "competing processes", "cross_pct": "cross traffic (%)",
+                                "median_ratio": "median policy/original [95% CI]", "pairs_lower": "pairs faster",
+                                "p_wilcoxon": "p (Wilcoxon)", "p_holm": "p (Holm)", "reject_holm": "Holm significant",
+                                "family": "Holm family"})
     view["policy"] = view["policy"].map(POLICY_NAMES)
     view["Holm significant"] = view["Holm significant"].map({True: "yes", False: "no"})
     return view

@@ -21,6 +21,8 @@ import re
 
 import pandera.pandas as pa
 
+from mobitrace.core import claims as cl
+
 RUN_FIELDS = ["run_id", "table", "kind", "cell", "policy", "cpu_procs", "cross_pct", "rep", "seed",
               "status", "wall_s", "started_utc"]
 POLICIES = ("original", "static", "incr", "decr")
@@ -259,6 +261,8 @@ PAIRED_SCHEMA = pa.DataFrameSchema(
         "policy": pa.Column(str, pa.Check.isin(POLICIES)),
         "pairs": pa.Column("int64", _nonneg),
         "median_ratio": pa.Column(nullable=True),
+        "median_ratio_lo": pa.Column(float, nullable=True),
+        "median_ratio_hi": pa.Column(float, nullable=True),
         "pairs_lower": pa.Column("int64", _nonneg),
         **_cols("p_wilcoxon", "p_holm", checks=_p, nullable=True),
         "reject_holm": pa.Column(bool),
@@ -290,7 +294,7 @@ KEY_FINDINGS_SCHEMA = pa.DataFrameSchema(
         "paper_value": pa.Column(nullable=True),
         "unit": pa.Column(str),
         **_cols("artifact_value", "artifact_low", "artifact_high", nullable=True),
-        "verdict": pa.Column(str, pa.Check.isin(["reproduced", "not reproduced", "not checkable"])),
+        "verdict": pa.Column(str, pa.Check.isin(cl.VERDICTS)),
     },
     strict=True, ordered=True,
 )
