@@ -20,9 +20,6 @@ from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
-
-
 def missing_captures(root: Path) -> list[tuple[Path, Path]]:
     """(.dvc file, the folder it tracks) for each DVC-kept capture under data/raw whose folder is absent."""
     found = []
@@ -48,7 +45,10 @@ def default_remote(root: Path) -> tuple[str | None, str | None]:
     return name, (str(url) if url else None)
 
 
-def main(root: Path = REPO) -> int:
+def main() -> int:
+    from dvc.repo import Repo
+
+    root = Path(Repo.find_root())  # the DVC project holding the working directory
     name, url = default_remote(root)
     if url and "://" not in url and not os.path.exists(url):
         os.makedirs(url, exist_ok=True)

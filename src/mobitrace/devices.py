@@ -431,7 +431,7 @@ def _keep_in_dvc(root: Path, dests: list[Path]) -> tuple[str, list[Path]]:
             repo.add([str(d) for d in dests])
             _checkpoint("kept in DVC")
             repo.push([str(d) + ".dvc" for d in dests])
-        except DvcException as exc:
+        except (DvcException, OSError) as exc:  # e.g. the remote unreachable or not writable
             raise InputError(dests[0], None, None, f"a session DVC can add and push to remote '{remote}'",
                              " ".join(str(exc).split())) from None
         _checkpoint("pushed")
