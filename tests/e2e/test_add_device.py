@@ -46,8 +46,12 @@ def registered(built_tree, tmp_path_factory):
         done = subprocess.run([sys.executable, *args[1:]], cwd=work, env=env(), capture_output=True, text=True)
         assert done.returncode == 0, f"{cmd}: {done.stderr}"
         outputs[cmd] = done.stdout
-    # 9.3 MB, over the 5 MB raw-storage.dvc_threshold_mb: kept in DVC, pushed
-    # to the default remote (../mobitrace-dvc-store beside this copy)
+    # A big capture in miniature: vm-2core's session (2.8 MB) under a 1 MB
+    # raw-storage.dvc_threshold_mb goes to DVC by size, pushed to the default
+    # remote (../mobitrace-dvc-store beside this copy); my-copy (0.8 MB, added
+    # above under the 5 MB default) stays in git. No stage reads the threshold.
+    params = work / "params.yaml"
+    params.write_text(params.read_text().replace("dvc_threshold_mb: 5\n", "dvc_threshold_mb: 1\n"))
     pb = subprocess.run([sys.executable, "-m", "mobitrace", "add-device", "data/raw/priority-boost/vm-2core",
                          "--device", "synthetic-large"], cwd=work, env=env(), capture_output=True, text=True)
     assert pb.returncode == 0, pb.stderr
@@ -101,7 +105,7 @@ def test_a_session_over_the_threshold_went_to_dvc_and_a_small_one_to_git(registe
     said = (work.parent / "synthetic-large.out").read_text()
     assert f"{BIG}.dvc" in said and "pushed to remote 'store'" in said, said
     assert (work / f"{BIG}.dvc").is_file()
-    assert list((work / "data" / "raw").rglob("*.dvc")) == [work / f"{BIG}.dvc"]  # my-copy (1 MB): git
+    assert list((work / "data" / "raw").rglob("*.dvc")) == [work / f"{BIG}.dvc"]  # my-copy: git
     assert any(p.is_file() for p in (work.parent / "mobitrace-dvc-store").rglob("*"))
 
 

@@ -81,7 +81,7 @@ def test_add_device_rejects_a_bad_name(tmp_path, scratch_project):
 
 def test_priority_boost_capture_registers_under_its_params_section(tmp_path, scratch_project):
     src = ROOT / "data" / "raw" / "priority-boost" / "vm-2core"
-    reg = devices.add_device(src, "pb-copy", root=scratch_project, storage="git")  # 9.3 MB: over the DVC threshold
+    reg = devices.add_device(src, "pb-copy", root=scratch_project)
     assert reg.study.slug == "priority-boost"
     assert yaml.safe_load((scratch_project / "params.yaml").read_text())["priority-boost"]["devices"] == ["vm-2core", "pb-copy"]
 
