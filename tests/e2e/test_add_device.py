@@ -46,12 +46,12 @@ def registered(built_tree, tmp_path_factory):
         done = subprocess.run([sys.executable, *args[1:]], cwd=work, env=env(), capture_output=True, text=True)
         assert done.returncode == 0, f"{cmd}: {done.stderr}"
         outputs[cmd] = done.stdout
-    # A big capture in miniature: vm-2core's session (2.8 MB) under a 1 MB
+    # A big capture in miniature: vm-2core's session (0.78 MB) under a 0.5 MB
     # raw-storage.dvc_threshold_mb goes to DVC by size, pushed to the default
-    # remote (../mobitrace-dvc-store beside this copy); my-copy (0.8 MB, added
+    # remote (../mobitrace-dvc-store beside this copy); my-copy (0.44 MB, added
     # above under the 5 MB default) stays in git. No stage reads the threshold.
     params = work / "params.yaml"
-    params.write_text(params.read_text().replace("dvc_threshold_mb: 5\n", "dvc_threshold_mb: 1\n"))
+    params.write_text(params.read_text().replace("dvc_threshold_mb: 5\n", "dvc_threshold_mb: 0.5\n"))
     pb = subprocess.run([sys.executable, "-m", "mobitrace", "add-device", "data/raw/priority-boost/vm-2core",
                          "--device", "synthetic-large"], cwd=work, env=env(), capture_output=True, text=True)
     assert pb.returncode == 0, pb.stderr
