@@ -1,4 +1,5 @@
-# `make`       set up .venv from the pinned lock if missing or stale, then
+# `make`       set up .venv from the pinned lock if missing or stale, fetch
+#              the captures kept in DVC (scripts/pull_captures.py), then
 #              `dvc repro` (ingest -> analyze -> book).
 # `make test`  the same set-up, then pytest on every core (pytest-xdist),
 #              all but the capture tests; prints the 10 slowest.
@@ -26,7 +27,10 @@ $(STAMP): requirements.txt pyproject.toml
 	$(VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
+# Captures kept in DVC (add-device) are pulled first: a fresh clone fetches
+# them from the default remote, or stops before any stage when one is missing.
 repro: $(STAMP)
+	$(VENV)/bin/python scripts/pull_captures.py
 	dvc repro
 
 # -n: pytest-xdist workers (auto: one per core). loadgroup keeps each

@@ -69,6 +69,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--device", help="device name (default: the manifest's)")
     p.add_argument("--append", action="store_true",
                    help="add sessions to an existing device of the same name (its host metadata must match)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--dvc", dest="storage", action="store_const", const="dvc",
+                       help="keep every session in DVC (dvc add, push to the default remote), whatever its size")
+    where.add_argument("--git", dest="storage", action="store_const", const="git",
+                       help="keep every session in git, whatever its size (default: sessions over params.yaml "
+                            "raw-storage.dvc_threshold_mb go to DVC)")
+    p.set_defaults(storage="auto")
     return parser
 
 
@@ -125,7 +132,7 @@ def _dispatch(args) -> None:
     elif args.command == "validate":
         return _validate(args.path)
     elif args.command == "add-device":
-        _add_device(args.path, args.device, args.append)
+        _add_device(args.path, args.device, args.append, args.storage)
 
 
 def _validate(path: str) -> int:
@@ -140,17 +147,22 @@ def _validate(path: str) -> int:
     return 0
 
 
-def _add_device(path: str, device: str | None, append: bool = False) -> None:
+def _add_device(path: str, device: str | None, append: bool = False, storage: str = "auto") -> None:
     from mobitrace import devices
     from mobitrace.book.notebooks import repo_root
     root = repo_root()
-    reg = devices.add_device(path, device, root=root, append=append,
+    reg = devices.add_device(path, device, root=root, append=append, storage=storage,
                              notify=lambda line: print(f"note: {line}", flush=True))
     where = ", ".join(str(d.relative_to(root)) for d in reg.sessions)
     print(f"{reg.study.slug}: device '{reg.device}' "
           f"{'copied to ' + where if reg.copied else 'already in ' + where}; "
           f"params.yaml {reg.study.params_section}.devices "
           f"{'now lists it' if reg.listed else 'already listed it'}.")
+    if reg.in_dvc:
+        dvc_files = " ".join(str(d.relative_to(root)) + ".dvc" for d in reg.in_dvc)
+        print(f"Kept in DVC (over raw-storage.dvc_threshold_mb, or --dvc), pushed to remote '{reg.remote}': "
+              f"{dvc_files}; " + ("staged for git with their .gitignore: commit them." if reg.staged else
+                                  f"`git add {dvc_files}` and their .gitignore, then commit."))
     print("Next: `make` (or `dvc repro`) runs " + ", ".join(reg.stages())
           + f", then the book; the device gets its own section in chapters/{reg.study.device_chapter.name}.")
 

@@ -11,6 +11,12 @@ the sessions into data/raw/<study>/<device>/ and appends the device to the
 study's `devices` list in params.yaml, so that `dvc repro` runs that
 device's stages plus the chapter that summarizes across devices. Nothing is
 written when any problem is found, and the source folder is only read.
+
+Big sessions are kept in DVC, not git: a session over params.yaml
+`raw-storage.dvc_threshold_mb` (or every session with `storage="dvc"`) is
+`dvc add`ed where it lands (<session>.dvc and a .gitignore entry beside it,
+staged for git), its bytes go to the DVC cache and are pushed to the default
+remote (.dvc/config) before params.yaml lists the device.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -273,6 +280,9 @@ class Registration:
     copied: bool
     listed: bool
     cleaned: list[str] = field(default_factory=list)  # stale staging folders removed
+    in_dvc: list[Path] = field(default_factory=list)   # sessions kept in DVC (the rest: git)
+    remote: str | None = None                           # the DVC remote they were pushed to
+    staged: bool = True                                 # their .dvc files staged for git
 
     def stages(self) -> list[str]:
         return self.study.device_stages(self.device) + self.study.summary_stages()
@@ -358,8 +368,92 @@ def _check_clash(study: Study, name: str, sessions: list[Path], root: Path, appe
     return raw / clash
 
 
+STORAGE = ("auto", "dvc", "git")
+
+
+DVC_THRESHOLD_MB = 5  # when params.yaml has no raw-storage section (a project from before it)
+
+
+def dvc_threshold_bytes(params_path: Path) -> int:
+    """params.yaml `raw-storage.dvc_threshold_mb` in bytes (MB = 10^6 bytes)."""
+    try:
+        section = yaml.safe_load(params_path.read_text()).get("raw-storage")
+    except (OSError, AttributeError, yaml.YAMLError):
+        section = None
+    mb = DVC_THRESHOLD_MB if section is None else section.get("dvc_threshold_mb") if isinstance(section, dict) else None
+    if isinstance(mb, bool) or not isinstance(mb, (int, float)) or mb < 0:
+        raise InputError(params_path, None, "raw-storage.dvc_threshold_mb", "a size in MB (>= 0)", mb)
+    return int(mb * 1_000_000)
+
+
+def session_bytes(session: Path) -> int:
+    return sum(f.stat().st_size for f in capture_reader.tree(session)[1])
+
+
+def _kept_in_dvc(sessions: list[Path], storage: str, root: Path) -> list[bool]:
+    """For each session, whether it goes to DVC (`storage`: auto by size, dvc, git)."""
+    if storage not in STORAGE:
+        raise ValueError(f"storage must be one of {STORAGE}")
+    if storage != "auto":
+        return [storage == "dvc"] * len(sessions)
+    limit = dvc_threshold_bytes(root / "params.yaml")
+    return [session_bytes(s) > limit for s in sessions]
+
+
+def _dvc_repo(root: Path, where: Path):
+    """The DVC project at `root`, refused (InputError) when there is none or
+    it has no default remote to push to."""
+    from dvc.exceptions import NotDvcRepoError
+    from dvc.repo import Repo
+
+    try:
+        # autostage off: the .dvc files are staged only once the device is registered
+        repo = Repo(str(root), config={"core": {"autostage": False}})
+    except NotDvcRepoError:
+        raise InputError(where, None, None, "a DVC project (.dvc/) to keep a big session in (or pass --git)",
+                         "no .dvc folder") from None
+    if not repo.config["core"].get("remote"):
+        repo.close()
+        raise InputError(root / ".dvc" / "config", None, "core.remote",
+                         "a default DVC remote to push big sessions to (dvc remote add -d NAME URL)", "none")
+    return repo
+
+
+def _keep_in_dvc(root: Path, dests: list[Path]) -> tuple[str, list[Path]]:
+    """`dvc add` each session folder in `dests` and push it to the default
+    remote. Returns (the remote's name, the files git should stage)."""
+    from dvc.exceptions import DvcException
+
+    repo = _dvc_repo(root, dests[0])
+    try:
+        remote = repo.config["core"]["remote"]
+        try:
+            repo.add([str(d) for d in dests])
+            _checkpoint("kept in DVC")
+            repo.push([str(d) + ".dvc" for d in dests])
+        except (DvcException, OSError) as exc:  # e.g. the remote unreachable or not writable
+            raise InputError(dests[0], None, None, f"a session DVC can add and push to remote '{remote}'",
+                             " ".join(str(exc).split())) from None
+        _checkpoint("pushed")
+    finally:
+        repo.close()
+    staged = {d.with_name(d.name + ".dvc") for d in dests} | {d.parent / ".gitignore" for d in dests}
+    return remote, sorted(staged)
+
+
+def _git_stage(root: Path, files: list[Path]) -> bool:
+    """`git add` the .dvc files and .gitignore of DVC-kept sessions (False
+    when `root` is no git work tree or git refused)."""
+    if not files:
+        return True
+    done = subprocess.run(["git", "add", "--", *(str(f.relative_to(root)) for f in files)], cwd=root,
+                          capture_output=True)
+    return done.returncode == 0
+
+
 def add_device(path: str | Path, device: str | None = None, root: str | Path = ".",
-               append: bool = False, notify: Callable[[str], None] | None = None) -> Registration:
+               append: bool = False, notify: Callable[[str], None] | None = None,
+               storage: str = "auto") -> Registration:
     """Validate the capture at `path` and register it as `device` (default:
     the manifest's device). Raises InputError (the first problem; call
     `validate` for all of them) and changes nothing when it is invalid.
@@ -368,7 +462,12 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
     renamed into data/raw/<study>/<device>/, then params.yaml is replaced by
     a temporary file. A stale staging folder left by a killed run is removed
     (and its half-done device rolled back) by the next run, which says so
-    through `notify`."""
+    through `notify`.
+
+    `storage`: "auto" keeps a session over the params.yaml threshold in DVC
+    (see module doc), "dvc" every session, "git" none. DVC-kept sessions are
+    added and pushed after the rename, before params.yaml is written, so a
+    failed push rolls the device back like any other failure."""
     root = Path(root)
     raw_root = root / "data" / "raw"
     cleaned = clean_stale_staging(raw_root)
@@ -386,6 +485,14 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
     dests = [device_dir / s.name for s in sessions]
     source_inside = all(s.resolve().parent == device_dir.resolve() for s in sessions)
     copied = False
+    if source_inside and storage == "dvc":
+        raise InputError(sessions[0], None, None, "a capture outside data/raw to keep in DVC "
+                                                  "(for one already there: dvc add it yourself)", "one in place")
+    in_dvc = [False] * len(sessions) if source_inside else _kept_in_dvc(sessions, storage, root)
+    kept = [d for d, k in zip(dests, in_dvc) if k]
+    if kept:
+        _dvc_repo(root, sessions[0]).close()  # refused before anything is written
+    remote, to_stage = None, []
     if not source_inside:
         _check_clash(study, name, sessions, root, append)
         clash = [d for d in dests if os.path.lexists(d)]
@@ -406,6 +513,9 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
             _fsync_dir(staging)
             _checkpoint("journal written")
             device_dir.parent.mkdir(parents=True, exist_ok=True)
+            gitignore = device_dir / ".gitignore"  # restored when an --append is rolled back
+            ignored = gitignore.read_bytes() if moved is None and gitignore.is_file() else None
+            was_listed = _listed(root / "params.yaml", study.params_section, name)  # --append
             placed: list[Path] = []
             try:
                 if moved is not None:
@@ -417,11 +527,20 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
                         placed.append(device_dir / s.name)
                 _fsync_dir(device_dir.parent)
                 _checkpoint("device in place")
+                if kept:
+                    remote, to_stage = _keep_in_dvc(root, kept)
                 listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
             except BaseException:  # an error, Ctrl-C or SIGTERM before params.yaml lists it: roll back
-                if not _listed(root / "params.yaml", study.params_section, name):
+                if was_listed or not _listed(root / "params.yaml", study.params_section, name):
                     for p in placed:
                         shutil.rmtree(p, ignore_errors=True)
+                    if moved is None and kept:  # --append: the .dvc files and .gitignore lines it wrote
+                        for d in kept:
+                            d.with_name(d.name + ".dvc").unlink(missing_ok=True)
+                        if ignored is not None:
+                            gitignore.write_bytes(ignored)
+                        else:
+                            gitignore.unlink(missing_ok=True)
                 raise
             copied = True
             _checkpoint("params.yaml written")
@@ -429,4 +548,5 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
             shutil.rmtree(staging, ignore_errors=True)
     else:
         listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
-    return Registration(study, name, dests, copied, listed, cleaned)
+    staged = _git_stage(root, to_stage)
+    return Registration(study, name, dests, copied, listed, cleaned, kept, remote, staged)

@@ -7,6 +7,7 @@ each affected chapter gets a section for the new device."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -15,8 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
-from .conftest import env, run
+from .conftest import digest_tree, env, run
 
 # One worker runs the module: its module fixture (a copy rebuilt with `dvc repro`) is made once.
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_add_device")]
@@ -44,9 +46,16 @@ def registered(built_tree, tmp_path_factory):
         done = subprocess.run([sys.executable, *args[1:]], cwd=work, env=env(), capture_output=True, text=True)
         assert done.returncode == 0, f"{cmd}: {done.stderr}"
         outputs[cmd] = done.stdout
+    # A big capture in miniature: vm-2core's session (0.78 MB) under a 0.5 MB
+    # raw-storage.dvc_threshold_mb goes to DVC by size, pushed to the default
+    # remote (../mobitrace-dvc-store beside this copy); my-copy (0.44 MB, added
+    # above under the 5 MB default) stays in git. No stage reads the threshold.
+    params = work / "params.yaml"
+    params.write_text(params.read_text().replace("dvc_threshold_mb: 5\n", "dvc_threshold_mb: 0.5\n"))
     pb = subprocess.run([sys.executable, "-m", "mobitrace", "add-device", "data/raw/priority-boost/vm-2core",
-                         "--device", "pb-copy"], cwd=work, env=env(), capture_output=True, text=True)
+                         "--device", "synthetic-large"], cwd=work, env=env(), capture_output=True, text=True)
     assert pb.returncode == 0, pb.stderr
+    (work.parent / "synthetic-large.out").write_text(pb.stdout)
     log = run(["dvc", "repro"], work)
     return work, outputs, log
 
@@ -63,7 +72,7 @@ def test_only_the_new_devices_stages_and_summaries_run(registered):
     _, _, log = registered
     ran = set(re.findall(r"Running stage '([^']+)'", log))
     required = {"ingest_cpu_gbps@my-copy", "analyze_cpu_gbps_device@my-copy", "analyze_cpu_gbps_measured",
-                "analyze_cpu_gbps_measured_methods", "ingest_priority_boost@pb-copy", "analyze_priority_boost",
+                "analyze_cpu_gbps_measured_methods", "ingest_priority_boost@synthetic-large", "analyze_priority_boost",
                 "analyze_priority_boost_methods", "book"}
     assert required <= ran, sorted(required - ran)
     assert ran - required <= {"ledger", "overview"}, sorted(ran - required)  # the summaries of all chapters
@@ -78,9 +87,9 @@ def test_each_affected_chapter_has_a_section_for_the_new_device(registered):
     assert (work / "data" / "results" / "cpu-gbps-devices" / "my-copy" / "figure1.svg").is_file()
     assert (work / "data" / "results" / "cpu-gbps-measured" / "figures" / "figure1_my-copy.svg").is_file()
     pb = (html / "priority-boost.html").read_text()
-    assert 'id="fig-measured_pb-copy"' in pb
+    assert 'id="fig-measured_synthetic-large"' in pb
     # its tables as the paper's, on the chapter's methods page
-    assert "measured (pb-copy, capture " in (html / "priority-boost-methods.html").read_text()
+    assert "measured (synthetic-large, capture " in (html / "priority-boost-methods.html").read_text()
 
 
 def test_pipeline_is_clean_after_adding(registered):
@@ -88,15 +97,62 @@ def test_pipeline_is_clean_after_adding(registered):
     assert "Data and pipelines are up to date" in run(["dvc", "status"], work)
 
 
-def test_a_large_capture_can_live_in_a_dvc_remote_instead_of_git(registered, tmp_path):
-    """The page's `dvc add` / push / pull path, with a temporary local remote."""
+BIG = "data/raw/priority-boost/synthetic-large/s20261122"
+
+
+def test_a_session_over_the_threshold_went_to_dvc_and_a_small_one_to_git(registered):
     work, _, _ = registered
-    cap = "data/raw/cpu-gbps/my-copy"
-    run(["dvc", "add", cap], work)
-    run(["dvc", "remote", "add", "-d", "store", str(tmp_path / "remote")], work)
-    run(["dvc", "push", f"{cap}.dvc"], work)
-    shutil.rmtree(work / cap)
-    run(["dvc", "pull", f"{cap}.dvc"], work)
-    assert "valid cpu-gbps capture" in run([sys.executable, "-m", "mobitrace", "validate", cap], work)
-    # same content, same hash: nothing to re-run
-    assert "Data and pipelines are up to date" in run(["dvc", "status"], work)
+    said = (work.parent / "synthetic-large.out").read_text()
+    assert f"{BIG}.dvc" in said and "pushed to remote 'store'" in said, said
+    assert (work / f"{BIG}.dvc").is_file()
+    assert list((work / "data" / "raw").rglob("*.dvc")) == [work / f"{BIG}.dvc"]  # my-copy: git
+    assert any(p.is_file() for p in (work.parent / "mobitrace-dvc-store").rglob("*"))
+
+
+def _cache_objects(cache: Path, dvc_file: Path) -> set[str]:
+    """The cache entries (<2 hex>/<rest>) of a DVC-added folder: its .dir listing and its files."""
+    md5 = yaml.safe_load(dvc_file.read_text())["outs"][0]["md5"]
+    files = cache / "files" / "md5"
+    listing = json.loads((files / md5[:2] / md5[2:]).read_text())
+    return {f"{h[:2]}/{h[2:]}" for h in [md5, *(e["md5"] for e in listing)]}
+
+
+def test_a_fresh_clone_pulls_the_big_capture_and_rebuilds_byte_identical(registered):
+    """add (by size) -> push -> git clone -> `make`'s pull + `dvc repro`. The
+    clone gets the built outputs and DVC cache of every other stage (a cold
+    build is 20 min), but neither the capture nor its ingest output: the
+    capture must come from the remote and its ingest output be rebuilt."""
+    work, _, _ = registered
+    base = work.parent
+    run(["git", "add", "-A"], work)
+    run(["git", "commit", "-q", "-m", "synthetic-large registered"], work)
+    fresh = base / "fresh"
+    run(["git", "clone", "-q", str(work), str(fresh)], base)
+    assert not (fresh / BIG).exists() and (fresh / f"{BIG}.dvc").is_file()
+    for rel in ("data/interim", "data/results", "book/chapters", "book/_build/html"):
+        shutil.copytree(work / rel, fresh / rel, dirs_exist_ok=True)
+    shutil.rmtree(fresh / "data" / "interim" / "priority-boost" / "synthetic-large")
+    cache = work / ".dvc" / "cache"
+    skip = _cache_objects(cache, work / f"{BIG}.dvc")
+    shutil.copytree(cache / "files", fresh / ".dvc" / "cache" / "files",
+                    ignore=lambda d, names: [n for n in names if f"{Path(d).name}/{n}" in skip])
+    pull = [sys.executable, "scripts/pull_captures.py"]
+
+    # a remote without the capture: one line naming it and the remote, nothing built
+    run(["dvc", "remote", "modify", "--local", "store", "url", str(base / "empty-store")], fresh)
+    failed = subprocess.run(pull, cwd=fresh, env=env(), capture_output=True, text=True)
+    assert failed.returncode == 1
+    assert failed.stderr.count("\n") == 1 and BIG in failed.stderr and "empty-store" in failed.stderr, failed.stderr
+    assert not (fresh / BIG).exists() and not (fresh / "data" / "interim" / "priority-boost" / "synthetic-large").exists()
+    (fresh / ".dvc" / "config.local").unlink()
+
+    fetched = run(pull, fresh)
+    assert f"fetched capture {BIG} from DVC remote 'store'" in fetched
+    log = run(["dvc", "repro"], fresh)
+    # its ingest runs, or DVC's run cache restores its output (its objects are in the copied cache)
+    redone = re.findall(r"Running stage '([^']+)'|Stage '([^']+)' is cached - skipping run", log)
+    assert {a or b for a, b in redone} == {"ingest_priority_boost@synthetic-large"}, log
+    rels = ["data/raw", "data/interim", "data/results"]
+    assert digest_tree(fresh, rels) == digest_tree(work, rels)
+    assert "Data and pipelines are up to date" in run(["dvc", "status"], fresh)
+    assert run(pull, fresh) == ""  # nothing missing: nothing fetched, nothing said

@@ -103,8 +103,6 @@ def test_the_book_depends_on_every_input_and_output_its_reproducibility_page_pri
         for item in [*stage.deps, *stage.outs]:
             if isinstance(item, ParamsDependency):  # the page lists files, not params
                 continue
-            if item.fs_path.startswith(str(ROOT / "data" / "raw")):
-                continue  # known gap: DVC-kept sessions change data/raw after a build (see pipeline.py)
             rel = str(Path(item.fs_path).relative_to(ROOT))
             assert any(rel == p or rel.startswith(p + "/") for p in book), f"{name}: {rel} is not a dep of the book"
 

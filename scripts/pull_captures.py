@@ -1,0 +1,72 @@
+"""Fetch the captures kept in DVC that this clone lacks, before `dvc repro`.
+
+    python scripts/pull_captures.py   # `make` runs it first
+
+A session add-device kept in DVC is a `<session>.dvc` file under data/raw
+(in git) whose folder comes from the DVC remote. For each such file whose
+folder is missing this runs `dvc pull` and prints what it fetched; when one
+cannot be fetched it prints ONE line naming the capture and the remote and
+exits 1, so no stage runs on a partial data/raw. Creates the default remote's
+folder when it is a local path that does not exist yet (a fresh clone's
+../mobitrace-dvc-store, .dvc/config).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+def missing_captures(root: Path) -> list[tuple[Path, Path]]:
+    """(.dvc file, the folder it tracks) for each DVC-kept capture under data/raw whose folder is absent."""
+    found = []
+    for dvc_file in sorted((root / "data" / "raw").rglob("*.dvc")):
+        try:
+            outs = yaml.safe_load(dvc_file.read_text())["outs"]
+        except (OSError, KeyError, TypeError, yaml.YAMLError):
+            outs = []
+        for out in outs:
+            target = dvc_file.parent / out["path"]
+            if not target.exists():
+                found.append((dvc_file, target))
+    return found
+
+
+def default_remote(root: Path) -> tuple[str | None, str | None]:
+    """(name, url) of the default DVC remote (url absolute for a local path), (None, None) if none."""
+    from dvc.repo import Repo
+
+    with Repo(str(root)) as repo:
+        name = repo.config["core"].get("remote")
+        url = repo.config["remote"].get(name, {}).get("url") if name else None
+    return name, (str(url) if url else None)
+
+
+def main() -> int:
+    from dvc.repo import Repo
+
+    root = Path(Repo.find_root())  # the DVC project holding the working directory
+    name, url = default_remote(root)
+    if url and "://" not in url and not os.path.exists(url):
+        os.makedirs(url, exist_ok=True)
+        print(f"created the DVC remote '{name}' folder {url}")
+    missing = missing_captures(root)
+    for dvc_file, target in missing:
+        rel = target.relative_to(root)
+        where = f"DVC remote '{name}' ({url})" if name else "no DVC remote (none configured in .dvc/config)"
+        done = subprocess.run([sys.executable, "-m", "dvc", "pull", "--quiet", str(dvc_file.relative_to(root))],
+                              cwd=root, capture_output=True, text=True)
+        if done.returncode != 0 or not target.exists():
+            print(f"error: capture {rel} could not be fetched from {where}: nothing was built; "
+                  "push it from the clone that has it (dvc push), or point the remote at the shared store "
+                  "(README: Big captures)", file=sys.stderr)
+            return 1
+        print(f"fetched capture {rel} from {where}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
