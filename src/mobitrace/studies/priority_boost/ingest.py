@@ -105,11 +105,10 @@ class _Checks:
 
 
 def _records_frame(records: list[dict], schema: pa.DataFrameSchema) -> pd.DataFrame:
-    """JSON records as a table of the schema's columns, int64 or float64 as
-    the schema says (converted value by value: no int goes through float)."""
-    return pd.DataFrame({c: pd.Series([r[c] for r in records], dtype=object)
-                         .astype("int64" if str(col.dtype) == "int64" else "float64")
-                         for c, col in schema.columns.items()})
+    """JSON records as a table, int64 or float64 as the schema says (exact:
+    _read_json lets through only integers that a float holds exactly)."""
+    return pd.DataFrame(records).astype({c: ("int64" if str(col.dtype) == "int64" else "float64")
+                                         for c, col in schema.columns.items()})
 
 
 def _read_csv(path: Path, columns: list[str]) -> pd.DataFrame:
