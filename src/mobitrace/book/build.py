@@ -11,13 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from IPython.display import HTML
-
 from mobitrace.core import timings
 from mobitrace.core import numbers
 from mobitrace.core.escape import safe_href
+
+# numpy, pandas and IPython are imported by the table helpers that use them:
+# the build-book stage imports this module for `build` alone.
 
 
 def build(book_dir: str | Path = "book") -> Path:
@@ -56,6 +55,9 @@ def format_column(values: pd.Series, name: str, sig: int = 3) -> list[str]:
     """A column's cells as text for people (mobitrace.core.numbers): p-values
     as 0.0125 or < 0.0001, integers with thousands separators, other numbers
     with one number of decimals for the whole column; text unchanged."""
+    import numpy as np
+    import pandas as pd
+
     if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
         return [numbers.MISSING if _is_missing(x) else str(x) for x in values]
     if P_VALUE_COLUMN.match(str(name)):
@@ -71,6 +73,8 @@ def format_column(values: pd.Series, name: str, sig: int = 3) -> list[str]:
 
 
 def _is_missing(x) -> bool:
+    import pandas as pd
+
     try:
         return bool(pd.isna(x))
     except (TypeError, ValueError):
@@ -109,6 +113,9 @@ def table_html(frame: pd.DataFrame, caption: str | None = None, index: bool = Fa
     built as HTML (links) from escaped parts. The table scrolls sideways
     inside its box; over LONG_TABLE_ROWS rows it is collapsed, with the full
     CSV (`csv_href`) one click away."""
+    import pandas as pd
+    from IPython.display import HTML
+
     sig = min(digits, 4)
     esc = lambda x: html.escape(str(x), quote=False)  # noqa: E731
     columns = []  # (header, cells, is_numeric)

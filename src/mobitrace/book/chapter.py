@@ -126,6 +126,8 @@ class ChapterOutputs:
     """Tables go to <results_dir>/tables, figures to <results_dir>/figures;
     provenance lines name `stage` (the dvc.yaml stage that runs the notebook)."""
 
+    draws_figures = True
+
     def __init__(self, results_dir: str | Path, stage: str):
         self.results_dir = Path(results_dir)
         self.tables_dir = self.results_dir / "tables"
@@ -191,13 +193,18 @@ class ChapterOutputs:
         """Save `fig` as figures/<name>.svg, close it and show it with its alt
         text (what the figure shows, for screen readers) and its caption (what
         to look at). Returns nothing, so a cell that ends with it shows only
-        the figure."""
+        the figure. `fig` may be a function that draws it: a supplement, which
+        shows its chapter's file, then does not draw it (seaborn's bootstraps
+        are most of a chapter's time)."""
         import matplotlib.pyplot as plt
         from IPython.display import HTML, display
         if not alt or not caption:
             raise ValueError(f"figure {name!r}: alt text and caption are required")
+        if callable(fig):
+            fig = fig() if self.draws_figures else None
         path = self._save_svg(fig, name)
-        plt.close(fig)
+        if fig is not None:
+            plt.close(fig)
         display(HTML(
             f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
             f'<img src="{html.escape(safe_href(site_href(path)))}" alt="{html.escape(alt)}" loading="lazy">\n'
@@ -224,6 +231,8 @@ class ShownOutputs(ChapterOutputs):
     table that differs from the file its chapter wrote, or a figure the
     chapter did not save, is an error: the page would show one thing and link
     another."""
+
+    draws_figures = False
 
     def __init__(self, results_dir: str | Path, stage: str):
         self.results_dir = Path(results_dir)

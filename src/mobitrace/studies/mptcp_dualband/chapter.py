@@ -207,7 +207,7 @@ class Chapter(NotebookChapter):
         out.provenance("measured: receiver payload over first-to-last byte; per path by the phone's interface byte "
                        "counters.")
         self.r = r = mda.fig1_ref(fig1, ref)
-        out.figure(fig1_bars(mp[mp["device"] == ref], r), "fig1_mptcp_throughput",
+        out.figure(lambda: fig1_bars(mp[mp["device"] == ref], r), "fig1_mptcp_throughput",
                    alt="Bar chart of backlogged MPTCP throughput in Mbps per direction: path a, path b and the MPTCP "
                        "total, with 95% confidence intervals and a dashed line at the sum of the two paths' rates.",
                    caption="Mean throughput over the backlogged MPTCP runs (measured), bars: 95% bootstrap CI over "
@@ -218,8 +218,8 @@ class Chapter(NotebookChapter):
         out, v = self.out, self.v
         self.dl_ref = dl_ref = mda.downlink_ref(mda.downlink_mptcp(self.R), self.ref)
         self.cdf = cdf = mda.cdf_table(dl_ref, self.R.rates_paper, v("cdf_below_threshold"))
-        out.figure(cdf_lines(dl_ref, [(v("cdf_default_median"), "paper median, default", ":"),
-                                      (v("cdf_affinity_median"), "paper median, SIRQ on big cores", "--")]),
+        out.figure(lambda: cdf_lines(dl_ref, [(v("cdf_default_median"), "paper median, default", ":"),
+                                              (v("cdf_affinity_median"), "paper median, SIRQ on big cores", "--")]),
                    "fig2_throughput_cdf",
                    alt="Empirical CDFs of downlink MPTCP throughput in Gbps, one curve per GRO or SoftIRQ "
                        "configuration, with vertical lines at the paper's two published medians.",
@@ -260,7 +260,8 @@ class Chapter(NotebookChapter):
         self.oci = oci = mda.optima_ci(self.draws, satisfied_frac)
         out.save_table(mda.optima_table(opt, oci), "optima")
         same = mda.coincide(opt)
-        out.figure(sweep_figure(self.sweep, opt, {"downlink": 0.0, "uplink": 0.0}, "Backlogged traffic", COLORS),
+        out.figure(lambda: sweep_figure(self.sweep, opt, {"downlink": 0.0, "uplink": 0.0}, "Backlogged traffic",
+                                       COLORS),
                    "fig4_backlogged",
                    alt="Four panels against the share of packets on path a (%): throughput in Mbps (top) and "
                        "modeled energy per bit in nJ/bit (bottom), downlink (left) and uplink (right), with 95% "
@@ -281,7 +282,7 @@ class Chapter(NotebookChapter):
         self._glue(mda.comparison_facts(cmp, self.opt, self.radio, v))
         self.cmp_ci = mda.comparison_cis(self.draws, cmp, self.ul_excess_ci)
         ratios = mda.ratios_table(cmp, self.ul_excess, self.cmp_ci, v)
-        out.figure(ratio_dots(ratios), "ratios_vs_paper",
+        out.figure(lambda: ratio_dots(ratios), "ratios_vs_paper",
                    alt="Dot plot of five ratios with 95% bootstrap intervals and a dashed reference line at 1: "
                        "downlink and uplink throughput and energy per bit of the paper's ratio comparisons, and "
                        "uplink over downlink power; the paper's ratios are crosses.",
@@ -295,9 +296,9 @@ class Chapter(NotebookChapter):
     def demand_sweeps(self) -> None:
         out, opt = self.out, self.opt
         for k, dem in enumerate(mda.demands(self.summary)):
-            fig = sweep_figure(self.sweep, opt, dem, f"Demand: {dem['downlink']:g} Mbps downlink, "
-                               f"{dem['uplink']:g} Mbps uplink", COLORS)
-            out.figure(fig, f"fig{5 + k}_demand",
+            title = f"Demand: {dem['downlink']:g} Mbps downlink, {dem['uplink']:g} Mbps uplink"
+            out.figure(lambda dem=dem, title=title: sweep_figure(self.sweep, opt, dem, title, COLORS),
+                       f"fig{5 + k}_demand",
                        alt=f"Four panels against the share of packets on path a (%) for a demand of "
                            f"{dem['downlink']:g} Mbps downlink and {dem['uplink']:g} Mbps uplink: throughput in Mbps "
                            "(top) and modeled nJ/bit (bottom), with 95% confidence bands and the throughput- and "
@@ -314,7 +315,7 @@ class Chapter(NotebookChapter):
     def optima_compared(self) -> None:
         out = self.out
         long_o, cases = mda.optima_long(self.opt, self.oci, mda.paper_energy_optima(self.v))
-        out.figure(optima_dots(long_o, cases), "optima_compared",
+        out.figure(lambda: optima_dots(long_o, cases), "optima_compared",
                    alt="Dot plot, one row per direction and demand, of the throughput-optimal and the energy-optimal "
                        "share of packets on path a (%), with 95% bootstrap intervals, and the paper's "
                        "energy-optimal ratios as crosses.",
@@ -346,7 +347,7 @@ class Chapter(NotebookChapter):
         out.table(bk_sum, "fig8_backup", "Backup mode vs 0 packets (downlink)",
                   shown=bk_sum.rename(columns=mda.BACKUP_SHOWN))
         self.bk_diff = bk_diff = mda.backup_diff_pct(bk_sum)
-        out.figure(backup_lines(bk), "fig8_backup",
+        out.figure(lambda: backup_lines(bk), "fig8_backup",
                    alt="Line chart of modeled power above base (mW) against the source data rate (Mbps), for "
                        "traffic on path a or path b, with MPTCP backup mode and with 0 packets on the other path; "
                        "the two modes' lines overlap.",

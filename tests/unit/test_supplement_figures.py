@@ -1,0 +1,43 @@
+"""A figure given as a drawing function (ChapterOutputs.figure): the chapter
+saves the same bytes as from the figure itself; its supplement, which shows
+the chapter's file, does not draw it, and still refuses a figure the chapter
+did not save."""
+
+from unittest import mock
+
+import matplotlib.pyplot as plt
+import pytest
+
+from mobitrace.book.chapter import ChapterOutputs, ShownOutputs
+
+
+def falling_line():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    return fig
+
+
+def test_a_drawing_function_saves_the_bytes_its_figure_saves(tmp_path):
+    out = ChapterOutputs(tmp_path / "results", "analyze_x")
+    out.figure(falling_line(), "drawn", alt="A falling line.", caption="Look at the slope.")
+    out.figure(falling_line, "lazy", alt="A falling line.", caption="Look at the slope.")
+    figures = tmp_path / "results" / "figures"
+    assert (figures / "lazy.svg").read_bytes() == (figures / "drawn.svg").read_bytes()
+    assert not plt.get_fignums()
+
+
+def test_a_supplement_shows_its_chapters_file_without_drawing(tmp_path):
+    results = tmp_path / "data" / "results" / "s"
+    ChapterOutputs(results, "analyze_x").figure(falling_line, "f", alt="A falling line.", caption="Look.")
+    draw = mock.Mock(side_effect=falling_line)
+    with mock.patch("IPython.display.display") as display:
+        ShownOutputs(results, "analyze_x").figure(draw, "f", alt="A falling line.", caption="Look.")
+    draw.assert_not_called()
+    assert 'src="../results/s/figures/f.svg"' in display.call_args.args[0].data
+
+
+def test_a_supplement_refuses_a_figure_its_chapter_did_not_save(tmp_path):
+    draw = mock.Mock(side_effect=falling_line)
+    with pytest.raises(FileNotFoundError, match="its chapter saved no such figure"):
+        ShownOutputs(tmp_path / "results", "analyze_x").figure(draw, "f", alt="A falling line.", caption="Look.")
+    draw.assert_not_called()
