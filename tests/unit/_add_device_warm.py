@@ -1,0 +1,12 @@
+"""Imported by the forkserver of tests/unit/test_add_device_atomic.py before
+it forks any add-device run: mobitrace's CLI, and one validate of the smoke
+capture, which does pandera's and the reader's lazy set-up once instead of
+in every forked run (validate writes nothing)."""
+
+from pathlib import Path
+
+from mobitrace import cli, devices  # noqa: F401  (what every run imports)
+from mobitrace.book import notebooks  # noqa: F401  (add-device's repo_root)
+
+SMOKE = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "cpu-gbps" / "smoke-test"
+devices.validate(SMOKE)
