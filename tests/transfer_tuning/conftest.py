@@ -54,7 +54,7 @@ def write_run(session: Path, run_id: str, *, dataset="video", cc=1, p=1, io=16, 
 
 def write_session(root: Path, runs: list[dict], device="synthetic-host", session="s1", power_trace=None,
                   rates: list[tuple] | None = None) -> Path:
-    """rates: per run (rate_mbit, achieved_mbit) as the kit writes since 2026-11-23; None: the older runs.csv."""
+    """rates: per run (rate_mbit, achieved_mbit; link_peak_mbit 40) as the kit writes since 2026-11-23; None: the older runs.csv."""
     folder = root / device / session
     (folder / "runs").mkdir(parents=True, exist_ok=True)
     rows = []
@@ -63,8 +63,8 @@ def write_session(root: Path, runs: list[dict], device="synthetic-host", session
     fields = ["run_id", "kind", "dataset", "concurrency", "parallelism", "io_kib", "files", "rep", "status",
               "started_utc", "wall_s"]
     if rates is not None:
-        fields += ["rate_mbit", "achieved_mbit"]
-        rows = [dict(r, rate_mbit=a, achieved_mbit=b) for r, (a, b) in zip(rows, rates)]
+        fields += ["rate_mbit", "achieved_mbit", "link_peak_mbit"]
+        rows = [dict(r, rate_mbit=a, achieved_mbit=b, link_peak_mbit=40.0) for r, (a, b) in zip(rows, rates)]
     (folder / "runs.csv").write_text(",".join(fields) + "\n" + "".join(
         ",".join(str(r[f]) for f in fields) + "\n" for r in rows))
     manifest = {"study": "transfer-tuning", "device": device, "session": session, "kind": "synthetic",

@@ -146,10 +146,11 @@ def test_synthetic_achieved_rate_is_read_and_missing_in_older_captures(tmp_path)
     tt.ingest(new.parent, tmp_path / "i-new")
     runs = pd.read_parquet(tmp_path / "i-new" / "runs.parquet").set_index("run_id")
     assert runs["achieved_mbit"].tolist() == [7.5, 16.25] and (runs["rate_mbit"] == 40.0).all()
+    assert (runs["link_peak_mbit"] == 40.0).all()
     old = write_session(tmp_path / "old", RUNS2)  # the runs.csv header before the rates were recorded
     tt.ingest(old.parent, tmp_path / "i-old")
     runs = pd.read_parquet(tmp_path / "i-old" / "runs.parquet")
-    assert runs["achieved_mbit"].isna().all() and (runs["rate_mbit"] == 40.0).all()
+    assert runs[["achieved_mbit", "link_peak_mbit"]].isna().all().all() and (runs["rate_mbit"] == 40.0).all()
 
 
 @pytest.mark.parametrize("rates, field", [([(35, 7.5), (40, 16.0)], "rate_mbit"),

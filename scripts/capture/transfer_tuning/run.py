@@ -42,6 +42,7 @@ Exit 77: not root, or no network namespaces / nginx (the reason is printed).
 from __future__ import annotations
 
 import argparse
+import csv
 import datetime as dt
 import hashlib
 import json
@@ -70,7 +71,7 @@ ADDR_CLI, ADDR_SRV = "10.92.0.1", "10.92.0.2"
 PORT = 8080
 KIB = 1024
 RUN_FIELDS = ["run_id", "kind", "dataset", "concurrency", "parallelism", "io_kib", "files", "rep", "status",
-              "started_utc", "wall_s", "rate_mbit", "achieved_mbit"]
+              "started_utc", "wall_s", "rate_mbit", "achieved_mbit", "link_peak_mbit"]
 BRIDGE_SRC = HERE / "delay_bridge.c"
 CFLAGS = ["-O2", "-Wall"]
 SHARED_HOST = ("captures were made on a shared 2-core VM: other experiments ran between runs "
@@ -306,6 +307,7 @@ def one_run(bed: Testbed, session: SessionWriter, lock: MeasurementLock, gate: I
     wall = time.monotonic() - t0
     shutil.rmtree(sink, ignore_errors=True)
     status = "ok" if r.returncode == 0 else f"failed rc={'timeout' if r.timed_out else r.returncode}"
+    link_peak = peak_link_mbit(rdir / "samples.csv")
     for name in ("samples.csv", "transfers.csv"):
         if (rdir / name).exists():
             session.write(f"runs/{rid}/{name}", (rdir / name).read_bytes(), gz=True)
@@ -321,21 +323,44 @@ def one_run(bed: Testbed, session: SessionWriter, lock: MeasurementLock, gate: I
     session.write(f"runs/{rid}/run.json", json.dumps(meta, indent=1, sort_keys=True) + "\n")
     secs = max(1e-9, (client.get("t_transfer_end_ns", 1) - client.get("t_transfer_start_ns", 0)) / 1e9)
     achieved = 8 * client.get("bytes_received", 0) / secs / 1e6  # goodput: HTTP bodies over the transfer span
-    print(f"{rid}: {status} {wall:.1f}s {achieved:.1f} of {args.rate_mbit:g} Mbit/s", flush=True)
+    print(f"{rid}: {status} {wall:.1f}s goodput {achieved:.1f}, link peak {link_peak:.1f} of {args.rate_mbit:g} Mbit/s",
+          flush=True)
     return {"run_id": rid, "kind": cfg["kind"], "dataset": cfg["dataset"], "concurrency": cfg["concurrency"],
             "parallelism": cfg["parallelism"], "io_kib": cfg["io_kib"], "files": len(files), "rep": rep,
             "status": status, "started_utc": when, "wall_s": f"{wall:.3f}", "rate_mbit": f"{args.rate_mbit:g}",
-            "achieved_mbit": f"{achieved:.3f}"}
+            "achieved_mbit": f"{achieved:.3f}", "link_peak_mbit": f"{link_peak:.3f}"}
+
+
+def peak_link_mbit(samples: Path, window_s: float = 1.0) -> float:
+    """The highest rate at the client's interface (received bytes incl. Ethernet/IP/TCP headers, what tbf
+    shapes) over any window of >= window_s between samples: does the testbed reach the configured rate?"""
+    try:
+        with samples.open() as f:
+            pts = [(int(r["t_ns"]), int(r["if_rx_bytes"])) for r in csv.DictReader(f)]
+    except (OSError, KeyError, ValueError):
+        return 0.0
+    best, j = 0.0, 0
+    for i in range(len(pts)):
+        while j < i and pts[i][0] - pts[j + 1][0] >= window_s * 1e9:
+            j += 1
+        dt_ns = pts[i][0] - pts[j][0]
+        if dt_ns >= window_s * 1e9:
+            best = max(best, 8e3 * (pts[i][1] - pts[j][1]) / dt_ns)
+    return best
 
 
 def achieved_rate(rows: list[dict], rate: float) -> dict | None:
     """The manifest's summary of the runs' achieved rates (ok runs), next to the configured one."""
-    ok = sorted(float(r["achieved_mbit"]) for r in rows if r["status"] == "ok" and r.get("achieved_mbit"))
+    ok = [r for r in rows if r["status"] == "ok" and r.get("achieved_mbit")]
     if not ok:
         return None
-    return {"configured_mbit": rate, "max_mbit": round(ok[-1], 3), "median_mbit": round(ok[len(ok) // 2], 3),
-            "max_fraction_of_configured": round(ok[-1] / rate, 4), "runs": len(ok),
-            "measure": "goodput of each run: HTTP body bytes x 8 / (last byte - first request), Mbit/s"}
+    good = sorted(float(r["achieved_mbit"]) for r in ok)
+    link = max(float(r["link_peak_mbit"]) for r in ok)
+    return {"configured_mbit": rate, "runs": len(ok),
+            "goodput_max_mbit": round(good[-1], 3), "goodput_median_mbit": round(good[len(good) // 2], 3),
+            "link_peak_max_mbit": round(link, 3), "link_peak_fraction_of_configured": round(link / rate, 4),
+            "measures": {"achieved_mbit": "goodput: HTTP body bytes x 8 / (last byte - first request)",
+                         "link_peak_mbit": "client interface rx bytes (with headers) over the best >= 1 s window"}}
 
 
 def bridge_tool(kind: str) -> dict:

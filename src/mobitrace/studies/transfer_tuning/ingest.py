@@ -209,6 +209,7 @@ def read_session(folder: str | Path) -> dict:
             "stat_busy_pct": stat_busy, "loadavg_1min": float(meta.get("loadavg_1min", float("nan"))),
             "t_start_s": t0 / 1e9, "t_end_s": t1 / 1e9, "sample_ms": int(man["configuration"]["sample_ms"]),
             "rate_mbit": rate_mbit, "achieved_mbit": float(r.achieved_mbit),
+            "link_peak_mbit": float(r.link_peak_mbit),
         })
         s = s.assign(run_id=r.run_id, device=man["device"], session=man["session"])
         sample_frames.append(s)
