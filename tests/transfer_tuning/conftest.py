@@ -52,7 +52,9 @@ def write_run(session: Path, run_id: str, *, dataset="video", cc=1, p=1, io=16, 
             "files": 1, "rep": rep, "status": "ok", "started_utc": "2026-11-22T19:00:00Z", "wall_s": "2.000"}
 
 
-def write_session(root: Path, runs: list[dict], device="synthetic-host", session="s1", power_trace=None) -> Path:
+def write_session(root: Path, runs: list[dict], device="synthetic-host", session="s1", power_trace=None,
+                  rates: list[tuple] | None = None) -> Path:
+    """rates: per run (rate_mbit, achieved_mbit; link_peak_mbit 40) as the kit writes since 2026-11-23; None: the older runs.csv."""
     folder = root / device / session
     (folder / "runs").mkdir(parents=True, exist_ok=True)
     rows = []
@@ -60,6 +62,9 @@ def write_session(root: Path, runs: list[dict], device="synthetic-host", session
         rows.append(write_run(folder, **r))
     fields = ["run_id", "kind", "dataset", "concurrency", "parallelism", "io_kib", "files", "rep", "status",
               "started_utc", "wall_s"]
+    if rates is not None:
+        fields += ["rate_mbit", "achieved_mbit", "link_peak_mbit"]
+        rows = [dict(r, rate_mbit=a, achieved_mbit=b, link_peak_mbit=40.0) for r, (a, b) in zip(rows, rates)]
     (folder / "runs.csv").write_text(",".join(fields) + "\n" + "".join(
         ",".join(str(r[f]) for f in fields) + "\n" for r in rows))
     manifest = {"study": "transfer-tuning", "device": device, "session": session, "kind": "synthetic",

@@ -51,6 +51,13 @@ def test_tt_capture_smoke_then_ingest(tmp_path):
     assert (runs["bytes"] > 0).all() and (runs["throughput_mbps"] > 0).all()
     # The link is shaped: no run beats the tbf rate (40 Mbit/s by default).
     assert (runs["throughput_mbps"] < 40.0).all()
+    # Each run records the configured rate and its achieved one (goodput as ingest derives it).
+    assert (runs["rate_mbit"] == 40.0).all()
+    assert runs["achieved_mbit"].to_numpy() == pytest.approx(runs["throughput_mbps"].to_numpy(), rel=1e-3)
+    assert (runs["link_peak_mbit"] < 40.0 * 1.05).all()
+    man = capture_reader.read_manifest(folder / "manifest.yaml")
+    assert man["achieved_rate"]["configured_mbit"] == 40.0 and man["achieved_rate"]["runs"] == 9
+    assert man["tools"]["delay_bridge"]["source"].endswith("delay_bridge.c")
     # The delay bridge adds the RTT: a first request on a new connection waits >= 1 RTT (50 ms).
     assert (runs["transfer_s"] > 0.05).all()
 

@@ -135,3 +135,29 @@ def test_synthetic_session_validates_for_byod(synthetic_session):
     (synthetic_session / "runs.csv").write_text("garbage\n")
     _, problems = devices.validate(synthetic_session)
     assert len(problems) == 1 and "runs.csv" in problems[0].path
+
+
+RUNS2 = [{"run_id": "sweep-video-cc1-p1-io16-r1", "cc": 1, "size": 1_000_000, "dur_s": 1.0},
+         {"run_id": "sweep-video-cc4-p1-io16-r1", "cc": 4, "size": 1_000_000, "dur_s": 0.5, "t0_s": 200.0}]
+
+
+def test_synthetic_achieved_rate_is_read_and_missing_in_older_captures(tmp_path):
+    new = write_session(tmp_path / "new", RUNS2, rates=[(40, 7.5), (40, 16.25)])
+    tt.ingest(new.parent, tmp_path / "i-new")
+    runs = pd.read_parquet(tmp_path / "i-new" / "runs.parquet").set_index("run_id")
+    assert runs["achieved_mbit"].tolist() == [7.5, 16.25] and (runs["rate_mbit"] == 40.0).all()
+    assert (runs["link_peak_mbit"] == 40.0).all()
+    old = write_session(tmp_path / "old", RUNS2)  # the runs.csv header before the rates were recorded
+    tt.ingest(old.parent, tmp_path / "i-old")
+    runs = pd.read_parquet(tmp_path / "i-old" / "runs.parquet")
+    assert runs[["achieved_mbit", "link_peak_mbit"]].isna().all().all() and (runs["rate_mbit"] == 40.0).all()
+
+
+@pytest.mark.parametrize("rates, field", [([(35, 7.5), (40, 16.0)], "rate_mbit"),
+                                          ([(40, "x"), (40, 16.0)], "achieved_mbit"),
+                                          ([(40, ""), (40, 16.0)], "achieved_mbit")])
+def test_synthetic_bad_rate_columns_are_one_line_errors(tmp_path, rates, field):
+    folder = write_session(tmp_path / "raw", RUNS2, rates=rates)
+    with pytest.raises(InputError) as e:
+        tt.ingest(folder.parent, tmp_path / "interim")
+    assert field in str(e.value) and "runs.csv" in str(e.value) and "\n" not in str(e.value)

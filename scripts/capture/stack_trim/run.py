@@ -46,6 +46,7 @@ import argparse
 import datetime as dt
 import hashlib
 import json
+import math
 import os
 import random
 import shutil
@@ -174,6 +175,46 @@ class Sampler:
         self.thread.stop()  # a final sample closes the last interval
 
 
+def device_cpu_s(direction: str, sender_out: str, receiver_out: str) -> float:
+    """The device side's data-phase CPU seconds (stnet's phase_utime_s + phase_stime_s; the sender uplink,
+    the receiver downlink), as ingest reads them; NaN when the tool printed none."""
+    try:
+        doc = json.loads(sender_out if direction == "up" else receiver_out)
+        return float(doc["phase_utime_s"]) + float(doc["phase_stime_s"])
+    except (ValueError, KeyError, TypeError):
+        return float("nan")
+
+
+def onecopy_halfwidths(rows: list[dict], level: float = 0.95, seed: int = 0) -> dict[str, float]:
+    """Per one-copy condition (link, direction, rate): half the width, in percentage points, of the
+    bootstrap CI (studies/stack_trim/analysis.bootstrap_ci, as the chapter) of the saving
+    1 - mean(cpu onecopy) / mean(cpu copy) of the device side's CPU seconds (the CPU-time basis; the
+    chapter's energy adds a power model); inf while a side has fewer than two ok runs."""
+    from mobitrace.studies.stack_trim.analysis import bootstrap_ci
+    groups: dict[str, dict[str, list[float]]] = {}
+    for r in rows:
+        if r["experiment"] != "onecopy" or r["status"] != "ok" or math.isnan(r["cpu_s"]):
+            continue
+        key = f"{r['link']}-{r['direction']}-r{float(r['rate_mbps']):g}"
+        mode = "onecopy" if "onecopy" in (r["sender_mode"], r["receiver_mode"]) else "copy"
+        groups.setdefault(key, {"copy": [], "onecopy": []})[mode].append(r["cpu_s"])
+    out = {}
+    for key, g in sorted(groups.items()):
+        if min(len(g["copy"]), len(g["onecopy"])) < 2:
+            out[key] = float("inf")
+            continue
+        _, lo, hi = bootstrap_ci(g["onecopy"], g["copy"], "saving", level, seed=seed)
+        out[key] = 100 * (hi - lo) / 2
+    return out
+
+
+def stop_adding(halfwidths: dict[str, float], target_pp: float, reps: int, max_reps: int) -> str | None:
+    """Why to stop adding repetitions ("target" / "cap"), or None to add another batch."""
+    if halfwidths and all(h <= target_pp for h in halfwidths.values()):
+        return "target"
+    return "cap" if reps >= max_reps else None
+
+
 def wait4(proc: subprocess.Popen, timeout: float) -> dict:
     rc, ru, timed_out = wait(proc, timeout)
     return {"returncode": "killed (timeout)" if timed_out else rc, "utime_s": ru["utime_s"],
@@ -230,6 +271,8 @@ class Kit:
         }
         if self.gate.enabled:
             doc["idle_gate"] = self.gate.manifest()
+        if getattr(self, "until", None):
+            doc["sequential"] = self.until
         self.session.write_manifest(doc, width=100)
 
     # ----------------------------------------------------------- one run
@@ -285,6 +328,7 @@ class Kit:
         row = {"run_id": run_id, "experiment": experiment_of(c), "rate_mbps": rate, "rep": rep,
                "duration_s": a.duration, "status": status, "started_utc": started,
                **{k: c[k] for k in ("link", "direction", "proto", "size", "sender_mode", "receiver_mode", "mtu")}}
+        row["cpu_s"] = device_cpu_s(c["direction"], s_out, r_out)  # for the sequential rule; not in runs.csv
         return row
 
     # ----------------------------------------------------------- session
@@ -302,7 +346,9 @@ class Kit:
         groups = [rates] if a.batch == "link" else [[r] for r in rates]
         progress = Progress(a.reps * sum(1 for c in conds for link in a.links if c["link"] == link) * len(rates),
                             f"stack-trim {a.device}")
-        for rep in range(a.reps):
+        self.until = None
+        rep = 0
+        while True:
             for link in a.links:
                 for group in groups:
                     batch = [(c, rate) for rate in group for c in conds if c["link"] == link]
@@ -311,6 +357,29 @@ class Kit:
                         for c, rate in batch:
                             rows.append(self.run_one(c, rate, rep))
                             progress.step(f"{rows[-1]['run_id']} {rows[-1]['status'][:40]}")
+            rep += 1
+            if a.until_ci_pp is None:
+                if rep >= a.reps:
+                    break
+                continue
+            # Sequential mode: another batch (one more repetition of every condition, shuffled as above)
+            # until every one-copy condition's saving CI is narrow enough, or the cap.
+            hw = onecopy_halfwidths(rows)
+            why = stop_adding(hw, a.until_ci_pp, rep, a.max_reps) if rep >= a.reps else None
+            print(f"after {rep} reps: widest one-copy CI half-width "
+                  f"{max(hw.values(), default=float('nan')):.2f} pp (target {a.until_ci_pp:g})", flush=True)
+            if why:
+                self.until = {"rule": f"add repetitions until the 95% bootstrap CI half-width of the one-copy "
+                                      f"saving (device-side data-phase CPU time) is <= {a.until_ci_pp:g} pp for every one-copy "
+                                      f"condition (link, direction, rate), at least --reps, at most --max-reps",
+                              "target_pp": a.until_ci_pp, "min_reps": a.reps, "max_reps": a.max_reps,
+                              "reps_done": rep, "stopped_by": why,
+                              "reached_halfwidth_pp": {k: round(v, 3) for k, v in hw.items()},
+                              "inconclusive": why == "cap"}
+                break
+            progress.total += len(rates) * sum(1 for c in conds if c["link"] in a.links)
+        for r in rows:
+            r.pop("cpu_s", None)
         rows.sort(key=lambda r: r["run_id"])
         self.session.write_rows("runs.csv", RUN_FIELDS, rows)
         self.write_manifest(conds, rates)
@@ -337,6 +406,10 @@ def main(argv=None) -> int:
                    help="directions of the transport experiment (default: --directions)")
     p.add_argument("--batch", choices=["rate", "link"], default="rate",
                    help="runs per lock hold: all conditions of one rate (default) or of all rates of a link")
+    p.add_argument("--until-ci-pp", type=float, default=None,
+                   help="sequential mode: after --reps, add repetitions until every one-copy condition's 95%% CI "
+                        "half-width of the saving is <= this many percentage points, or --max-reps")
+    p.add_argument("--max-reps", type=int, default=30, help="the sequential mode's cap")
     p.add_argument("--seed", type=int, default=20161109)
     p.add_argument("--lock", default=None, help="flock this file around each batch (a machine-wide mutex)")
     p.add_argument("--smoke", action="store_true", help="seconds: 2 rates x 1 rep x 0.3 s, loopback only")

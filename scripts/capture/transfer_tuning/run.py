@@ -4,13 +4,17 @@ from a real nginx, with the paper's concurrency, parallelism and I/O request
 size knobs, on a Linux host as root, inside three network namespaces this
 script creates and always removes (also on an error, Ctrl-C or SIGTERM):
 
-    mttt-cli 10.92.0.1/24 --veth-- mttt-dly (delay_bridge.py) --veth-- mttt-srv 10.92.0.2/24
+    mttt-cli 10.92.0.1/24 --veth-- mttt-dly (delay_bridge) --veth-- mttt-srv 10.92.0.2/24
     client.py (tcp_rmem max clamped)  L2 bridge, one-way delay      nginx (Debian), tbf on egress
 
 - Link: `tc tbf` at --rate-mbit on both the server's and the client's egress.
-- RTT: the kernel has no netem, so delay_bridge.py (user space, AF_PACKET)
-  holds every frame --rtt-ms/2 in each direction. Offloads are off on all
-  veths so frames are <= MTU with checksums filled in.
+- RTT: the kernel has no netem, so delay_bridge.c (user space, AF_PACKET,
+  compiled here with gcc) holds every frame --rtt-ms/2 in each direction.
+  Offloads are off on all veths so frames are <= MTU with checksums filled in.
+  `--bridge py` runs the original delay_bridge.py instead (it saturates below
+  40 Mbit/s; kept because older manifests name it, and to compare).
+- Each run's achieved rate (goodput, Mbit/s) is in runs.csv next to the
+  configured link rate, and the manifest summarises it (achieved_rate).
 - The client's receive buffer (net.ipv4.tcp_rmem max in the client namespace)
   is clamped to --rmem-max bytes: a phone-sized window, so one stream's
   throughput is window-limited (about rmem/RTT) as on the paper's long-RTT paths.
@@ -38,7 +42,9 @@ Exit 77: not root, or no network namespaces / nginx (the reason is printed).
 from __future__ import annotations
 
 import argparse
+import csv
 import datetime as dt
+import hashlib
 import json
 import os
 import random
@@ -65,7 +71,9 @@ ADDR_CLI, ADDR_SRV = "10.92.0.1", "10.92.0.2"
 PORT = 8080
 KIB = 1024
 RUN_FIELDS = ["run_id", "kind", "dataset", "concurrency", "parallelism", "io_kib", "files", "rep", "status",
-              "started_utc", "wall_s"]
+              "started_utc", "wall_s", "rate_mbit", "achieved_mbit", "link_peak_mbit"]
+BRIDGE_SRC = HERE / "delay_bridge.c"
+CFLAGS = ["-O2", "-Wall"]
 SHARED_HOST = ("captures were made on a shared 2-core VM: other experiments ran between runs "
                "(never during one: every run held the machine's measurement lock)")
 
@@ -91,7 +99,7 @@ def nsx(ns, *cmd, check=True):
 
 
 def why_not() -> str | None:
-    reason = _why_not("mttt-", ("ip", "tc", "ethtool"))
+    reason = _why_not("mttt-", ("ip", "tc", "ethtool", "gcc"))
     if reason is None and not Path("/usr/sbin/nginx").exists() and shutil.which("nginx") is None:
         return "nginx not installed (Debian: apt-get install nginx-light)"
     return reason
@@ -183,9 +191,15 @@ class Testbed:
             nsx(ns, "tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", f"{a.rate_mbit}mbit",
                 "burst", str(burst), "limit", str(limit))
         nsx(NS_CLI, "sysctl", "-q", "-w", f"net.ipv4.tcp_rmem=4096 {min(131072, a.rmem_max)} {a.rmem_max}")
+        if a.bridge == "c":
+            binary = self.tmp / "delay_bridge"
+            sh("gcc", *CFLAGS, "-o", str(binary), str(BRIDGE_SRC))
+            bridge_cmd = [str(binary)]
+        else:
+            bridge_cmd = [sys.executable, str(HERE / "delay_bridge.py")]
         self.bridge = subprocess.Popen(
-            ["ip", "netns", "exec", NS_DLY, sys.executable, str(HERE / "delay_bridge.py"), IF_C1, IF_S1,
-             "--delay-ms", str(a.rtt_ms / 2)], stdout=subprocess.PIPE, text=True)
+            ["ip", "netns", "exec", NS_DLY, *bridge_cmd, IF_C1, IF_S1, "--delay-ms", str(a.rtt_ms / 2)],
+            stdout=subprocess.PIPE, text=True)
         if self.bridge.stdout.readline().strip() != "ready":
             raise RuntimeError("delay bridge did not start")
         prefix = self.tmp / "nginx"
@@ -293,6 +307,7 @@ def one_run(bed: Testbed, session: SessionWriter, lock: MeasurementLock, gate: I
     wall = time.monotonic() - t0
     shutil.rmtree(sink, ignore_errors=True)
     status = "ok" if r.returncode == 0 else f"failed rc={'timeout' if r.timed_out else r.returncode}"
+    link_peak = peak_link_mbit(rdir / "samples.csv")
     for name in ("samples.csv", "transfers.csv"):
         if (rdir / name).exists():
             session.write(f"runs/{rid}/{name}", (rdir / name).read_bytes(), gz=True)
@@ -307,10 +322,56 @@ def one_run(bed: Testbed, session: SessionWriter, lock: MeasurementLock, gate: I
             "client": client, "stderr_tail": r.stderr[-2000:] if r.returncode else ""}
     session.write(f"runs/{rid}/run.json", json.dumps(meta, indent=1, sort_keys=True) + "\n")
     secs = max(1e-9, (client.get("t_transfer_end_ns", 1) - client.get("t_transfer_start_ns", 0)) / 1e9)
-    print(f"{rid}: {status} {wall:.1f}s {8 * client.get('bytes_received', 0) / secs / 1e6:.1f} Mbit/s", flush=True)
+    achieved = 8 * client.get("bytes_received", 0) / secs / 1e6  # goodput: HTTP bodies over the transfer span
+    print(f"{rid}: {status} {wall:.1f}s goodput {achieved:.1f}, link peak {link_peak:.1f} of {args.rate_mbit:g} Mbit/s",
+          flush=True)
     return {"run_id": rid, "kind": cfg["kind"], "dataset": cfg["dataset"], "concurrency": cfg["concurrency"],
             "parallelism": cfg["parallelism"], "io_kib": cfg["io_kib"], "files": len(files), "rep": rep,
-            "status": status, "started_utc": when, "wall_s": f"{wall:.3f}"}
+            "status": status, "started_utc": when, "wall_s": f"{wall:.3f}", "rate_mbit": f"{args.rate_mbit:g}",
+            "achieved_mbit": f"{achieved:.3f}", "link_peak_mbit": f"{link_peak:.3f}"}
+
+
+def peak_link_mbit(samples: Path, window_s: float = 1.0) -> float:
+    """The highest rate at the client's interface (received bytes incl. Ethernet/IP/TCP headers, what tbf
+    shapes) over any window of >= window_s between samples: does the testbed reach the configured rate?"""
+    try:
+        with samples.open() as f:
+            pts = [(int(r["t_ns"]), int(r["if_rx_bytes"])) for r in csv.DictReader(f)]
+    except (OSError, KeyError, ValueError):
+        return 0.0
+    best, j = 0.0, 0
+    for i in range(len(pts)):
+        while j < i and pts[i][0] - pts[j + 1][0] >= window_s * 1e9:
+            j += 1
+        dt_ns = pts[i][0] - pts[j][0]
+        if dt_ns >= window_s * 1e9:
+            best = max(best, 8e3 * (pts[i][1] - pts[j][1]) / dt_ns)
+    return best
+
+
+def achieved_rate(rows: list[dict], rate: float) -> dict | None:
+    """The manifest's summary of the runs' achieved rates (ok runs), next to the configured one."""
+    ok = [r for r in rows if r["status"] == "ok" and r.get("achieved_mbit")]
+    if not ok:
+        return None
+    good = sorted(float(r["achieved_mbit"]) for r in ok)
+    link = max(float(r["link_peak_mbit"]) for r in ok)
+    return {"configured_mbit": rate, "runs": len(ok),
+            "goodput_max_mbit": round(good[-1], 3), "goodput_median_mbit": round(good[len(good) // 2], 3),
+            "link_peak_max_mbit": round(link, 3), "link_peak_fraction_of_configured": round(link / rate, 4),
+            "measures": {"achieved_mbit": "goodput: HTTP body bytes x 8 / (last byte - first request)",
+                         "link_peak_mbit": "client interface rx bytes (with headers) over the best >= 1 s window"}}
+
+
+def bridge_tool(kind: str) -> dict:
+    """What ran as the delay bridge: source file, its sha256 and (C) the compiler and flags."""
+    src = BRIDGE_SRC if kind == "c" else HERE / "delay_bridge.py"
+    doc = {"source": f"scripts/capture/transfer_tuning/{src.name}", "sha256": hashlib.sha256(src.read_bytes()).hexdigest()}
+    if kind == "c":
+        doc["compiler"] = {"gcc": output("gcc", "--version").splitlines()[0], "flags": CFLAGS}
+    else:
+        doc["python"] = sys.version.split()[0]
+    return doc
 
 
 def write_manifest(session: SessionWriter, args, specs: dict, host: dict, invocation: dict, rows: list[dict],
@@ -323,8 +384,8 @@ def write_manifest(session: SessionWriter, args, specs: dict, host: dict, invoca
         "configuration": {
             "link": {"rate_mbit": args.rate_mbit, "shaper": "tc tbf on the server's and the client's egress"},
             "rtt_ms": args.rtt_ms,
-            "rtt_method": "user-space L2 delay bridge (delay_bridge.py, AF_PACKET) in a middle namespace, "
-                          "rtt_ms/2 each way; no netem in this kernel",
+            "rtt_method": f"user-space L2 delay bridge ({BRIDGE_SRC.name if args.bridge == 'c' else 'delay_bridge.py'}"
+                          ", AF_PACKET) in a middle namespace, rtt_ms/2 each way; no netem in this kernel",
             "client_tcp_rmem_max": args.rmem_max,
             "server": "nginx (Debian), 1 worker, sendfile on, keep-alive",
             "datasets": specs, "default_io_kib": DEFAULT_IO_KIB, "levels": LEVELS, "io_kib": IO_KIB,
@@ -334,7 +395,9 @@ def write_manifest(session: SessionWriter, args, specs: dict, host: dict, invoca
         "power_trace": None,
         "power_note": "no power meter on this host: energy is modeled from the sampled CPU time and bytes",
         "host": host,
-        "tools": {"nginx": output("/usr/sbin/nginx", "-v"), "capture_script": "scripts/capture/transfer_tuning/run.py"},
+        "tools": {"nginx": output("/usr/sbin/nginx", "-v"), "capture_script": "scripts/capture/transfer_tuning/run.py",
+                  "delay_bridge": bridge_tool(args.bridge)},
+        "achieved_rate": achieved_rate(rows, args.rate_mbit),
         "invocations": invocations,
         "runs": sorted(r["run_id"] for r in rows),
     }
@@ -359,6 +422,8 @@ def main() -> int:
     ap.add_argument("--lock", default=None, help="flock this file during each run (e.g. /work/capture.lock)")
     ap.add_argument("--lock-batch-s", type=float, default=40.0,
                     help="keep the lock across consecutive runs until this many seconds have passed")
+    ap.add_argument("--bridge", choices=("c", "py"), default="c",
+                    help="delay bridge: delay_bridge.c (default) or the original, slower delay_bridge.py")
     ap.add_argument("--max-runs", type=int, default=None, help="stop after this many runs (resume later)")
     IdleGate.add_arguments(ap)
     args = ap.parse_args()
@@ -376,7 +441,8 @@ def main() -> int:
     lock = MeasurementLock(args.lock)
     gate = IdleGate.from_args(args, log=lambda m: print(m, flush=True))
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    host = host_metadata(sysctls=("net.ipv4.tcp_slow_start_after_idle",), note=SHARED_HOST)
+    host = host_metadata(sysctls=("net.ipv4.tcp_slow_start_after_idle",), tools={"gcc": ["gcc", "--version"]},
+                         note=SHARED_HOST)
     rows = session.read_rows("runs.csv")
     done = {r["run_id"] for r in rows if r["status"] == "ok"}
     interrupted = None

@@ -45,7 +45,9 @@ RUNS_SCHEMA, SAMPLES_SCHEMA, TRANSFERS_SCHEMA = schema.RUNS_CSV, schema.SAMPLES_
 RUN_COLUMNS = schema.RUN_COLUMNS
 
 
-def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema) -> pd.DataFrame:
+def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema, optional: tuple = ()) -> pd.DataFrame:
+    """Read and validate a capture CSV; `optional` trailing fields may all be absent (older captures):
+    they are then added as NaN after validation."""
     if not capture_reader.exists(path):
         raise InputError(path, None, None, "a file written by the capture kit", "no such file")
     path = capture_reader.resolve(path)
@@ -56,7 +58,10 @@ def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema) -> pd.D
         raise InputError(path, "line 1", "header", ",".join(fields), "an empty file") from None
     except pd.errors.ParserError as exc:
         raise InputError(path, None, None, f"a CSV with columns {','.join(fields)}", str(exc).strip()) from None
-    if list(frame.columns) != fields:
+    missing = ()
+    if optional and list(frame.columns) == [f for f in fields if f not in optional]:
+        missing, file_schema = optional, file_schema.remove_columns(list(optional))
+    elif list(frame.columns) != fields:
         raise InputError(path, "line 1", "header", ",".join(fields), ",".join(frame.columns))
     for col, spec in file_schema.columns.items():
         if spec.dtype is not None and str(spec.dtype).startswith("int"):
@@ -75,7 +80,7 @@ def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema) -> pd.D
                 raise InputError(path, f"line {i + 2}", col, "a number", frame[col].iloc[i])
             frame[col] = num.astype(float)
     try:
-        return file_schema.validate(frame, lazy=False)
+        return file_schema.validate(frame, lazy=False).assign(**{c: float("nan") for c in missing})
     except (pa.errors.SchemaError,) as exc:
         fc = exc.failure_cases
         row = None if fc is None or fc.empty or pd.isna(fc["index"].iloc[0]) else int(fc["index"].iloc[0])
@@ -115,6 +120,10 @@ def read_manifest(folder: Path) -> dict:
     if not isinstance(cfg, dict) or not isinstance(cfg.get("sample_ms"), int) or cfg["sample_ms"] <= 0:
         raise InputError(path, None, "configuration.sample_ms", "a sampling period in ms > 0",
                          cfg.get("sample_ms") if isinstance(cfg, dict) else cfg)
+    rate = cfg.get("link", {}).get("rate_mbit") if isinstance(cfg.get("link"), dict) else None
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
+        raise InputError(path, None, "configuration.link.rate_mbit", "a link rate in Mbit/s > 0", rate)
+    capture_reader.check_number(rate, path, "configuration.link", "rate_mbit")
     if doc.get("power_trace") is not None:
         doc["_power_spec"] = pt.spec_from_manifest(doc["power_trace"], "power_trace", path)
         f = doc["power_trace"].get("file")
@@ -128,11 +137,12 @@ def read_session(folder: str | Path) -> dict:
     """Validate one session folder; return its tables (runs, samples, power)."""
     folder = Path(folder)
     man = read_manifest(folder)
-    runs = _csv(folder / "runs.csv", RUN_FIELDS, RUNS_SCHEMA)
+    runs = _csv(folder / "runs.csv", RUN_FIELDS, RUNS_SCHEMA, schema.RUN_FIELDS_OPTIONAL)
     listed = set(man["runs"]) if isinstance(man["runs"], list) else set()
     extra = sorted(set(runs["run_id"]) ^ listed)
     if extra:
         raise InputError(folder / "manifest.yaml", None, "runs", "the run ids of runs.csv", extra[:3])
+    rate_mbit = float(man["configuration"]["link"]["rate_mbit"])
     run_rows, sample_frames, power_frames = [], [], []
     for r in runs.itertuples(index=False):
         if r.status != "ok":
@@ -160,6 +170,8 @@ def read_session(folder: str | Path) -> dict:
             capture_reader.check_number(size, meta_path, None, "file_sizes", integer=True)
         if "loadavg_1min" in meta:
             capture_reader.check_number(meta["loadavg_1min"], meta_path, None, "loadavg_1min")
+        if not np.isnan(r.rate_mbit) and r.rate_mbit != rate_mbit:
+            raise InputError(folder / "runs.csv", None, "rate_mbit", f"{rate_mbit:g} (the manifest's)", r.rate_mbit)
         for key in ("dataset", "concurrency", "parallelism", "io_kib", "kind"):
             if meta.get(key) != getattr(r, key):
                 raise InputError(meta_path, None, key, f"{getattr(r, key)!r} (runs.csv)", meta.get(key))
@@ -196,6 +208,8 @@ def read_session(folder: str | Path) -> dict:
             "client_cpu_s": float(client["client_cpu_transfer_s"]), "server_cpu_s": float(server[1] - server[0]) / 1e9,
             "stat_busy_pct": stat_busy, "loadavg_1min": float(meta.get("loadavg_1min", float("nan"))),
             "t_start_s": t0 / 1e9, "t_end_s": t1 / 1e9, "sample_ms": int(man["configuration"]["sample_ms"]),
+            "rate_mbit": rate_mbit, "achieved_mbit": float(r.achieved_mbit),
+            "link_peak_mbit": float(r.link_peak_mbit),
         })
         s = s.assign(run_id=r.run_id, device=man["device"], session=man["session"])
         sample_frames.append(s)

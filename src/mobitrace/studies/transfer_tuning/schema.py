@@ -21,7 +21,9 @@ from __future__ import annotations
 import pandera.pandas as pa
 
 RUN_FIELDS = ["run_id", "kind", "dataset", "concurrency", "parallelism", "io_kib", "files", "rep", "status",
-              "started_utc", "wall_s"]
+              "started_utc", "wall_s", "rate_mbit", "achieved_mbit", "link_peak_mbit"]
+# Captures before 2026-11-23 lack the configured and achieved rates: ingest reads them as missing (NaN).
+RUN_FIELDS_OPTIONAL = ("rate_mbit", "achieved_mbit", "link_peak_mbit")
 SAMPLE_FIELDS = ["t_ns", "client_cpu_ns", "server_cpu_ns", "rx_bytes_app", "if_rx_bytes", "if_tx_bytes",
                  "stat_user", "stat_nice", "stat_system", "stat_idle", "stat_iowait", "stat_irq", "stat_softirq"]
 TRANSFER_FIELDS = ["file", "part", "conn", "offset", "length", "t_start_ns", "t_first_byte_ns", "t_end_ns",
@@ -48,6 +50,9 @@ RUNS_CSV = pa.DataFrameSchema(
         "status": pa.Column(str, pa.Check.str_length(min_value=1)),
         "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")),
         "wall_s": pa.Column(float, pa.Check.ge(0)),
+        "rate_mbit": pa.Column(float, pa.Check.gt(0)),  # the configured link rate
+        "achieved_mbit": pa.Column(float, pa.Check.ge(0)),  # the run's goodput (0 for a failed run)
+        "link_peak_mbit": pa.Column(float, pa.Check.ge(0)),  # best >= 1 s interface rate, headers included
     },
     strict=True, ordered=True,
 )
@@ -92,7 +97,10 @@ _RUN_MEASURES = {
 RUNS = pa.DataFrameSchema(
     {**_KEY, **_CONFIG, **_RUN_MEASURES,
      "t_start_s": pa.Column(float), "t_end_s": pa.Column(float),
-     "sample_ms": pa.Column(int, pa.Check.gt(0))},
+     "sample_ms": pa.Column(int, pa.Check.gt(0)),
+     "rate_mbit": pa.Column(float, pa.Check.gt(0)),  # configured (manifest)
+     "achieved_mbit": pa.Column(float, nullable=True),  # as the kit recorded it; NaN in older captures
+     "link_peak_mbit": pa.Column(float, nullable=True)},  # likewise
     checks=[pa.Check(lambda d: d["t_end_s"] > d["t_start_s"], error="t_end_s > t_start_s")],
     strict=True, ordered=True,
 )
