@@ -28,8 +28,9 @@
 # The same table is `data/results/claims.csv`; the counts are DVC metrics
 # (`dvc metrics show`). Every claim was audited for comparing what the paper
 # compared, with the paper's baseline: `data/published/claims-audit.csv` in
-# the repository gives the paper's comparison, ours before and after the
-# audit, and each verdict before and after.
+# the repository gives, per claim, the paper's comparison, ours before and
+# after the audit (2026-11-23) and why; the values and verdicts are the ones
+# in the table below.
 
 # %% tags=["parameters"]
 study = "claims-ledger"

@@ -9,6 +9,7 @@ import hashlib
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from mobitrace.studies import registry
@@ -83,3 +84,15 @@ def test_forced_rerun_gives_byte_identical_tables_metrics_figures(built, forced)
     before = _digests(clone)
     assert any(k.endswith(".svg") for k in before) and any(k.endswith(".csv") for k in before)
     assert _digests(forced) == before
+
+
+def test_the_claims_audit_covers_every_claim_of_the_ledger_once(built):
+    """data/published/claims-audit.csv records, for each claim, the paper's
+    comparison and ours: a claim added without an audit row fails here."""
+    clone, _ = built
+    ledger = pd.read_csv(clone / "data/results/claims.csv")["claim_id"]
+    audit = pd.read_csv(clone / "data/published/claims-audit.csv", keep_default_na=False)
+    assert audit["claim_id"].is_unique
+    assert sorted(audit["claim_id"]) == sorted(ledger)
+    for column in ("paper_comparison", "ours_after", "audit"):
+        assert (audit[column].str.strip() != "").all(), column
