@@ -256,11 +256,11 @@ VM = hashlib.sha256(b"vm").hexdigest()[:12]  # every committed capture was made 
     ("mptcp-dualband", ["Intel(R) Xeon(R) Processor"], 100, str),           # kernel_hz_hint, cpu_mhz_source
 ])
 def test_committed_schema_1_manifests_map_to_the_schema_2_keys(study, cpu_model, user_hz, cpufreq):
-    paths = committed(study)
+    # Captures made since the capture library (schema 2, e.g. cpu-gbps 2026-11-23) are not this test's.
+    paths = [p for p in committed(study) if capture_reader.manifest_schema(yaml.safe_load(p.read_text())) == 1]
     assert paths
     for path in paths:
         doc = yaml.safe_load(path.read_text())
-        assert capture_reader.manifest_schema(doc) == 1
         host = capture_reader.host_metadata(doc, path)
         assert tuple(host) == HOST_KEYS
         assert host["hostname_hash"] == VM and host["cpu_count"] == 2 and host["machine"] == "x86_64"

@@ -115,12 +115,15 @@ def test_inverse_prediction_beyond_saturation_is_flagged_synthetic():
 
 
 def test_committed_capture_rps_cpu1_known_values(tmp_path):
-    # Committed capture: downlink unlimited runs average 11.692 Gbps (fastest single run 13.57), while
-    # the precise line reaches 50% CPU at 13.34 Gbps: beyond the measured range.
+    # The first committed rps-cpu1 session (20261122T041306Z, superseded in the pipeline by a
+    # re-capture but kept in data/raw): downlink unlimited runs average 11.692 Gbps (fastest single
+    # run 13.57), while the precise line reaches 50% CPU at 13.34 Gbps: beyond the measured range.
     from pathlib import Path
+    from mobitrace.core import capture_reader
     from mobitrace.studies.cpu_gbps import ingest
     raw = Path(__file__).resolve().parents[2] / "data/raw/cpu-gbps/vm-veth-rps-cpu1"
-    ingest.ingest(raw, tmp_path)
+    with capture_reader.superseding({"vm-veth-rps-cpu1/20261123T195013Z": "this test reads the first session"}):
+        ingest.ingest(raw, tmp_path)
     fits, _ = cpugbps_device.fit_table(pd.read_parquet(tmp_path / "runs.parquet"), 0.05, [1.6], 50.0)
     f = fits[(fits["direction"] == "down") & (fits["source"] == "precise_total")].iloc[0]
     assert f["saturation_gbps"] == pytest.approx(11.692063, abs=1e-5)
