@@ -91,6 +91,8 @@ def test_ledger_summary_tallies_every_verdict_and_links_each_chapter():
     assert '<span class="verdict verdict-reproduced">3 reproduced</span>' in text
     assert '<a href="a&lt;b.html">a&lt;b</a>' in text and "<b>" not in text
     assert text.count("<tr><th scope=\"row\">") == 2
+    # On a phone each cell is a block headed by its data-label (mobitrace.css): none may be bare.
+    assert text.count("<td") == text.count(" data-label=") == 4
 
 
 def test_verdict_bars_draw_one_bar_per_chapter_and_verdict():

@@ -142,7 +142,8 @@ def ledger_summary_html(counts: pd.DataFrame, title: str = "Summary") -> str:
     for chapter, row in counts.iterrows():
         n = {v: int(row[v]) for v in cl.VERDICTS}
         rows.append(f'<tr><th scope="row"><a href="{_esc(chapter)}.html">{_esc(chapter)}</a></th>'
-                    f'<td class="num">{sum(n.values())}</td><td>{counts_html(n)}</td></tr>')
+                    f'<td class="num" data-label="Claims">{sum(n.values())}</td>'
+                    f'<td data-label="Verdicts">{counts_html(n)}</td></tr>')
     return "\n".join([
         '<div class="key-findings">',
         f'<p class="key-findings-title"><strong>{_esc(title)}</strong> · all {sum(totals.values())} claims of '
