@@ -79,6 +79,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _study_params(study) -> dict:
+    """The study's section of params.yaml (empty if it has none)."""
+    import yaml
+
+    from mobitrace.book.notebooks import repo_root
+    return yaml.safe_load((repo_root() / "params.yaml").read_text()).get(study.params_section) or {}
+
+
 def _dispatch(args) -> None:
     if args.command == "ingest-published":
         from mobitrace.core import published
@@ -90,20 +98,14 @@ def _dispatch(args) -> None:
         from mobitrace.book import build as book
         book.build(args.book_dir)
     elif args.command == "ingest":
-        import yaml
-
-        from mobitrace.book.notebooks import repo_root
         from mobitrace.core import capture_reader
         study = registry.by_slug()[args.study]
-        section = yaml.safe_load((repo_root() / "params.yaml").read_text()).get(study.params_section) or {}
+        section = _study_params(study)
         with capture_reader.superseding(section.get("superseded"), f"params.yaml: {study.params_section}"):
             study.module("ingest").ingest(args.device_dir, args.out_dir)
     elif args.command == "analyze-device":
-        import yaml
-
-        from mobitrace.book.notebooks import repo_root
         study = registry.by_slug()[args.study]
-        params = yaml.safe_load((repo_root() / "params.yaml").read_text())[study.params_section]
+        params = _study_params(study)
         study.module("device_analysis").analyze(args.interim_dir, args.out_dir,
                                                 {key: params[key] for key in study.device_analysis_params})
     elif args.command == "capture":
