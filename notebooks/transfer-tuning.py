@@ -65,15 +65,15 @@ ch = Chapter.from_parameters(globals()).setup()  # runs' energy
 #
 # The reference capture is {glue:text}`ref_device` ({glue:text}`n_runs` runs
 # in all devices; {glue:text}`reps` repetitions per configuration), made on a
-# shared 2-core VM: other experiments ran on the machine between runs, never
-# during one (every run held the machine's measurement lock; the highest
-# 1-minute load average at the start of a run was
-# {glue:text}`loadavg_max:.2f`). Three network namespaces: nginx (Debian,
-# one worker, keep-alive, `sendfile`) in one, the client in another, and in
-# between a link shaped with `tc tbf` to {glue:text}`rate_mbit:.0f` Mbit/s.
+# 2-core VM where every run held the machine's measurement lock. Load outside
+# the experiment (the capture's idle gate): {glue:text}`background_ref`.
+# Three network namespaces: nginx (Debian, one worker, keep-alive,
+# `sendfile`) in one, the client in another, and in between a link shaped
+# with `tc tbf` to {glue:text}`rate_mbit:.0f` Mbit/s. Achieved rates:
+# {glue:text}`achieved_rate`.
 #
 # **Round-trip time without netem.** This kernel has no netem, so the RTT is
-# emulated in user space: a delay bridge (`delay_bridge.py`) in a middle
+# emulated in user space: a delay bridge ({glue:text}`delay_bridge`) in a middle
 # namespace reads every Ethernet frame from one veth (AF_PACKET) and writes it
 # out of the other half the RTT later, in both directions, for an RTT of
 # {glue:text}`rtt_ms:.0f` ms (offloads off so frames are at most one MTU).

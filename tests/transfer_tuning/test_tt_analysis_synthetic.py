@@ -136,3 +136,23 @@ def test_synthetic_interim_schema_failure_is_one_input_error(tmp_path):
     with pytest.raises(InputError) as err:
         tt._check_interim(runs, "runs", tmp_path)
     assert "runs.parquet" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_synthetic_achieved_rate_text_by_hand():
+    runs = pd.DataFrame({"link_peak_mbit": [39.5, 40.1, 20.0], "achieved_mbit": [35.0, 30.0, 10.0]})
+    assert tta.achieved_text(runs, 40.0) == (
+        "the link peaked at 40.1 Mbit/s at the client's interface (configured 40); a run's goodput, HTTP body "
+        "bytes from the first request to the last byte, had median 30.0 and maximum 35.0 Mbit/s")
+
+
+def test_synthetic_capture_without_achieved_rates_says_not_recorded():
+    runs = pd.DataFrame({"link_peak_mbit": [float("nan")], "achieved_mbit": [float("nan")]})
+    assert tta.achieved_text(runs, 40.0) == "not recorded by this capture (configured 40 Mbit/s)"
+
+
+def test_delay_element_named_from_the_manifest():
+    assert tta.delay_element({"rtt_method": "user-space L2 delay bridge (delay_bridge.c, AF_PACKET)"}) == \
+        "delay_bridge.c"
+    assert tta.delay_element({"rtt_method": "user-space L2 delay bridge (delay_bridge.py, AF_PACKET)"}) == \
+        "delay_bridge.py"
+    assert tta.delay_element({}) == "not recorded"

@@ -30,6 +30,7 @@ mobitrace.studies.transfer_tuning.schema before it is returned.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -199,6 +200,26 @@ def load_interim(interim_dir: str | Path, devices: list[str]) -> dict[str, pd.Da
 def session_manifest(sessions: pd.DataFrame, device: str) -> dict:
     """The manifest of the first session of `device` (sessions.parquet)."""
     return json.loads(sessions.loc[sessions["device"] == device, "manifest_json"].iloc[0])
+
+
+def delay_element(conf: dict) -> str:
+    """The RTT emulator a capture names in configuration.rtt_method (the
+    delay bridge's source file), or the method as written."""
+    method = str(conf.get("rtt_method", "not recorded"))
+    found = re.search(r"delay_bridge\.\w+", method)
+    return found.group(0) if found else method
+
+
+def achieved_text(runs: pd.DataFrame, rate_mbit: float) -> str:
+    """The rates a capture's runs reached beside the configured link rate:
+    the link's peak at the client's interface and the application goodput
+    (both as the kit measured them; captures before 2026-11-23 lack them)."""
+    peak, goodput = runs["link_peak_mbit"].dropna(), runs["achieved_mbit"].dropna()
+    if peak.empty or goodput.empty:
+        return f"not recorded by this capture (configured {rate_mbit:g} Mbit/s)"
+    return (f"the link peaked at {peak.max():.1f} Mbit/s at the client's interface (configured {rate_mbit:g}); "
+            f"a run's goodput, HTTP body bytes from the first request to the last byte, had median "
+            f"{goodput.median():.1f} and maximum {goodput.max():.1f} Mbit/s")
 
 
 # --------------------------------------------------------------------------- #

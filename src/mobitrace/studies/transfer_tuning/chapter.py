@@ -19,6 +19,7 @@ import pandas as pd
 
 from mobitrace.book.build import with_interval
 from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, site_href
+from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
 from mobitrace.core import numbers
 from mobitrace.core.published import Values
@@ -82,7 +83,11 @@ class Chapter(NotebookChapter):
         put("reps", int(conf["repetitions"]))
         put("energy_kind", self.energy_kind)
         put("lock_s", float(sum(inv["lock_held_s"] for inv in self.manifest["invocations"])))
-        put("loadavg_max", float(self.table["loadavg_1min"].max()))
+        out = self.out
+        out.put_text("background_ref", capture_reader.background_text(capture_reader.background_load(self.manifest)))
+        out.put_text("delay_bridge", tta.delay_element(conf))
+        out.put_text("achieved_rate", tta.achieved_text(i["runs"][i["runs"]["device"] == self.ref_device],
+                                                        float(conf["link"]["rate_mbit"])))
         put("p_rtt_sydney", v("rtt_sydney"))
         return self
 
