@@ -27,7 +27,9 @@ def ingest_committed(study: str, device: str, ingest, out: Path, host_keys) -> t
     runs = pd.read_parquet(out / "runs.parquet")
     manifests = [yaml.safe_load((session / "manifest.yaml").read_text()) for session in folder.iterdir()]
     for manifest in manifests:
-        for key in host_keys:
+        # host_keys: one tuple, or {manifest schema: tuple} (schema 2 is the capture library's host record)
+        keys = host_keys[manifest.get("schema", 1)] if isinstance(host_keys, dict) else host_keys
+        for key in keys:
             assert key in manifest["host"], key
     return folder, runs, manifests
 
