@@ -142,7 +142,7 @@ ch.onecopy_summary()
 # {glue:text}`oc_n_neg`; the median saving is
 # {glue:text}`oc_median_saving:.1f`% and the median coefficient of variation
 # of a condition's energy over its repetitions {glue:text}`oc_cv_median:.0f`%.
-# {glue:text}`oc_verdict_text` A plausible reading: a 16 KB copy costs little
+# {glue:text}`oc_verdict_text` {glue:text}`oc_seq_text` A plausible reading: a 16 KB copy costs little
 # next to the per-call and per-packet work of the stack on a server-class
 # core (the paper's phones had far less memory bandwidth), and downlink
 # `splice()` needs two calls (socket to pipe, pipe to file) as

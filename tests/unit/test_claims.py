@@ -127,3 +127,23 @@ def test_claims_decide_bounds_on_intervals_and_mark_testbed_checks_synthetic():
     frame = claims.frame().set_index("claim_id")
     assert frame.loc["p8", "tolerance"] == "bound: whole 95% CI < paper"
     assert set(frame["verdict"]) <= set(cl.VERDICTS)
+
+
+@pytest.mark.parametrize("paper, low, high, expected", [
+    (40.0, 32.0, 45.0, cl.REPRODUCED),       # inside 40 ± 25% = [30, 50]
+    (40.0, -0.4, 35.7, cl.INCONCLUSIVE),     # stack-trim loopback one-copy saving, 8 reps: straddles 30
+    (40.0, -0.4, 29.9, cl.NOT_REPRODUCED),   # wholly below the band
+    (100.0, -9.6, 6.9, cl.NOT_REPRODUCED),   # the 100 mW power saving, wholly below 75
+    (40.0, 30.0, 50.0, cl.REPRODUCED),       # the band's ends count as inside
+    (40.0, math.nan, 35.0, cl.NOT_CHECKABLE),
+])
+def test_approx_verdict_on_an_interval(paper, low, high, expected):
+    assert cl.approx_interval_verdict(paper, low, high, rel_tol=0.25) == expected
+
+
+def test_claims_decide_about_claims_on_intervals_synthetic():
+    claims = cl.Claims("s")
+    common = {"location": "§1", "unit": "%", "basis": "b", "provenance": "modeled", "section": "s"}
+    assert claims.add("a", "about 40", relation="~", paper=40.0, artifact=19.3, interval=(-0.4, 35.7),
+                      rel_tol=0.25, **common) == cl.INCONCLUSIVE
+    assert claims.frame()["tolerance"].iloc[0] == "whole 95% CI within ±25% of paper value"

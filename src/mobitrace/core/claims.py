@@ -106,6 +106,21 @@ def bound_verdict(relation: str, paper_value: float, low: float, high: float) ->
     return NOT_REPRODUCED if ends == [NOT_REPRODUCED, NOT_REPRODUCED] else INCONCLUSIVE
 
 
+def approx_interval_verdict(paper_value: float, low: float, high: float, rel_tol: float = 0.0,
+                            abs_tol: float = 0.0) -> str:
+    """"About x" judged on an interval of the artifact value: reproduced when
+    the whole interval lies within the tolerance band around x, not
+    reproduced when none of it does, else inconclusive. A missing end: not
+    checkable."""
+    if _missing(low) or _missing(high):
+        return NOT_CHECKABLE
+    allowed = max(rel_tol * abs(paper_value), abs_tol) * (1 + 1e-9)
+    band_lo, band_hi = paper_value - allowed, paper_value + allowed
+    if band_lo <= low and high <= band_hi:
+        return REPRODUCED
+    return NOT_REPRODUCED if high < band_lo or low > band_hi else INCONCLUSIVE
+
+
 def tolerance_text(relation: str, rel_tol: float = 0.0, abs_tol: float = 0.0) -> str:
     """How a verdict was decided, in words for the claims table."""
     if relation in ("<", "<=", ">", ">="):
@@ -168,13 +183,18 @@ class Claims:
             interval: tuple | None = None, testbed: bool = False) -> str:
         """Record a claim and return its verdict. A claim is checkable when
         the paper states a relation and the artifact has a value; `verdict`
-        and `tolerance` override the computed ones (a stated rule). A bound
+        and `tolerance` override the computed ones (a stated rule). A claim
         with an `interval` (low, high) of the artifact value is decided on
-        the interval (`bound_verdict`). `testbed` marks a claim that checks
+        the interval (`bound_verdict`, or `approx_interval_verdict` for "~"). `testbed` marks a claim that checks
         our set-up rather than the paper: its verdict reads testbed ok/off."""
         checkable = bool(relation) and not _missing(artifact)
         if verdict is None and checkable and interval is not None:
-            verdict = bound_verdict(relation, paper, *interval)
+            if relation in ("~", "="):
+                verdict = approx_interval_verdict(paper, *interval, rel_tol=rel_tol, abs_tol=abs_tol)
+                if tolerance is None:
+                    tolerance = f"whole 95% CI within {tolerance_text(relation, rel_tol, abs_tol)}"
+            else:
+                verdict = bound_verdict(relation, paper, *interval)
             if tolerance is None:
                 tolerance = f"bound: whole 95% CI {relation} paper"
         if verdict is None:

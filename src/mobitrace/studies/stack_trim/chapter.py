@@ -163,6 +163,7 @@ class Chapter(NotebookChapter):
         """The numbers of the text under the one-copy figure."""
         if self.ref:
             self._glue(sta.onecopy_summary(self.onecopy[self.ref], self.cpu_basis))
+            self._glue(sta.sequential_summary(self.measured[self.ref][1]))
 
     def transport_section(self) -> None:
         """UDP against TCP: tables, figures, the crossover table, and the
@@ -237,8 +238,7 @@ class Chapter(NotebookChapter):
         """The key findings (moved to the top of the page by the book)."""
         intervals = {}
         if self.ref:
-            intervals = sta.findings_intervals(self.onecopy[self.ref], self.nums, self.cpu_basis, self.wifi_link,
-                                               self.wifi_max_mbps)
+            intervals = sta.findings_intervals(self.nums)
         self.out.findings(self.claims, headline=HEADLINE, intervals=intervals)
 
     def metrics(self) -> None:

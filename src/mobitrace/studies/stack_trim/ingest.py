@@ -256,6 +256,34 @@ def read_manifest(path: Path) -> dict:
     return doc
 
 
+def sequential_record(man: dict, path: Path) -> dict:
+    """The sequential-repetition rule's outcome (the kit's `--until-ci-pp`,
+    manifest `sequential`), checked: repetitions done, the target and what
+    stopped the capture ("target" or "cap"), the widest one-copy interval
+    half-width reached and how many conditions reached the target. A session
+    with a fixed number of repetitions: stopped_by "fixed", NaN target."""
+    seq = man.get("sequential")
+    reps = int(man["configuration"].get("reps", 0))
+    if seq is None:
+        return {"reps_done": reps, "stopped_by": "fixed", "target_pp": float("nan"),
+                "widest_halfwidth_pp": float("nan"), "n_at_target": 0, "n_halfwidths": 0}
+    if not isinstance(seq, dict):
+        raise InputError(path, None, "sequential", "a mapping", type(seq).__name__)
+    num = capture_reader.check_number
+    target = float(num(seq.get("target_pp"), path, None, "sequential.target_pp"))
+    done = num(seq.get("reps_done"), path, None, "sequential.reps_done", minimum=1, integer=True)
+    if seq.get("stopped_by") not in ("target", "cap"):
+        raise InputError(path, None, "sequential.stopped_by", "'target' or 'cap'", seq.get("stopped_by"))
+    widths = seq.get("reached_halfwidth_pp")
+    if not isinstance(widths, dict) or not widths:
+        raise InputError(path, None, "sequential.reached_halfwidth_pp", "a mapping of condition to pp", widths)
+    hw = {capture_reader.check_name(k, path, None, "sequential.reached_halfwidth_pp"):
+          float(num(v, path, None, f"sequential.reached_halfwidth_pp.{k}")) for k, v in widths.items()}
+    return {"reps_done": int(done), "stopped_by": seq["stopped_by"], "target_pp": target,
+            "widest_halfwidth_pp": max(hw.values()), "n_at_target": sum(h <= target for h in hw.values()),
+            "n_halfwidths": len(hw)}
+
+
 def content_hash(folder: Path) -> str:
     h = hashlib.md5()
     for p in capture_reader.walk(folder):
@@ -330,6 +358,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
                      "reps": int(cfg.get("reps", 0)), "duration_s": float(cfg.get("duration_s", 0)),
                      "lock_seconds": float(cfg.get("lock_seconds") or 0.0),
                      "shared_host_note": str(host.get("note") or ""),
+                     **sequential_record(man, folder / "manifest.yaml"),
                      "md5": content_hash(folder)})
     tables = {
         "runs.parquet": validated(RUNS_SCHEMA, pd.concat(runs, ignore_index=True), device_dir),

@@ -73,7 +73,8 @@ RUN_COLUMNS = ["device", "session", "run_id", "condition", "experiment", "link",
                "stat_interval_s", *[f"stat_{s}_s" for s in STAT_STATES], "stat_busy_s", "mean_mhz"]
 SAMPLE_COLUMNS = ["device", "session", "run_id", "interval", "t_s", "dt_s", "cpu", "busy", "mhz"]
 SESSION_COLUMNS = ["device", "session", "runs", "kernel", "cpu_model", "cpu_count", "cpufreq", "reps",
-                   "duration_s", "lock_seconds", "shared_host_note", "md5"]
+                   "duration_s", "lock_seconds", "shared_host_note", "reps_done", "stopped_by", "target_pp",
+                   "widest_halfwidth_pp", "n_at_target", "n_halfwidths", "md5"]
 
 _NONNEG = pa.Check.ge(0)
 _SECONDS = {c: pa.Column(float, _NONNEG) for c in (
@@ -138,6 +139,13 @@ SESSIONS_SCHEMA = pa.DataFrameSchema(
         "duration_s": pa.Column(float, _NONNEG),
         "lock_seconds": pa.Column(float, _NONNEG),
         "shared_host_note": pa.Column(str),
+        # The sequential-repetition rule (kit --until-ci-pp): "fixed" when none.
+        "reps_done": pa.Column(int, _NONNEG),
+        "stopped_by": pa.Column(str, pa.Check.isin(["fixed", "target", "cap"])),
+        "target_pp": pa.Column(float, _NONNEG, nullable=True),
+        "widest_halfwidth_pp": pa.Column(float, _NONNEG, nullable=True),
+        "n_at_target": pa.Column(int, _NONNEG),
+        "n_halfwidths": pa.Column(int, _NONNEG),
         "md5": pa.Column(str, pa.Check.str_matches(r"^[0-9a-f]{32}$")),
     },
     strict=True, ordered=True,
