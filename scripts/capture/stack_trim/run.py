@@ -377,7 +377,8 @@ class Kit:
                               "reached_halfwidth_pp": {k: round(v, 3) for k, v in hw.items()},
                               "inconclusive": why == "cap"}
                 break
-            progress.total += len(rates) * sum(1 for c in conds if c["link"] in a.links)
+            if rep >= a.reps:  # the first --reps batches are in the initial total
+                progress.total += len(rates) * sum(1 for c in conds if c["link"] in a.links)
         for r in rows:
             r.pop("cpu_s", None)
         rows.sort(key=lambda r: r["run_id"])
