@@ -75,10 +75,13 @@ ch = Chapter.from_parameters(globals())
 # (`getrusage` around the data phase, in the tool); `/proc/stat` and the
 # `cpu MHz` of `/proc/cpuinfo` are sampled every 500 ms as the paper's logger
 # did (the VM has no cpufreq in sysfs, so the frequency is the one
-# `/proc/cpuinfo` reports). The capture host is a shared 2-core VM: other
-# capture kits ran on it, never during a measured batch (an exclusive lock),
-# but their background load and the tick-sampled `/proc/stat` of the whole
-# host are why the analysis uses the per-process CPU time.
+# `/proc/cpuinfo` reports). The capture host is a 2-core VM that other work
+# shares: the kit holds an exclusive lock during a measured batch, and its
+# idle gate measures the CPU used outside the experiment before and during
+# each run, waits while it is above 5% of a core and flags the run if it
+# stays there (the sessions table gives each session's rule). Tick-sampled
+# `/proc/stat` of the whole host misreports paced load on this VM, which is
+# why the analysis uses the per-process CPU time.
 
 # %% tags=["hide-input"]
 ch.captures()
@@ -111,10 +114,10 @@ ch.power_model()
 # median 1-min load average was {glue:text}`loadavg_median:.2f`, and
 # `/proc/stat` shows the host's CPUs {glue:text}`host_busy_median:.0f`% busy
 # at the median while the two endpoints accounted for
-# {glue:text}`endpoints_busy_median:.1f`% of the host's capacity. Background
-# work of the other tenants adds cache and scheduling interference to the
-# endpoints' CPU time; it is one possible source of the run-to-run spread
-# below, not separated here.
+# {glue:text}`endpoints_busy_median:.1f`% of the host's capacity. Cache and
+# scheduling interference from the hypervisor and any remaining background
+# work is one possible source of the run-to-run spread below, not separated
+# here.
 
 # %% [markdown]
 # (stack-trim-onecopy)=
