@@ -79,7 +79,7 @@ ch = Chapter.from_parameters(globals())
 # shares: the kit holds an exclusive lock during a measured batch, and its
 # idle gate measures the CPU used outside the experiment before and during
 # each run, waits while it is above 5% of a core and flags the run if it
-# stays there (the sessions table gives each session's rule). Tick-sampled
+# stays there. Tick-sampled
 # `/proc/stat` of the whole host misreports paced load on this VM, which is
 # why the analysis uses the per-process CPU time.
 
