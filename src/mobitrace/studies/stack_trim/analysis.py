@@ -284,9 +284,10 @@ def sessions_shown(sessions: pd.DataFrame) -> pd.DataFrame:
     """The capture sessions for people."""
     shown = sessions.assign(rule=[sequential_rule_text(r) for r in sessions.to_dict("records")])
     return shown[["device", "session", "runs", "reps_done", "rule", "duration_s", "kernel", "cpu_model", "cpu_count",
-                  "cpufreq", "lock_seconds", "md5"]].rename(columns={
+                  "cpufreq", "lock_seconds", "background_load", "md5"]].rename(columns={
         "reps_done": "repetitions", "rule": "repetition rule", "duration_s": "run length (s)", "cpu_model": "CPU",
-        "cpu_count": "cores", "lock_seconds": "capture lock held (s)", "md5": "md5 of the session's files"})
+        "cpu_count": "cores", "lock_seconds": "capture lock held (s)",
+        "background_load": "background load (idle gate)", "md5": "md5 of the session's files"})
 
 
 def sequential_rule_text(session: dict) -> str:
