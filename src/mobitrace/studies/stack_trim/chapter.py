@@ -215,6 +215,7 @@ class Chapter(NotebookChapter):
             self.nums = sta.key_numbers(self.onecopy[self.ref], self.transport[self.ref], self.crossover, self.ref,
                                         self.values, self.cpu_basis, self.wifi_link, self.wifi_max_mbps)
         self._glue(self.nums)
+        self.out.put("oc_lo_max_phrase", sta.saving_phrase(self.nums.get("oc_lo_max")))
         self.out.put("wifi_max", self.wifi_max_mbps)
         self._glue(sta.paper_numbers(self.values))
 
