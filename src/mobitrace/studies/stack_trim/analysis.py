@@ -298,7 +298,7 @@ def sequential_rule_text(session: dict) -> str:
     outcome = ("target reached" if session["stopped_by"] == "target"
                else f"cap reached: {session['n_at_target']} of {session['n_halfwidths']} conditions within the "
                     f"target, widest {session['widest_halfwidth_pp']:.1f} pp")
-    return (f"add repetitions until each one-copy saving's 95% CI half-width is <= {session['target_pp']:g} pp; "
+    return (f"add repetitions until each one-copy saving's 95% CI half-width is ≤ {session['target_pp']:g} pp; "
             f"{outcome}")
 
 
