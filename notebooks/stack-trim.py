@@ -56,6 +56,7 @@ min_delivered = 0.95
 wifi_max_mbps = 24
 wifi_link = "veth"
 rel_tol_approx = 0.25
+superseded = {}
 # %% tags=["remove-cell"]
 from mobitrace.studies.stack_trim.chapter import Chapter
 

@@ -587,11 +587,7 @@ class Chapter(NotebookChapter):
 
     def superseded_table(self) -> None:
         """The sessions kept in data/raw but left out (params.yaml superseded), and why."""
-        if not self.superseded:
-            return
-        rows = pd.DataFrame([{"session": key, "why superseded": why} for key, why in self.superseded.items()])
-        self.out.table(rows, "superseded", "Capture sessions kept in data/raw but not analyzed (params.yaml superseded)")
-        self.out.provenance("measured sessions named in params.yaml (superseded); their raw files stay in data/raw/cpu-gbps.")
+        self.out.superseded(self.superseded, "data/raw/cpu-gbps")
 
     def figure1(self) -> None:
         """Figure 1 of each device: CPU against throughput, both sources, with OLS lines."""
