@@ -23,7 +23,11 @@
 # text or not in this artifact; the row says why). A **testbed check** tests
 # our set-up rather than the paper (e.g. that the emulated paths run at the
 # paper's rates): **testbed ok** or **testbed off**, counted apart from the
-# reproductions.
+# reproductions. A **modeled** verdict rests on assumed power coefficients;
+# its chapter recomputes it with each assumed coefficient halved and raised by
+# half and over a Latin hypercube of all of them, and the *robustness* column
+# says **robust** (the verdict never changes) or **depends on** the
+# coefficient that changes it.
 #
 # The same table is `data/results/claims.csv`; the counts are DVC metrics
 # (`dvc metrics show`). Every claim was audited for comparing what the paper
@@ -68,10 +72,15 @@ counts["total"] = counts.sum(axis=1)
 totals = counts.sum()
 metrics = {"all": {k.replace(" ", "_"): int(totals[k]) for k in [*cl.VERDICTS, "total"]},
            **{s: {k.replace(" ", "_"): int(counts.loc[s, k]) for k in [*cl.VERDICTS, "total"]} for s in chapters}}
+# Modeled verdicts whose chapter varied the assumed coefficients: robust or not.
+metrics["robustness"] = {"robust": int((ledger["robustness"] == "robust").sum()),
+                         "depends": int(ledger["robustness"].str.startswith("depends on").sum())}
 _ = (results / "claims-metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
 for k in [*cl.VERDICTS, "total"]:
     out.put(f"n_{k.replace(' ', '_')}", int(totals[k]))
 out.put("n_studies", len(chapters))
+out.put("n_robust", metrics["robustness"]["robust"])
+out.put("n_depends", metrics["robustness"]["depends"])
 display(HTML(landing.ledger_summary_html(counts)), metadata=KEY_FINDINGS)
 
 # %% [markdown]
@@ -81,7 +90,9 @@ display(HTML(landing.ledger_summary_html(counts)), metadata=KEY_FINDINGS)
 # {glue:text}`n_reproduced` reproduced, {glue:text}`n_not_reproduced` not
 # reproduced, {glue:text}`n_inconclusive` inconclusive,
 # {glue:text}`n_not_checkable` not checkable; and {glue:text}`n_testbed_ok`
-# testbed checks ok, {glue:text}`n_testbed_off` off.
+# testbed checks ok, {glue:text}`n_testbed_off` off. Of the modeled verdicts
+# whose assumed coefficients were varied, {glue:text}`n_robust` are robust and
+# {glue:text}`n_depends` depend on a coefficient.
 
 # %% tags=["hide-input"]
 out.figure(landing.verdict_bars(counts), "verdict_counts",
@@ -109,7 +120,8 @@ shown = ledger.assign(
     derived_in=[link(f"{c} ↗", f"{c}.html#{a}") for c, a in zip(chapter_of, ledger["section"])],
 )
 columns = {"claim": "claim", "location": "location", "paper": "paper", "artifact": "this artifact",
-           "verdict": "verdict", "tolerance": "tolerance", "provenance": "provenance", "derived_in": "derived in"}
+           "verdict": "verdict", "tolerance": "tolerance", "provenance": "provenance", "robustness": "robustness",
+           "derived_in": "derived in"}
 for chapter in chapters:
     rows = shown[shown["chapter"] == chapter]
     out.show(rows[list(columns)].rename(columns=columns), f"{chapter}: {len(rows)} claims",

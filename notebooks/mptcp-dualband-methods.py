@@ -32,6 +32,7 @@ rel_tol_equal = 0.05
 rel_tol_approx = 0.10
 ratio_tol = 5
 power_models = {}  # params.yaml's power-models (run-notebook --with power-models)
+robustness = {}  # params.yaml's robustness (run-notebook --with robustness)
 
 # %% tags=["remove-cell"]
 from mobitrace.studies.mptcp_dualband.chapter_methods import Chapter

@@ -111,3 +111,18 @@ def test_shown_tables_join_intervals_for_people():
     assert row["saving (%) [95% CI]"] == "25.0 [12.5, 37.5]"
     assert row["link"] == "loopback" and row["direction"] == "uplink" and row["sustained"] == "yes"
     assert sta.series_label("veth", udp_size=1472) == "veth pair, UDP 1472 B"
+
+
+@pytest.mark.parametrize("statistic", ["saving", "ratio", "difference"])
+@pytest.mark.parametrize("sizes", [(2, 2), (5, 8), (8, 8), (13, 3)])
+def test_bootstrap_ci_is_bit_identical_to_scipy_bootstrap_synthetic(statistic, sizes):
+    # bootstrap_ci draws and reduces as scipy.stats.bootstrap(percentile, paired=False) does
+    from scipy import stats as st
+    rng = np.random.default_rng(sum(sizes))
+    a, b = rng.lognormal(size=sizes[0]), rng.lognormal(size=sizes[1])
+    fn = sta.STATISTICS[statistic]
+    ref = st.bootstrap((a, b), fn, paired=False, vectorized=True, axis=-1, n_resamples=2000, confidence_level=0.95,
+                       method="percentile", rng=np.random.default_rng(7))
+    est, lo, hi = sta.bootstrap_ci(a, b, statistic, 0.95, 2000, 7)
+    assert (lo, hi) == (ref.confidence_interval.low, ref.confidence_interval.high)
+    assert est == fn(a, b)

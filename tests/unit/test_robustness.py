@@ -59,3 +59,89 @@ def test_tornado_figure_draws_one_bar_pair_per_coefficient():
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["k_0", "k_f"]  # widest (k_f) on top
     assert len(ax.patches) == 4
+
+
+# --------------------------------------------------------------------------- #
+# A study's claims as one function of its power models (synthetic models)
+
+from dataclasses import replace  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from mobitrace.core import claims as cl  # noqa: E402
+from mobitrace.energy.power_models import CpuPowerModel, RadioPowerModel  # noqa: E402
+
+CPU = CpuPowerModel("cpu-x", mw_per_ghz=100.0, mw_at_zero_ghz=0.0, idle_mw=150.0, nominal_ghz=2.0,
+                    provenance="assumed", source="synthetic")
+RADIO = RadioPowerModel("radio-y", idle_mw=0.0, tx_active_mw=900.0, rx_active_mw=900.0, max_rate_mbps=10.0,
+                        provenance="published", source="synthetic")
+
+
+def synthetic_claims_at(models):
+    # A modeled energy of 1 CPU-second (mJ) against a bound of 150 mJ: at the
+    # assumed coefficients 100 x 2 = 200 > 150 (reproduced); halving either
+    # mw_per_ghz or nominal_ghz gives 100 (not reproduced); x1.5 gives 300.
+    # The radio is published: never varied. A measured claim rides along.
+    energy = float(models["cpu-x"].busy_core_mw())
+    c = cl.Claims("synthetic")
+    c.add("energy_above", "energy above 150 mJ", location="-", relation=">", paper=150.0, artifact=energy, unit="mJ",
+          basis="synthetic", provenance="modeled", section="s")
+    c.add("far_above", "energy above 10 mJ", location="-", relation=">", paper=10.0, artifact=energy, unit="mJ",
+          basis="synthetic", provenance="modeled", section="s")
+    c.add("rate", "a measured rate", location="-", relation=">", paper=1.0, artifact=2.0, unit="x",
+          basis="synthetic", provenance="measured", section="s")
+    return c.frame()
+
+
+def test_assumed_coefficients_are_the_nonzero_pricing_fields_of_assumed_models_synthetic():
+    # idle_mw does not price energy above idle; mw_at_zero_ghz is 0; the radio is published
+    assert robustness.assumed_coefficients({"cpu-x": CPU, "radio-y": RADIO}) == {
+        "cpu-x.mw_per_ghz": 100.0, "cpu-x.nominal_ghz": 2.0}
+
+
+def test_with_coefficients_replaces_only_the_named_fields_synthetic():
+    out = robustness.with_coefficients({"cpu-x": CPU, "radio-y": RADIO}, {"cpu-x.nominal_ghz": 1.0})
+    assert out["cpu-x"] == replace(CPU, nominal_ghz=1.0) and out["radio-y"] is RADIO
+
+
+def test_claims_sensitivity_flags_the_claim_near_its_bound_synthetic():
+    models = {"cpu-x": CPU, "radio-y": RADIO}
+    rob = robustness.study_robustness(synthetic_claims_at, models, synthetic_claims_at(models),
+                                      {"lhs_size": 16, "seed": 3})
+    labels = dict(zip(rob.claims["claim_id"], rob.claims["robustness"]))
+    assert labels == {"energy_above": "depends on cpu-x.mw_per_ghz, cpu-x.nominal_ghz", "far_above": "robust",
+                      "rate": ""}
+    row = rob.table.set_index("claim_id").loc["energy_above"]
+    # the box is [0.5, 1.5]^2 of (k_f, f): energy from 50 to 450 mJ
+    assert row["value"] == 200.0 and row["lowest"] >= 50.0 and row["highest"] <= 450.0 and row["value_moves"]
+    assert 0 < row["hypercube_kept_pct"] < 100
+    assert rob.coefficients == ["cpu-x.mw_per_ghz", "cpu-x.nominal_ghz"]
+
+
+def test_a_claim_whose_value_does_not_move_is_left_out_of_the_tornado_synthetic():
+    def claims_at(models):  # a ratio of two energies priced by the same model: the coefficients cancel
+        c = cl.Claims("synthetic")
+        e = float(models["cpu-x"].busy_core_mw())
+        c.add("ratio", "a ratio", location="-", relation="<", paper=1.0, artifact=(0.5 * e) / e, unit="x",
+              basis="synthetic", provenance="modeled", section="s")
+        return c.frame()
+    models = {"cpu-x": CPU}
+    rob = robustness.study_robustness(claims_at, models, claims_at(models), {"lhs_size": 4, "seed": 1})
+    assert rob.table["robustness"].tolist() == ["robust"] and not rob.table["value_moves"].iloc[0]
+    assert robustness.tornado_grid(rob.results, rob.claims) is None
+    assert "no value moves" in robustness.summary_text(rob.table, 4)
+
+
+def test_the_robustness_column_accepts_only_its_labels():
+    frame = synthetic_claims_at({"cpu-x": CPU})
+    assert cl.with_robustness(frame, {"far_above": "robust"})["robustness"].tolist() == ["", "robust", ""]
+    with pytest.raises(ValueError, match="not in the table"):
+        cl.with_robustness(frame, {"nope": "robust"})
+    with pytest.raises(Exception, match="robust, depends on"):
+        cl.with_robustness(frame, {"far_above": "fragile"})
+
+
+def test_claims_written_with_robustness_read_back_equal(tmp_path):
+    frame = cl.with_robustness(synthetic_claims_at({"cpu-x": CPU}), {"energy_above": "depends on cpu-x.nominal_ghz"})
+    cl.write_claims(frame, tmp_path / "claims.csv")
+    pd.testing.assert_frame_equal(cl.read_claims(tmp_path / "claims.csv"), frame)

@@ -39,8 +39,13 @@ RELATIONS = ("=", "~", "<", ">", "<=", ">=")
 
 CLAIM_COLUMNS = [
     "study", "claim_id", "claim", "location", "paper_relation", "paper_value",
-    "artifact_value", "unit", "tolerance", "verdict", "basis", "provenance", "section",
+    "artifact_value", "unit", "tolerance", "verdict", "basis", "provenance", "section", "robustness",
 ]
+
+# A modeled verdict whose assumed power coefficients were varied
+# (mobitrace.energy.robustness): "robust" or "depends on <coefficient>"; empty
+# for a claim with nothing assumed to vary (measured, published, not checkable).
+NOT_VARIED = ""
 
 CLAIMS_SCHEMA = pa.DataFrameSchema(
     {
@@ -59,7 +64,31 @@ CLAIMS_SCHEMA = pa.DataFrameSchema(
         # The label of the book section that derives the claim (a MyST target
         # such as `(cpu-gbps-lines)=` in the chapter), for links from the ledger.
         "section": pa.Column(str, pa.Check.str_matches(r"^[a-z0-9][a-z0-9-]*$")),
+        "robustness": pa.Column(str, pa.Check(lambda s: (s == NOT_VARIED) | (s == "robust") | s.str.startswith(
+            "depends on "), element_wise=False, error="robust, depends on <coefficient> or empty")),
     },
+    strict=True,
+    ordered=True,
+)
+
+
+# The robustness table of a chapter (mobitrace.energy.robustness.robustness_table).
+ROBUSTNESS_SCHEMA = pa.DataFrameSchema(
+    {
+        "claim_id": pa.Column(str, unique=True),
+        "claim": pa.Column(str),
+        "unit": pa.Column(str),
+        "value": pa.Column(float),
+        "verdict": pa.Column(str, pa.Check.isin(VERDICTS)),
+        "lowest": pa.Column(float),
+        "highest": pa.Column(float),
+        "value_moves": pa.Column(bool),
+        "hypercube_kept_pct": pa.Column(float, pa.Check.in_range(0, 100)),
+        "robustness": pa.Column(str, pa.Check(lambda s: (s == "robust") | s.str.startswith("depends on "),
+                                              element_wise=False, error="robust or depends on <coefficient>")),
+    },
+    checks=pa.Check(lambda f: (f["lowest"] <= f["value"]) & (f["value"] <= f["highest"]), element_wise=False,
+                    error="lowest <= value <= highest"),
     strict=True,
     ordered=True,
 )
@@ -136,12 +165,23 @@ def tolerance_text(relation: str, rel_tol: float = 0.0, abs_tol: float = 0.0) ->
 def claims_frame(rows: list[dict]) -> pd.DataFrame:
     """Validated claims table with the columns in CLAIM_COLUMNS, in order."""
     frame = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    frame["robustness"] = frame["robustness"].fillna(NOT_VARIED)
     for col in ("paper_value", "artifact_value"):
         frame[col] = frame[col].astype(float)
     for col in set(CLAIM_COLUMNS) - {"paper_value", "artifact_value", "paper_relation"}:
         frame[col] = frame[col].astype(str)
     frame["paper_relation"] = frame["paper_relation"].astype(object)
     return CLAIMS_SCHEMA.validate(frame)
+
+
+def with_robustness(frame: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
+    """The claims table with the robustness label of each claim in `labels`
+    ({claim_id: label}, mobitrace.energy.robustness.robustness_label)."""
+    unknown = sorted(set(labels) - set(frame["claim_id"]))
+    if unknown:
+        raise ValueError(f"robustness of claims not in the table: {unknown}")
+    return claims_frame(frame.assign(robustness=[labels.get(c, r) for c, r in
+                                                 zip(frame["claim_id"], frame["robustness"])]).to_dict("records"))
 
 
 def write_claims(frame: pd.DataFrame, path: str | Path) -> None:
@@ -207,7 +247,7 @@ class Claims:
             "study": self.study, "claim_id": claim_id, "claim": text, "location": location,
             "paper_relation": relation, "paper_value": paper, "artifact_value": None if _missing(artifact) else artifact,
             "unit": unit, "tolerance": tolerance, "verdict": verdict, "basis": basis, "provenance": provenance,
-            "section": section,
+            "section": section, "robustness": NOT_VARIED,
         })
         return verdict
 

@@ -9,18 +9,29 @@ uniform in [0.5, 1.5]). :func:`robustness_label` turns that into the
 ledger's word: "robust" when no verdict changes, else "depends on <names>"
 (the coefficients whose one-at-a-time change flips it; "depends on the
 coefficients jointly" when only the hypercube finds a flip).
-:func:`tornado_figure` draws the one-at-a-time values (provenance: modeled).
+
+A chapter with modeled energy has one function from its power models to its
+claims table, which it calls itself at the assumed coefficients;
+:func:`study_robustness` calls it at every varied set (the assumed pricing
+fields of :func:`assumed_coefficients`), once for all claims, and labels
+the claims table; :func:`tornado_grid` draws the one-at-a-time values
+(provenance: modeled).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Callable, Mapping
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from scipy.stats import qmc
 
 from mobitrace.book.figures import PALETTE, legend_outside
+from mobitrace.core import claims as cl
+from mobitrace.core import numbers
 
 FACTORS = (0.5, 1.5)
 ROBUST = "robust"
@@ -30,6 +41,32 @@ JOINTLY = "the coefficients jointly"
 Evaluate = Callable[[Mapping[str, float]], tuple[float, str]]
 
 
+def sensitivity_many(evaluate: Callable[[Mapping[str, float]], Mapping[str, tuple[float, str]]],
+                     coefficients: Mapping[str, float], lhs_size: int, seed: int,
+                     factors: tuple[float, float] = FACTORS) -> dict[str, dict]:
+    """:func:`sensitivity` of several claims at once: `evaluate` returns
+    {claim: (value, verdict)} for one set of coefficients, so each set is
+    evaluated once for every claim. Returns {claim: result}."""
+    if lhs_size < 1:
+        raise ValueError(f"lhs_size must be at least 1, got {lhs_size!r}")
+    names = list(coefficients)
+    base = evaluate(dict(coefficients))
+    rows = {claim: [] for claim in base}
+    for name in names:
+        for factor in factors:
+            for claim, (value, verdict) in evaluate({**coefficients, name: coefficients[name] * factor}).items():
+                rows[claim].append({"coefficient": name, "factor": factor, "value": value, "verdict": verdict})
+    sample = qmc.scale(qmc.LatinHypercube(d=len(names), seed=seed).random(lhs_size),
+                       [min(factors)] * len(names), [max(factors)] * len(names))
+    cube = {claim: [] for claim in base}
+    for point in sample:
+        at = {f"factor_{n}": f for n, f in zip(names, point)}
+        for claim, (value, verdict) in evaluate({n: coefficients[n] * f for n, f in zip(names, point)}).items():
+            cube[claim].append({**at, "value": value, "verdict": verdict})
+    return {claim: {"base": base[claim], "one_at_a_time": pd.DataFrame(rows[claim]),
+                    "hypercube": pd.DataFrame(cube[claim])} for claim in base}
+
+
 def sensitivity(evaluate: Evaluate, coefficients: Mapping[str, float], lhs_size: int, seed: int,
                 factors: tuple[float, float] = FACTORS) -> dict:
     """The claim's value and verdict at the assumed coefficients ("base"),
@@ -37,22 +74,83 @@ def sensitivity(evaluate: Evaluate, coefficients: Mapping[str, float], lhs_size:
     coefficient, factor, value, verdict) and at `lhs_size` Latin-hypercube
     points of all factors in [min(factors), max(factors)] ("hypercube":
     one row per point with the factors, value and verdict)."""
-    if lhs_size < 1:
-        raise ValueError(f"lhs_size must be at least 1, got {lhs_size!r}")
-    names = list(coefficients)
-    base_value, base_verdict = evaluate(dict(coefficients))
+    return sensitivity_many(lambda c: {"claim": evaluate(c)}, coefficients, lhs_size, seed, factors)["claim"]
+
+
+# --------------------------------------------------------------------------- #
+# Power models: which coefficients are assumed, and the models at other values
+
+# The fields that price energy above the idle baseline (power_models.py): a
+# CPU model's idle_mw is subtracted, and nominal_ghz prices only CPU time
+# that has no measured frequency; a radio's idle power is part of the
+# dynamic power (active - idle).
+PRICING_FIELDS = {"CpuPowerModel": ("mw_per_ghz", "mw_at_zero_ghz", "nominal_ghz"),
+                  "RadioPowerModel": ("idle_mw", "tx_active_mw", "rx_active_mw", "max_rate_mbps")}
+
+
+def assumed_coefficients(models: Mapping[str, object]) -> dict[str, float]:
+    """{"<model>.<field>": value} of every pricing field of every model
+    whose provenance is "assumed" (published and fitted ones are not varied),
+    leaving out zeros: x0.5 and x1.5 of 0 are 0."""
+    out = {}
+    for name, model in models.items():
+        if model.provenance != "assumed":
+            continue
+        for field in PRICING_FIELDS[type(model).__name__]:
+            value = getattr(model, field)
+            if value != 0:
+                out[f"{name}.{field}"] = float(value)
+    return out
+
+
+def with_coefficients(models: Mapping[str, object], coefficients: Mapping[str, float]) -> dict[str, object]:
+    """`models` with the coefficients {"<model>.<field>": value} replaced."""
+    changes: dict[str, dict[str, float]] = {}
+    for key, value in coefficients.items():
+        name, field = key.rsplit(".", 1)
+        changes.setdefault(name, {})[field] = value
+    return {name: dataclasses.replace(m, **changes[name]) if name in changes else m for name, m in models.items()}
+
+
+def claims_sensitivity(claims_at: Callable[[Mapping[str, object]], pd.DataFrame], models: Mapping[str, object],
+                       lhs_size: int, seed: int, base: pd.DataFrame | None = None) -> dict[str, dict]:
+    """Sensitivity of a study's modeled claims to its assumed coefficients.
+    `claims_at(models)` is the study's claims table (mobitrace.core.claims)
+    computed with `models` ({name: power model}); it is the same function
+    the chapter calls at the assumed values. Returns {claim_id: result of
+    :func:`sensitivity`} for the claims with provenance "modeled" and a
+    verdict other than not checkable in `base`, the claims table at the
+    assumed values (computed when not given)."""
+    base = claims_at(models) if base is None else base
+    keep = base[(base["provenance"] == "modeled") & (base["verdict"] != "not checkable")]["claim_id"].tolist()
+
+    def evaluate(coefficients):
+        t = claims_at(with_coefficients(models, coefficients)).set_index("claim_id").loc[keep]
+        return {c: (float(v), verdict) for c, v, verdict in zip(keep, t["artifact_value"], t["verdict"])}
+
+    coefficients = assumed_coefficients(models)
+    if not coefficients or not keep:
+        return {}
+    return sensitivity_many(evaluate, coefficients, lhs_size, seed)
+
+
+def robustness_table(results: Mapping[str, dict], claims: pd.DataFrame) -> pd.DataFrame:
+    """One row per modeled claim: its value and verdict at the assumed
+    coefficients, the smallest and largest value over the one-at-a-time
+    changes and the hypercube, whether it moves at all (:func:`moves`), the
+    share of hypercube points that keep the verdict, and the label (:func:`robustness_label`)."""
+    text = claims.set_index("claim_id")
     rows = []
-    for name in names:
-        for factor in factors:
-            value, verdict = evaluate({**coefficients, name: coefficients[name] * factor})
-            rows.append({"coefficient": name, "factor": factor, "value": value, "verdict": verdict})
-    sample = qmc.scale(qmc.LatinHypercube(d=len(names), seed=seed).random(lhs_size),
-                       [min(factors)] * len(names), [max(factors)] * len(names))
-    cube = []
-    for point in sample:
-        value, verdict = evaluate({n: coefficients[n] * f for n, f in zip(names, point)})
-        cube.append({**{f"factor_{n}": f for n, f in zip(names, point)}, "value": value, "verdict": verdict})
-    return {"base": (base_value, base_verdict), "one_at_a_time": pd.DataFrame(rows), "hypercube": pd.DataFrame(cube)}
+    for claim, r in results.items():
+        values = pd.concat([r["one_at_a_time"]["value"], r["hypercube"]["value"]])
+        rows.append({"claim_id": claim, "claim": text.loc[claim, "claim"], "unit": text.loc[claim, "unit"],
+                     "value": r["base"][0], "verdict": r["base"][1],
+                     "lowest": float(values.min()), "highest": float(values.max()),
+                     "value_moves": moves(r),
+                     "hypercube_kept_pct": 100.0 * float((r["hypercube"]["verdict"] == r["base"][1]).mean()),
+                     "robustness": robustness_label(r)})
+    table = pd.DataFrame(rows, columns=list(cl.ROBUSTNESS_SCHEMA.columns))
+    return cl.ROBUSTNESS_SCHEMA.validate(table) if len(table) else table
 
 
 def robustness_label(result: dict) -> str:
@@ -69,25 +167,128 @@ def robustness_label(result: dict) -> str:
     return ROBUST
 
 
-def tornado_figure(result: dict, title: str, unit: str, bound: float | None = None):
-    """Tornado plot of one claim: per coefficient a bar from its value at
-    x0.5 to its value at x1.5 (widest on top), the base value as a line and
-    the claim's bound (if any) dashed. Provenance: modeled."""
+def _tornado(ax, result: dict, xlabel: str, bound: float | None = None, legend: bool = True) -> None:
     oat = result["one_at_a_time"]
     base = result["base"][0]
     span = oat.groupby("coefficient", sort=False)["value"].agg(["min", "max"])
     span = span.assign(width=span["max"] - span["min"]).sort_values("width")
-    fig, ax = plt.subplots(figsize=(7.0, 0.45 * len(span) + 1.6))
-    for i, (name, r) in enumerate(span.iterrows()):
+    for i, name in enumerate(span.index):
         lo_val = oat[(oat["coefficient"] == name) & (oat["factor"] == min(FACTORS))]["value"].iloc[0]
         hi_val = oat[(oat["coefficient"] == name) & (oat["factor"] == max(FACTORS))]["value"].iloc[0]
         ax.barh(i, lo_val - base, left=base, color=PALETTE[0], label="x0.5" if i == 0 else None)
         ax.barh(i, hi_val - base, left=base, color=PALETTE[1], label="x1.5" if i == 0 else None)
     ax.set_yticks(range(len(span)), list(span.index))
     ax.axvline(base, color="black", lw=1.0, label="assumed coefficients")
-    if bound is not None:
-        ax.axvline(bound, color="grey", lw=1.0, ls="--", label="the claim's bound")
-    ax.set(xlabel=f"{title} ({unit}), modeled", ylabel="")
-    ax.legend()
-    legend_outside(ax)
+    if bound is not None and math.isfinite(bound):
+        ax.axvline(bound, color="grey", lw=1.0, ls="--", label="the paper's value")
+    ax.set(xlabel=xlabel, ylabel="")
+    if legend:
+        ax.legend()
+        legend_outside(ax)
+
+
+def tornado_figure(result: dict, title: str, unit: str, bound: float | None = None):
+    """Tornado plot of one claim: per coefficient a bar from its value at
+    x0.5 to its value at x1.5 (widest on top), the base value as a line and
+    the claim's bound (if any) dashed. Provenance: modeled."""
+    n = result["one_at_a_time"]["coefficient"].nunique()
+    fig, ax = plt.subplots(figsize=(7.0, 0.45 * n + 1.6))
+    _tornado(ax, result, f"{title} ({unit}), modeled", bound)
     return fig
+
+
+def moves(result: dict) -> bool:
+    """Whether a claim's value changes with the coefficients (beyond rounding)."""
+    values = pd.concat([result["one_at_a_time"]["value"], result["hypercube"]["value"]])
+    return not bool(np.allclose(values, result["base"][0], rtol=1e-9, atol=0.0, equal_nan=True))
+
+
+def coefficient_label(name: str, names) -> str:
+    """A coefficient's field name ("mw_per_ghz"), or "<model>.<field>" when
+    two varied models share the field name."""
+    field = name.rsplit(".", 1)[1]
+    return field if sum(n.rsplit(".", 1)[1] == field for n in names) == 1 else name
+
+
+def tornado_grid(results: Mapping[str, dict], claims: pd.DataFrame):
+    """One tornado panel per claim of `results` whose value moves with the
+    coefficients (:func:`moves`; claims: the claims table, for each claim's
+    id, unit and paper value), in the table's order, with a shared legend;
+    None when no value moves. Provenance: modeled."""
+    moving = [c for c in claims["claim_id"] if c in results and moves(results[c])]
+    if not moving:
+        return None
+    names = list(next(iter(results.values()))["one_at_a_time"]["coefficient"].unique())
+    results = {c: {**results[c], "one_at_a_time": results[c]["one_at_a_time"].assign(
+        coefficient=lambda f: [coefficient_label(n, names) for n in f["coefficient"]])} for c in moving}
+    rows = claims.set_index("claim_id").loc[moving]
+    n_coef = max(r["one_at_a_time"]["coefficient"].nunique() for r in results.values())
+    ncols = 2 if len(rows) > 1 else 1
+    nrows = math.ceil(len(rows) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(9.0, nrows * (0.35 * n_coef + 1.3)), squeeze=False)
+    for ax, (claim_id, row) in zip(axes.flat, rows.iterrows()):
+        _tornado(ax, results[claim_id], f"{claim_id} ({row['unit']})", row["paper_value"], legend=False)
+    for ax in axes.flat[len(rows):]:
+        ax.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
+
+
+def robustness_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """The robustness table for people: the value at the assumed
+    coefficients and the range over all the varied sets, in the claim's unit."""
+    return pd.DataFrame({
+        "claim": table["claim"],
+        "value (assumed)": [numbers.with_unit(numbers.number(v), u) for v, u in zip(table["value"], table["unit"])],
+        "range over the varied coefficients": [numbers.with_unit(f"{numbers.number(lo)} to {numbers.number(hi)}", u)
+                                               for lo, hi, u in zip(table["lowest"], table["highest"],
+                                                                    table["unit"])],
+        "verdict (assumed)": table["verdict"],
+        "hypercube points keeping it (%)": [numbers.number(x, decimals=0) for x in table["hypercube_kept_pct"]],
+        "robustness": table["robustness"],
+    })
+
+
+def summary_text(table: pd.DataFrame, n_points: int) -> str:
+    """One sentence on the table: how many modeled verdicts hold everywhere,
+    how many values move at all, and which verdicts depend on what."""
+    n, robust = len(table), int((table["robustness"] == ROBUST).sum())
+    if n == 0:
+        return "No verdict of this chapter rests on an assumed coefficient."
+    n_moving = int(table["value_moves"].sum())
+    text = (f"{robust} of the {n} modeled verdicts hold with every assumed coefficient at ×0.5 and ×1.5 and at all "
+            f"{n_points} points of the hypercube")
+    if n_moving < n:
+        text += (f" (the values of {n_moving} of them move; the others stay the same)"
+                 if n_moving else " (no value moves)")
+    depends = table[table["robustness"] != ROBUST]
+    if len(depends):
+        text += "; " + "; ".join(f"{c} {label}" for c, label in zip(depends["claim_id"], depends["robustness"]))
+    return text + "."
+
+
+@dataclasses.dataclass(frozen=True)
+class StudyRobustness:
+    """A chapter's robustness analysis: the results per modeled claim, the
+    table, the claims table with each modeled claim's label, the hypercube
+    size and the names of the coefficients varied."""
+
+    results: dict
+    table: pd.DataFrame
+    claims: pd.DataFrame
+    lhs_size: int
+    coefficients: list[str]
+
+
+def study_robustness(claims_at: Callable[[Mapping[str, object]], pd.DataFrame], models: Mapping[str, object],
+                     claims: pd.DataFrame, settings: Mapping) -> StudyRobustness:
+    """:func:`claims_sensitivity` of a chapter (`claims`: its claims table at
+    the assumed coefficients; `settings`: params.yaml's robustness section,
+    lhs_size and seed), its table and the labelled claims."""
+    lhs_size, seed = int(settings["lhs_size"]), int(settings["seed"])
+    results = claims_sensitivity(claims_at, models, lhs_size, seed, claims)
+    return StudyRobustness(results, robustness_table(results, claims),
+                           cl.with_robustness(claims, {c: robustness_label(r) for c, r in results.items()}),
+                           lhs_size, list(assumed_coefficients(models)))

@@ -313,9 +313,8 @@ class Runs:
 
 def load_runs(interim_dir: str | Path, devices: list[str], radio, cpu) -> Runs:
     """Read each device's runs.parquet and manifests.json (the ingest's
-    output), price the runs (energy.energy_table), mark the paths each used
-    and set aside the MPTCP runs of sessions before the kit's listener fix
-    (select_runs). SystemExit when no device is listed."""
+    output) and price them (:func:`priced_runs`). SystemExit when no device
+    is listed."""
     frames, manifests = [], {}
     for device in devices:
         folder = Path(interim_dir) / device
@@ -323,7 +322,13 @@ def load_runs(interim_dir: str | Path, devices: list[str], radio, cpu) -> Runs:
         manifests[device] = json.loads((folder / "manifests.json").read_text())
     if not frames:
         raise SystemExit("no mptcp-dualband device listed in params.yaml")
-    runs = pd.concat(frames, ignore_index=True)
+    return priced_runs(pd.concat(frames, ignore_index=True), manifests, devices, radio, cpu)
+
+
+def priced_runs(runs: pd.DataFrame, manifests: dict, devices: list[str], radio, cpu) -> Runs:
+    """The ingested runs priced with the radio and CPU models
+    (energy.energy_table), the paths each used marked, and the MPTCP runs of
+    sessions before the kit's listener fix set aside (select_runs)."""
     e = en.energy_table(runs, radio, cpu)
     e["paths_used"] = paths_used(e)
     e, aside = select_runs(e, manifests)
@@ -542,11 +547,16 @@ POWER_SHOWN = {"radio_mw": "radio (mW)", "cpu_mw": "CPU (mW)", "power_mw": "tota
                "nj_per_bit": "energy per bit (nJ/bit)"}
 
 
-def uplink_power_excess(pw: pd.DataFrame, mp_ref: pd.DataFrame, ref: str) -> tuple[float, tuple[float, float]]:
-    """Uplink over downlink modeled power of backlogged MPTCP, as % change,
-    with its 95% bootstrap interval over runs (paired resampling of means)."""
+def uplink_power_change(pw: pd.DataFrame, ref: str) -> float:
+    """Uplink over downlink modeled power of backlogged MPTCP on `ref`, as % change."""
     pwr = pw[pw["device"] == ref].set_index("direction")
-    excess = 100 * (pwr.loc["uplink", "power_mw"] / pwr.loc["downlink", "power_mw"] - 1)
+    return 100 * (pwr.loc["uplink", "power_mw"] / pwr.loc["downlink", "power_mw"] - 1)
+
+
+def uplink_power_excess(pw: pd.DataFrame, mp_ref: pd.DataFrame, ref: str) -> tuple[float, tuple[float, float]]:
+    """:func:`uplink_power_change` with its 95% bootstrap interval over runs
+    (paired resampling of means)."""
+    excess = uplink_power_change(pw, ref)
     draws = rs.boot_means(mp_ref, ["direction"], ["power_mw"])["power_mw"]
     return excess, rs.percentile_ci(rs.change_pct(draws.loc["uplink"], draws.loc["downlink"]))
 
@@ -920,6 +930,33 @@ def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, 
     return claims
 
 
+def modeled_at(r: Runs, values, tol: Tolerances) -> dict:
+    """The one path from the priced runs `r` to the modeled quantities the
+    claims compare: the ratio sweep's summary and optima, the paper's ratio
+    comparisons, the backlogged MPTCP runs and their power table, the uplink
+    power change, the guideline table and the backup-mode table and largest
+    difference. The chapter calls it with the assumed coefficients; the
+    robustness analysis (:func:`claims_at`) with others."""
+    ref_energy = r.ref_energy()
+    summary = sweep_summary(ref_energy)
+    opt = optima(summary, tol.satisfied_frac)
+    mp = mptcp_runs(r)
+    pw = power_table(mp)
+    bk_sum = backup_table(backup_runs(ref_energy))
+    return {"summary": summary, "opt": opt, "cmp": comparisons(summary, opt, values), "mp": mp, "pw": pw,
+            "ul_excess": uplink_power_change(pw, r.ref),
+            "gl": guideline_table(summary, opt, r.rates_paper, tol.satisfied_frac), "bk_sum": bk_sum,
+            "bk_diff": backup_diff_pct(bk_sum)}
+
+
+def claims_at(m: dict, values, r1: pd.DataFrame, cdf: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
+    """The claims table from the modeled quantities `m` (:func:`modeled_at`)
+    and the measured throughput tables (Figure 1 of the reference device,
+    the downlink CDF summary)."""
+    return chapter_claims(values, m["cmp"], m["opt"], r1, gro_gain_pct(cdf), cdf, m["ul_excess"], m["gl"],
+                          m["bk_diff"], tol).frame()
+
+
 def claim_intervals(oci: pd.DataFrame, r1: pd.DataFrame, cis: dict) -> dict[str, tuple]:
     """The 95% interval of each claim's artifact value where it has one:
     bootstrap for ratios and comparisons, Student-t for the MPTCP means."""
@@ -952,7 +989,7 @@ def claims_shown(claims_table: pd.DataFrame, intervals: dict) -> pd.DataFrame:
         paper=[paper_text(rel, val) for rel, val in zip(claims_table["paper_relation"], claims_table["paper_value"])],
         ours=[numbers.interval(a, *intervals.get(c, (None, None))) for c, a in
               zip(claims_table["claim_id"], claims_table["artifact_value"])])
-    return (shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "provenance"]]
+    return (shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "provenance", "robustness"]]
             .rename(columns={"ours": "this artifact [95% CI]"}))
 
 

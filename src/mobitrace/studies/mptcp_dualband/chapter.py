@@ -18,6 +18,7 @@ from IPython.display import Markdown, display
 from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
 from mobitrace.book.figures import PALETTE, SEED, legend_outside
 from mobitrace.core import claims as cl
+from mobitrace.energy import robustness as rb
 from mobitrace.core.published import Values
 from mobitrace.stats import resampling as rs
 from mobitrace.studies.mptcp_dualband import analysis as mda
@@ -162,13 +163,15 @@ class Chapter(NotebookChapter):
 
     def __init__(self, *, study: str, devices: list[str], published_dir: str, interim_dir: str, results_dir: str,
                  radio_models: dict, cpu_model: str, radio_floor_fracs: list[float], satisfied_frac: float,
-                 rel_tol_equal: float, rel_tol_approx: float, ratio_tol: float, power_models: dict):
+                 rel_tol_equal: float, rel_tol_approx: float, ratio_tol: float, power_models: dict,
+                 robustness: dict):
         self.study, self.devices, self.interim_dir = study, devices, interim_dir
         self.radio_floor_fracs, self.satisfied_frac = radio_floor_fracs, satisfied_frac
         self.out = ChapterOutputs(results_dir, STAGE)
         self.v = Values(published_dir)
         self.radio_all, self.cpu, self.radio = men.chapter_models(power_models, radio_models, cpu_model)
         self.tol = mda.Tolerances(rel_tol_equal, rel_tol_approx, ratio_tol, satisfied_frac)
+        self.robustness_settings = robustness
 
     def _glue(self, numbers: dict) -> None:
         for k, x in numbers.items():
@@ -177,6 +180,7 @@ class Chapter(NotebookChapter):
     def load_runs(self) -> None:
         self.R = mda.load_runs(self.interim_dir, self.devices, self.radio, self.cpu)
         self.ref = self.R.ref
+        self.m = mda.modeled_at(self.R, self.v, self.tol)
         self._glue(mda.capture_facts(self.R))
 
     def captures(self) -> None:
@@ -201,7 +205,7 @@ class Chapter(NotebookChapter):
 
     def fig1(self) -> None:
         out, ref = self.out, self.ref
-        self.mp = mp = mda.mptcp_runs(self.R)
+        self.mp = mp = self.m["mp"]
         fig1 = mda.fig1_table(mp, self.R.rates_paper)
         out.table(fig1, "fig1_mptcp_throughput", "Backlogged MPTCP throughput: mean [95% CI], and SD, over runs",
                   shown=mda.fig1_shown(fig1))
@@ -245,7 +249,7 @@ class Chapter(NotebookChapter):
         out.table(mda.power_models_table(self.radio_all, self.cpu), "power_models",
                   "Power models used (params.yaml power-models)")
         out.provenance("published radio powers (§4.1) and rates (§3.2); the CPU coefficients are assumed (modeled).")
-        pw = mda.power_table(mp)
+        pw = self.m["pw"]
         out.table(pw, "fig3_power", "Modeled power of backlogged MPTCP (above base)",
                   shown=pw.rename(columns=mda.POWER_SHOWN))
         out.provenance("modeled from measured per-path throughput and CPU time.")
@@ -254,8 +258,8 @@ class Chapter(NotebookChapter):
 
     def backlogged_sweep(self) -> None:
         out, satisfied_frac = self.out, self.satisfied_frac
-        self.summary = out.save_table(mda.sweep_summary(self.R.ref_energy()), "ratio_sweep")
-        self.opt = opt = mda.optima(self.summary, satisfied_frac)
+        self.summary = out.save_table(self.m["summary"], "ratio_sweep")
+        self.opt = opt = self.m["opt"]
         self.sweep = mda.sweep_runs(self.R.ref_energy())
         self.draws = mda.boot(self.sweep)
         self.oci = oci = mda.optima_ci(self.draws, satisfied_frac)
@@ -279,7 +283,7 @@ class Chapter(NotebookChapter):
 
     def ratios_vs_paper(self) -> None:
         out, v = self.out, self.v
-        self.cmp = cmp = mda.comparisons(self.summary, self.opt, v)
+        self.cmp = cmp = self.m["cmp"]
         self._glue(mda.comparison_facts(cmp, self.opt, self.radio, v))
         self.cmp_ci = mda.comparison_cis(self.draws, cmp, self.ul_excess_ci)
         ratios = mda.ratios_table(cmp, self.ul_excess, self.cmp_ci, v)
@@ -328,7 +332,7 @@ class Chapter(NotebookChapter):
 
     def guideline(self) -> None:
         out = self.out
-        self.gl = gl = mda.guideline_table(self.summary, self.opt, self.R.rates_paper, self.satisfied_frac)
+        self.gl = gl = self.m["gl"]
         out.table(gl, "guideline_vs_search", "Figure 9 guideline vs exhaustive search", shown=mda.guideline_shown(gl))
         out.provenance("measured throughput; modeled nJ/bit; the guideline from the paper's published rules (§4.2).")
         self._glue(mda.guideline_facts(gl))
@@ -344,10 +348,10 @@ class Chapter(NotebookChapter):
     def backup(self) -> None:
         out = self.out
         bk = mda.backup_runs(self.R.ref_energy())
-        bk_sum = mda.backup_table(bk)
+        bk_sum = self.m["bk_sum"]
         out.table(bk_sum, "fig8_backup", "Backup mode vs 0 packets (downlink)",
                   shown=bk_sum.rename(columns=mda.BACKUP_SHOWN))
-        self.bk_diff = bk_diff = mda.backup_diff_pct(bk_sum)
+        self.bk_diff = bk_diff = self.m["bk_diff"]
         out.figure(lambda: backup_lines(bk), "fig8_backup",
                    alt="Line chart of modeled power above base (mW) against the source data rate (Mbps), for "
                        "traffic on path a or path b, with MPTCP backup mode and with 0 packets on the other path; "
@@ -362,8 +366,9 @@ class Chapter(NotebookChapter):
     def claims(self) -> None:
         """The claims table, its verdicts and the key findings."""
         out = self.out
-        self.claims_table = mda.chapter_claims(self.v, self.cmp, self.opt, self.r, mda.gro_gain_pct(self.cdf),
-                                               self.cdf, self.ul_excess, self.gl, self.bk_diff, self.tol).frame()
+        claims = mda.claims_at(self.m, self.v, self.r, self.cdf, self.tol)
+        self.rob = rb.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims, self.robustness_settings)
+        self.claims_table = self.rob.claims
         cl.write_claims(self.claims_table, out.results_dir / "claims.csv")
         intervals = mda.claim_intervals(self.oci, self.r, self.cmp_ci)
         out.show(mda.claims_shown(self.claims_table, intervals),
@@ -372,6 +377,16 @@ class Chapter(NotebookChapter):
         out.provenance("published paper values against measured throughput and modeled energy (the provenance "
                        "column says which); intervals: bootstrap over runs (seeded) or Student-t for a mean.")
         out.findings(self.claims_table, headline=HEADLINE, intervals=intervals)
+
+    def _claims_at(self, models: dict) -> pd.DataFrame:
+        """The claims with the runs' CPU time priced by models[<the CPU model>]."""
+        R = self.R
+        priced = mda.priced_runs(R.runs, R.manifests, self.devices, self.radio, models[self.cpu.name])
+        return mda.claims_at(mda.modeled_at(priced, self.v, self.tol), self.v, self.r, self.cdf, self.tol)
+
+    def robustness(self) -> None:
+        """The modeled verdicts with the assumed coefficients varied."""
+        self.out.robustness(self.rob)
 
     def metrics(self) -> None:
         self._glue(mda.verdict_counts(self.claims_table))

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import pandera.pandas as pa
 
+from mobitrace.core.claims import ROBUSTNESS_SCHEMA
+
 STUDY = "mptcp-dualband"
 PATHS = ("a", "b")
 DIRECTIONS = ("downlink", "uplink")
@@ -173,4 +175,5 @@ TABLES = {
     "fig2_cdf_summary": CDF_SUMMARY, "cpu_sources": CPU_SOURCES, "power_models": POWER_MODELS,
     "fig3_power": FIG3_POWER, "ratio_sweep": RATIO_SWEEP, "optima": OPTIMA, "ratios_vs_paper": RATIOS_VS_PAPER,
     "guideline_vs_search": GUIDELINE_VS_SEARCH, "floor_sensitivity": FLOOR_SENSITIVITY, "fig8_backup": FIG8_BACKUP,
+    "robustness": ROBUSTNESS_SCHEMA,
 }

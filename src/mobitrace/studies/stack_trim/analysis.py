@@ -77,7 +77,11 @@ def bootstrap_ci(a, b, statistic: str = "saving", level: float = 0.95, n_resampl
     * "difference": mean(b) - mean(a)
 
     with a percentile bootstrap interval at `level` that resamples a and b
-    independently (scipy.stats.bootstrap, paired=False) with a fixed seed.
+    independently with a fixed seed. It draws and reduces exactly as
+    scipy.stats.bootstrap(paired=False, vectorized=True, method="percentile")
+    does (the same index stream, scipy.stats.quantile), so the interval is
+    bit-identical to it (tests/stack_trim), without its per-call checks: the
+    chapter and the robustness analysis call it thousands of times.
     Needs at least two values in each sample; constant samples give a
     degenerate interval equal to the estimate."""
     a = np.asarray(a, dtype=float)
@@ -88,9 +92,12 @@ def bootstrap_ci(a, b, statistic: str = "saving", level: float = 0.95, n_resampl
     est = float(fn(a, b))
     if np.ptp(a) == 0 and np.ptp(b) == 0:
         return est, est, est
-    res = stats.bootstrap((a, b), fn, paired=False, vectorized=True, axis=-1, n_resamples=n_resamples,
-                          confidence_level=level, method="percentile", rng=np.random.default_rng(seed))
-    return est, float(res.confidence_interval.low), float(res.confidence_interval.high)
+    rng = np.random.default_rng(seed)
+    ia = rng.integers(0, len(a), (n_resamples, len(a)))
+    ib = rng.integers(0, len(b), (n_resamples, len(b)))
+    alpha = np.asarray((1 - level) / 2)
+    low, high = stats.quantile(fn(a[ia], b[ib], axis=-1), np.stack((alpha, 1 - alpha)), axis=-1)
+    return est, float(low), float(high)
 
 
 def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, basis: str = "both",
@@ -109,12 +116,11 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
             m &= (frame[k] == v).to_numpy()
         return frame[m]
 
-    va, ba = pick(runs, variant), pick(runs, baseline)
+    # Groups keep the runs' order, so each bootstrap sees its sample as a row filter would.
+    va, ba = (dict(iter(pick(runs, sel).groupby(by, sort=False))) for sel in (variant, baseline))
     rows = []
-    keys = sorted(set(map(tuple, va[by].to_numpy().tolist())) & set(map(tuple, ba[by].to_numpy().tolist())))
-    for key in keys:
-        a = va[(va[by] == pd.Series(key, index=by)).all(axis=1)]
-        b = ba[(ba[by] == pd.Series(key, index=by)).all(axis=1)]
+    for key in sorted(set(va) & set(ba)):
+        a, b = va[key], ba[key]
         s, s_lo, s_hi = bootstrap_ci(a[e_col], b[e_col], "saving", level, n_resamples, seed)
         r, r_lo, r_hi = bootstrap_ci(a[e_col], b[e_col], "ratio", level, n_resamples, seed)
         d, d_lo, d_hi = bootstrap_ci(a[p_col], b[p_col], "difference", level, n_resamples, seed)
@@ -688,11 +694,30 @@ def chapter_claims(nums: dict, values: Values, *, study: str, device: str | None
     return c.frame()
 
 
+def analysis_at(runs: pd.DataFrame, model: CpuPowerModel, values: Values, *, study: str, device: str,
+                cpu_basis: str, level: float, n_resamples: int, seed: int, min_delivered: float, wifi_link: str,
+                wifi_max_mbps: float, rel_tol_approx: float) -> dict:
+    """The one path from a device's measured CPU time (`runs`, ingested) to
+    its claims, with the energy priced by `model`: the priced runs, the
+    one-copy and UDP-vs-TCP tables, the crossover table, the key numbers and
+    the claims table. The chapter calls it at the assumed coefficients, the
+    robustness analysis at others."""
+    priced = price(runs, model)
+    onecopy = onecopy_table(priced, level, n_resamples, seed, min_delivered)
+    transport = transport_table(priced, cpu_basis, level, n_resamples, seed, min_delivered)
+    crossover = crossover_table({device: transport})
+    nums = key_numbers(onecopy, transport, crossover, device, values, cpu_basis, wifi_link, wifi_max_mbps)
+    claims = chapter_claims(nums, values, study=study, device=device, wifi_link=wifi_link,
+                            wifi_max_mbps=wifi_max_mbps, rel_tol_approx=rel_tol_approx)
+    return {"runs": priced, "onecopy": onecopy, "transport": transport, "crossover": crossover, "nums": nums,
+            "claims": claims}
+
+
 def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:
     """The claims table for people: the paper's value with its relation."""
     shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
                                        zip(claims_table["paper_relation"], claims_table["paper_value"])])
-    return shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "provenance"]].rename(
+    return shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "provenance", "robustness"]].rename(
         columns={"artifact_value": "this artifact"})
 
 

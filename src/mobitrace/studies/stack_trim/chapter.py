@@ -23,6 +23,7 @@ from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
 from mobitrace.book.figures import legend_outside
 from mobitrace.core import claims as cl
 from mobitrace.core.published import Values
+from mobitrace.energy import robustness as rb
 from mobitrace.energy.power_models import cpu_models
 from mobitrace.studies.stack_trim import analysis as sta
 from mobitrace.studies.stack_trim.analysis import interval_extent, interval_long, series_label
@@ -95,11 +96,12 @@ class Chapter(NotebookChapter):
     def __init__(self, *, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str],
                  power_model: str, power_models: dict, cpu_basis: str, ci_level: float, n_resamples: int, seed: int,
                  min_delivered: float, wifi_max_mbps: float, wifi_link: str, rel_tol_approx: float,
-                 superseded: dict | None = None):
+                 robustness: dict, superseded: dict | None = None):
         self.study, self.cpu_basis, self.ci_level, self.n_resamples = study, cpu_basis, ci_level, n_resamples
         self.seed, self.min_delivered, self.rel_tol_approx = seed, min_delivered, rel_tol_approx
         self.wifi_max_mbps, self.wifi_link = wifi_max_mbps, wifi_link
         self.superseded_sessions = superseded or {}
+        self.robustness_settings = robustness
         self.results = Path(results_dir)
         self.out = ChapterOutputs(self.results, STAGE)
         self.values = Values(published_dir)
@@ -107,12 +109,21 @@ class Chapter(NotebookChapter):
         self.model = cpu_models(power_models)[power_model]
         self.measured = sta.load_measured(interim_dir, devices, self.model)
         self.ref = devices[0] if devices else None
+        # The reference device's path to its claims, at the assumed coefficients.
+        self.analysis = self._analysis_at(self.model) if self.ref else {}
         self.onecopy: dict[str, pd.DataFrame] = {}
         self.transport: dict[str, pd.DataFrame] = {}
         self.crossover = pd.DataFrame()
         self.nums: dict = {}
         self.claims = pd.DataFrame()
         self.out.put("ref_device", self.ref or "none")
+
+    def _analysis_at(self, model) -> dict:
+        """sta.analysis_at of the reference device with its CPU time priced by `model`."""
+        return sta.analysis_at(self.measured[self.ref][0], model, self.values, study=self.study, device=self.ref,
+                               cpu_basis=self.cpu_basis, level=self.ci_level, n_resamples=self.n_resamples,
+                               seed=self.seed, min_delivered=self.min_delivered, wifi_link=self.wifi_link,
+                               wifi_max_mbps=self.wifi_max_mbps, rel_tol_approx=self.rel_tol_approx)
 
     def _glue(self, numbers: dict) -> None:
         for key, x in numbers.items():
@@ -146,8 +157,9 @@ class Chapter(NotebookChapter):
         out.put("n_boot", self.n_resamples)
         out.put("min_deliv_pct", 100 * self.min_delivered)
         for device, (runs, _) in self.measured.items():
-            self.onecopy[device] = out.save_table(sta.onecopy_table(runs, self.ci_level, self.n_resamples, self.seed,
-                                                                    self.min_delivered), f"onecopy_{device}")
+            table = self.analysis["onecopy"] if device == self.ref else sta.onecopy_table(
+                runs, self.ci_level, self.n_resamples, self.seed, self.min_delivered)
+            self.onecopy[device] = out.save_table(table, f"onecopy_{device}")
         for device, table in self.onecopy.items():
             out.figure(onecopy_figure(table, self.cpu_basis), f"onecopy_{device}",
                        alt=f"Two panels against the constant bit rate in Mbps on {device}: the normalized CPU energy "
@@ -173,9 +185,9 @@ class Chapter(NotebookChapter):
         numbers of the text under them."""
         out = self.out
         for device, (runs, _) in self.measured.items():
-            self.transport[device] = out.save_table(
-                sta.transport_table(runs, self.cpu_basis, self.ci_level, self.n_resamples, self.seed,
-                                    self.min_delivered), f"transport_{device}")
+            table = self.analysis["transport"] if device == self.ref else sta.transport_table(
+                runs, self.cpu_basis, self.ci_level, self.n_resamples, self.seed, self.min_delivered)
+            self.transport[device] = out.save_table(table, f"transport_{device}")
         self.crossover = out.save_table(sta.crossover_table(self.transport), "crossover")
         for device, table in self.transport.items():
             out.figure(transport_figure(table), f"transport_{device}",
@@ -215,8 +227,7 @@ class Chapter(NotebookChapter):
         """The key numbers on the reference device and the paper's values
         the prose quotes."""
         if self.ref:
-            self.nums = sta.key_numbers(self.onecopy[self.ref], self.transport[self.ref], self.crossover, self.ref,
-                                        self.values, self.cpu_basis, self.wifi_link, self.wifi_max_mbps)
+            self.nums = self.analysis["nums"]
         self._glue(self.nums)
         self.out.put("oc_lo_max_phrase", sta.saving_phrase(self.nums.get("oc_lo_max")))
         self.out.put("wifi_max", self.wifi_max_mbps)
@@ -231,12 +242,21 @@ class Chapter(NotebookChapter):
     def claims_section(self) -> None:
         """The claims table: written to claims.csv and shown."""
         self.out.put("tol_pct", 100 * self.rel_tol_approx)
-        self.claims = sta.chapter_claims(self.nums, self.values, study=self.study, device=self.ref,
-                                         wifi_link=self.wifi_link, wifi_max_mbps=self.wifi_max_mbps,
-                                         rel_tol_approx=self.rel_tol_approx)
+        claims = self.analysis["claims"] if self.ref else sta.chapter_claims(
+            self.nums, self.values, study=self.study, device=self.ref, wifi_link=self.wifi_link,
+            wifi_max_mbps=self.wifi_max_mbps, rel_tol_approx=self.rel_tol_approx)
+        name = self.model.name
+        self.rob = rb.study_robustness(lambda models: self._analysis_at(models[name])["claims"], {name: self.model},
+                                       claims, self.robustness_settings) if self.ref else None
+        self.claims = self.rob.claims if self.rob else claims
         cl.write_claims(self.claims, self.results / "claims.csv")
         self.out.show(sta.claims_shown(self.claims), "Claims of the stack-trim paper",
                       csv_href=site_href(self.results / "claims.csv"))
+
+    def robustness(self) -> None:
+        """The modeled verdicts with the assumed coefficients varied."""
+        if self.rob:
+            self.out.robustness(self.rob)
 
     def findings(self) -> None:
         """The key findings (moved to the top of the page by the book)."""

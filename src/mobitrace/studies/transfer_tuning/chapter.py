@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from mobitrace.book.build import with_interval
@@ -24,6 +23,7 @@ from mobitrace.core import claims as cl
 from mobitrace.core import numbers
 from mobitrace.core.published import Values
 from mobitrace.energy import power_models as power
+from mobitrace.energy import robustness as rb
 from mobitrace.studies.transfer_tuning import analysis as tta
 from mobitrace.studies.transfer_tuning import schema
 
@@ -39,7 +39,8 @@ class Chapter(NotebookChapter):
 
     def __init__(self, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str], *,
                  power_models: dict, cpu_model: str, radio_model: str, modeled_base_w: float,
-                 tail_tolerance_w: float, default_io_kib: int, claim_level: int, rel_tol_approx: float):
+                 tail_tolerance_w: float, default_io_kib: int, claim_level: int, rel_tol_approx: float,
+                 robustness: dict):
         self.study, self.devices = study, list(devices)
         self.results = Path(results_dir)
         self.out = ChapterOutputs(self.results, STAGE)
@@ -48,6 +49,7 @@ class Chapter(NotebookChapter):
         self.radio = power.radio_models(power_models)[radio_model]
         self.base_w, self.tail_tolerance_w = modeled_base_w, tail_tolerance_w
         self.io_kib, self.claim_level, self.rel_tol = default_io_kib, claim_level, rel_tol_approx
+        self.robustness_settings = robustness
         self.interim = tta.load_interim(interim_dir, self.devices)
         self.samples, self.power_logs = self.interim["samples"], self.interim["power"]
 
@@ -89,7 +91,22 @@ class Chapter(NotebookChapter):
         out.put_text("achieved_rate", tta.achieved_text(i["runs"][i["runs"]["device"] == self.ref_device],
                                                         float(conf["link"]["rate_mbit"])))
         put("p_rtt_sydney", v("rtt_sydney"))
+        self.analysis = self._analysis_at(self.table)
         return self
+
+    def _analysis_at(self, table: pd.DataFrame, intervals: dict | None = None) -> dict:
+        """tta.analysis_at of the runs' energies `table`."""
+        return tta.analysis_at(table, self.values, study=self.study, ref_device=self.ref_device, io_kib=self.io_kib,
+                               grid_levels=self.conf["grid"], claim_level=self.claim_level, rel_tol=self.rel_tol,
+                               intervals=intervals)
+
+    def _claims_at(self, models: dict, intervals: dict) -> pd.DataFrame:
+        """The claims with the reference device's energies priced by `models`
+        (the CPU and radio models by name), the measured intervals given."""
+        i, ref = self.interim, self.ref_device
+        table = tta.energy_table(i["runs"][i["runs"]["device"] == ref], i["samples"], i["power"],
+                                 models[self.cpu.name], models[self.radio.name], self.base_w, self.tail_tolerance_w)
+        return self._analysis_at(table, intervals)["claims"]
 
     def datasets(self) -> None:
         """Table 2 beside the served datasets, and the sizes the prose names."""
@@ -118,12 +135,10 @@ class Chapter(NotebookChapter):
         """One knob at a time: the sweep tables and Figure 2 per device."""
         out, kind = self.out, self.energy_kind
         out.put("tail_tol_mw", self.tail_tolerance_w * 1e3)
-        self.knobs = tta.knobs(self.io_kib)
-        self.sweep = {name: tta.sweep_summary(self.table, name, fixed) for name, fixed in self.knobs.items()}
+        a = self.analysis
+        self.knobs, self.sweep, self.knob_runs = a["knobs"], a["sweep"], a["knob_runs"]
         for name, frame in self.sweep.items():
             self._save(frame, f"sweep_{name}")
-        self.knob_runs = pd.concat([tta.knob_runs(self.table, name, fixed) for name, fixed in self.knobs.items()],
-                                   ignore_index=True)
         for device in self.devices:
             out.figure(tta.sweep_figure(self.knob_runs[self.knob_runs["device"] == device], kind), f"fig2_{device}",
                        alt=f"Six panels for {device}: throughput in Mbit/s (top) and energy per 100 MB in joules "
@@ -142,10 +157,9 @@ class Chapter(NotebookChapter):
         """The paper's gains and savings beside ours, with intervals (table and
         ratio figure), and the numbers of the sweeps' prose."""
         out, v, kind, ref_device = self.out, self.values, self.energy_kind, self.ref_device
-        self.ref = {k: f[f["device"] == ref_device] for k, f in self.sweep.items()}
-        self.cc_top = cc_top = min(self.claim_level, int(self.ref["concurrency"]["level"].max()))
-        self.p_best = p_best = tta.best_level(self.ref["parallelism"], "video")
-        rci = tta.ratios_table(self.knob_runs, ref_device, self.knobs)
+        a = self.analysis
+        self.ref, self.cc_top, self.p_best = a["ref"], a["cc_top"], a["p_best"]
+        cc_top, p_best, rci = self.cc_top, self.p_best, a["ratios"]
         self._save(rci, "ratios_ci")
         self.rci = rci.set_index(["factor", "dataset", "level"])
         comp = tta.gains_vs_paper(v, self.ref, rci, cc_top)
@@ -208,8 +222,8 @@ class Chapter(NotebookChapter):
         """Concurrency x parallelism: the table grid, Figure 7 per device, the
         largest saving and x-fold with their intervals."""
         out, v, kind = self.out, self.values, self.energy_kind
-        runs = tta.grid_runs(self.table, sorted(set(self.conf["grid"])), self.io_kib)
-        grid = self._save(tta.grid_summary(runs), "grid")
+        a = self.analysis
+        grid = self._save(a["grid"], "grid")
         for device in self.devices:
             out.figure(tta.grid_figure(grid[grid["device"] == device], kind), f"fig7_{device}",
                        alt=f"Six annotated heat maps for {device}, one column per dataset: mean throughput in Mbit/s "
@@ -218,12 +232,8 @@ class Chapter(NotebookChapter):
                                f"({kind}) over repetitions, I/O size {self.io_kib} KiB. Look for the brightest "
                                "throughput cell and the darkest energy cell of each dataset.")
             out.provenance(f"measured throughput and {kind} energy per 100 MB ({device}), mean over repetitions.")
-        self.gref = gref = grid[grid["device"] == self.ref_device]
-        self.best = best = gref.sort_values("saving_pct").iloc[-1]
-        self.gci = tta.ratio_ci(runs[runs["device"] == self.ref_device], ["device", "dataset"],
-                                level=["concurrency", "parallelism"], baseline={"concurrency": 1, "parallelism": 1}
-                                ).set_index(["dataset", "concurrency", "parallelism"])
-        self.top_x = gref.sort_values("x_fold").iloc[-1]
+        self.gref = gref = a["grid_ref"]
+        self.best = best = a["best"]
         out.put("grid_best_saving", float(best["saving_pct"]))
         out.put("grid_best_where", f"{best['dataset']} at concurrency {int(best['concurrency'])}, "
                                    f"parallelism {int(best['parallelism'])}")
@@ -266,82 +276,31 @@ class Chapter(NotebookChapter):
 
     def claims(self) -> None:
         """The claims table (claims.csv), shown with intervals, and the key findings."""
-        out, v, kind, cc_top, at = self.out, self.values, self.energy_kind, self.cc_top, self.at
-        claims = cl.Claims(self.study)
-        src = f"on {self.ref_device}"
-        cc_level, p8 = v("cc_level"), int(v("p_reduce_level"))
-        sweeps = "transfer-tuning-sweeps"
-        # Bounds are decided on their 95% intervals: at n = 2 repetitions a
-        # point estimate on the right side of 1 alone would overclaim.
-        intervals = tta.claim_intervals(self.rci, self.gci, cc_top, int(self.p_best["level"]), p8, self.best,
-                                        self.top_x)
-        for ds in DATASETS:
-            claims.add(f"cc_{ds}_xfold", f"Concurrency 1 to {cc_level:g} multiplies {ds} throughput by "
-                                         f"{v(f'cc_{ds}_xfold'):g}",
-                       location=v.row(f"cc_{ds}_xfold")["location"], relation="~", paper=v(f"cc_{ds}_xfold"),
-                       artifact=at("concurrency", ds, cc_top, "x_fold"), unit="x",
-                       basis=f"measured x-fold at concurrency {cc_top}, {src}", provenance="measured", section=sweeps,
-                       rel_tol=self.rel_tol)
-            claims.add(f"cc_{ds}_saving", f"Concurrency 1 to {cc_level:g} saves {v(f'cc_{ds}_saving'):g}% energy per "
-                                          f"100 MB ({ds})",
-                       location=v.row(f"cc_{ds}_saving")["location"], relation="~", paper=v(f"cc_{ds}_saving"),
-                       artifact=at("concurrency", ds, cc_top, "saving_pct"), unit="%",
-                       basis=f"{kind} saving at concurrency {cc_top}, {src}",
-                       provenance=kind if kind != "measured and modeled" else "modeled", section=sweeps,
-                       rel_tol=self.rel_tol)
-            claims.add(f"cc_{ds}_helps", f"Concurrency raises {ds} throughput", location="§4; lessons",
-                       relation=">", paper=1.0, artifact=at("concurrency", ds, cc_top, "x_fold"), unit="x",
-                       basis=f"measured x-fold at concurrency {cc_top}, {src}", provenance="measured", section=sweeps,
-                       interval=intervals.get(f"cc_{ds}_helps"))
-        xf = self.xf
-        claims.add("cc_order", "Concurrency helps html most, then image, then video",
-                   location=v.row("cc_html_xfold")["location"], relation="=", paper=1.0,
-                   artifact=float("nan") if any(np.isnan(xf)) else float(xf[0] > xf[1] > xf[2]), unit="true=1",
-                   basis=f"measured x-folds at concurrency {cc_top}, {src}", provenance="measured", section=sweeps,
-                   tolerance="ordering holds")
-        for ds in ("html", "image"):
-            claims.add(f"p8_{ds}_reduces", f"Parallelism up to {p8} reduces {ds} throughput",
-                       location=v.row("p8_html_reduces")["location"], relation="<", paper=1.0,
-                       artifact=at("parallelism", ds, p8, "x_fold"), unit="x",
-                       basis=f"measured x-fold at parallelism {p8}, {src}", provenance="measured", section=sweeps,
-                       interval=intervals.get(f"p8_{ds}_reduces"))
-        claims.add("p_video_xfold", f"Parallelism improves video throughput {v('p_video_xfold'):g}x",
-                   location=v.row("p_video_xfold")["location"], relation="~", paper=v("p_video_xfold"),
-                   artifact=float(self.p_best["x_fold"]), unit="x", basis=f"measured, best parallelism level, {src}",
-                   provenance="measured", section=sweeps, rel_tol=self.rel_tol)
-        claims.add("combined_saving", f"Combined concurrency and parallelism save up to {v('combined_saving'):g}% "
-                                      "energy per 100 MB",
-                   location=v.row("combined_saving")["location"], relation="~", paper=v("combined_saving"),
-                   artifact=float(self.best["saving_pct"]), unit="%",
-                   basis=f"largest {kind} saving in the concurrency x parallelism grid, {src}",
-                   provenance="modeled" if kind != "measured" else "measured", section="transfer-tuning-grid",
-                   rel_tol=self.rel_tol)
-        claims.add("combined_xfold", f"Tuning concurrency and parallelism raises throughput up to "
-                                     f"{v('combined_xfold'):g}x",
-                   location=v.row("combined_xfold")["location"], relation="~", paper=v("combined_xfold"),
-                   artifact=float(self.gref["x_fold"].max()), unit="x",
-                   basis=f"largest measured x-fold in the concurrency x parallelism grid, {src}",
-                   provenance="measured", section="transfer-tuning-grid", rel_tol=self.rel_tol)
-        claims.add("tail_concurrency", "Concurrency reduces the share of tail energy like back-to-back transfers",
-                   location="§4, Figure 8", relation=None, paper=None, artifact=None, unit="%",
-                   basis="the modeled radio has no tail state; needs a phone's power log", provenance="modeled",
-                   section="transfer-tuning-power-time")
-        claims.add("lte_tail_longer", "4G LTE has a much longer tail than WiFi", location="§4, Figure 8",
-                   relation=None, paper=None, artifact=None, unit="s", basis="no LTE or WiFi radio on the host",
-                   provenance="published", section="transfer-tuning-power-time")
-        self.claims_table = table = claims.frame()
+        out, kind = self.out, self.energy_kind
+        intervals = self.analysis["intervals"]
+        claims = self.analysis["claims"]
+        measured = tta.measured_intervals(intervals, claims)
+        self.rob = rb.study_robustness(lambda models: self._claims_at(models, measured),
+                                       {self.cpu.name: self.cpu, self.radio.name: self.radio}, claims,
+                                       self.robustness_settings)
+        self.claims_table = table = self.rob.claims
         cl.write_claims(table, self.results / "claims.csv")
         shown = table.assign(
             paper=[paper_text(rel, val) for rel, val in zip(table["paper_relation"], table["paper_value"])],
             ours=[numbers.interval(a, *intervals.get(c, (None, None))) for c, a in
                   zip(table["claim_id"], table["artifact_value"])])
-        out.show(shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "provenance"]]
+        out.show(shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "provenance",
+                        "robustness"]]
                  .rename(columns={"ours": "this artifact [95% CI]"}),
                  "Claims of the transfer-tuning paper and their verdicts",
                  csv_href=site_href(self.results / "claims.csv"))
         out.provenance(f"published (paper values, locations in the table) against measured throughput and {kind} "
                        f"energy ({self.ref_device}); intervals: bootstrap over repetitions.")
         out.findings(table, headline=HEADLINE, intervals=intervals)
+
+    def robustness(self) -> None:
+        """The modeled verdicts with the assumed coefficients varied."""
+        self.out.robustness(self.rob)
 
     def metrics(self) -> dict:
         """Verdict counts for the prose, and metrics.json (returned)."""
