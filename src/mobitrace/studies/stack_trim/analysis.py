@@ -68,6 +68,20 @@ def _difference(a, b, axis=-1):
 STATISTICS = {"saving": _saving, "ratio": _ratio, "difference": _difference}
 
 
+def _resamples(n_a: int, n_b: int, n_resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The index arrays scipy.stats.bootstrap(paired=False) draws for two
+    samples of sizes n_a and n_b with np.random.default_rng(seed)."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n_a, (n_resamples, n_a)), rng.integers(0, n_b, (n_resamples, n_b))
+
+
+def _percentile_intervals(draws: list[np.ndarray], level: float) -> np.ndarray:
+    """(low, high) rows of the percentile interval at `level` of each array
+    of bootstrap draws, in one scipy.stats.quantile call."""
+    alpha = np.asarray((1 - level) / 2)
+    return stats.quantile(np.stack(draws), np.stack((alpha, 1 - alpha)), axis=-1)
+
+
 def bootstrap_ci(a, b, statistic: str = "saving", level: float = 0.95, n_resamples: int = 2000,
                  seed: int = 0) -> tuple[float, float, float]:
     """(estimate, low, high) of a two-sample statistic of the means:
@@ -80,8 +94,8 @@ def bootstrap_ci(a, b, statistic: str = "saving", level: float = 0.95, n_resampl
     independently with a fixed seed. It draws and reduces exactly as
     scipy.stats.bootstrap(paired=False, vectorized=True, method="percentile")
     does (the same index stream, scipy.stats.quantile), so the interval is
-    bit-identical to it (tests/stack_trim), without its per-call checks: the
-    chapter and the robustness analysis call it thousands of times.
+    bit-identical to it (tests/stack_trim); :func:`compare` draws each
+    condition's indices once and takes every interval in one quantile call.
     Needs at least two values in each sample; constant samples give a
     degenerate interval equal to the estimate."""
     a = np.asarray(a, dtype=float)
@@ -92,12 +106,13 @@ def bootstrap_ci(a, b, statistic: str = "saving", level: float = 0.95, n_resampl
     est = float(fn(a, b))
     if np.ptp(a) == 0 and np.ptp(b) == 0:
         return est, est, est
-    rng = np.random.default_rng(seed)
-    ia = rng.integers(0, len(a), (n_resamples, len(a)))
-    ib = rng.integers(0, len(b), (n_resamples, len(b)))
-    alpha = np.asarray((1 - level) / 2)
-    low, high = stats.quantile(fn(a[ia], b[ib], axis=-1), np.stack((alpha, 1 - alpha)), axis=-1)
+    ia, ib = _resamples(len(a), len(b), n_resamples, seed)
+    (low, high), = _percentile_intervals([fn(a[ia], b[ib], axis=-1)], level)
     return est, float(low), float(high)
+
+
+# compare(): (output column, statistic, energy or power)
+COMPARED = (("saving", "saving", "energy"), ("ratio", "ratio", "energy"), ("power_saving", "difference", "power"))
 
 
 def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, basis: str = "both",
@@ -105,10 +120,11 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
     """Variant vs baseline in each group of `by` (e.g. link, direction,
     rate): n, mean energy and power of each, the energy saving
     1 - E_v/E_b, the energy ratio E_v/E_b and the power saving P_b - P_v,
-    each with its bootstrap interval. `variant` and `baseline` select runs
-    by column values. A group is `sustained` when every run of both delivered
-    at least `min_delivered` of the nominal rate (see :func:`delivered`)."""
-    e_col, p_col = f"energy_{basis}_mj", f"power_{basis}_mw"
+    each with its bootstrap interval (:func:`bootstrap_ci`). `variant` and
+    `baseline` select runs by column values. A group is `sustained` when
+    every run of both delivered at least `min_delivered` of the nominal rate
+    (see :func:`delivered`)."""
+    cols = {"energy": f"energy_{basis}_mj", "power": f"power_{basis}_mw"}
 
     def pick(frame, sel):
         m = np.ones(len(frame), dtype=bool)
@@ -118,24 +134,41 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
 
     # Groups keep the runs' order, so each bootstrap sees its sample as a row filter would.
     va, ba = (dict(iter(pick(runs, sel).groupby(by, sort=False))) for sel in (variant, baseline))
-    rows = []
+    rows, draws, drawn = [], [], []
     for key in sorted(set(va) & set(ba)):
         a, b = va[key], ba[key]
-        s, s_lo, s_hi = bootstrap_ci(a[e_col], b[e_col], "saving", level, n_resamples, seed)
-        r, r_lo, r_hi = bootstrap_ci(a[e_col], b[e_col], "ratio", level, n_resamples, seed)
-        d, d_lo, d_hi = bootstrap_ci(a[p_col], b[p_col], "difference", level, n_resamples, seed)
-        delivered = float(np.min(delivered_share(pd.concat([a, b]))))
-        rows.append({**dict(zip(by, key)), "n_variant": len(a), "n_baseline": len(b),
-                     "energy_variant_mj": a[e_col].mean(), "energy_baseline_mj": b[e_col].mean(),
-                     "power_variant_mw": a[p_col].mean(), "power_baseline_mw": b[p_col].mean(),
-                     "cv_variant_pct": 100 * a[e_col].std(ddof=1) / a[e_col].mean(),
-                     "cv_baseline_pct": 100 * b[e_col].std(ddof=1) / b[e_col].mean(),
-                     "saving": s, "saving_lo": s_lo, "saving_hi": s_hi,
-                     "ratio": r, "ratio_lo": r_lo, "ratio_hi": r_hi,
-                     "power_saving_mw": d, "power_saving_lo_mw": d_lo, "power_saving_hi_mw": d_hi,
-                     "goodput_variant_mbps": a["goodput_mbps"].mean(), "goodput_baseline_mbps": b["goodput_mbps"].mean(),
-                     "min_delivered": float(delivered), "sustained": bool(delivered >= min_delivered)})
-    return pd.DataFrame(rows)
+        if len(a) < 2 or len(b) < 2:
+            raise ValueError("bootstrap needs at least two repetitions per condition")
+        ia, ib = _resamples(len(a), len(b), n_resamples, seed)
+        row = {**dict(zip(by, key)), "n_variant": len(a), "n_baseline": len(b)}
+        for name, statistic, kind in COMPARED:
+            x, y = a[cols[kind]].to_numpy(float), b[cols[kind]].to_numpy(float)
+            fn = STATISTICS[statistic]
+            row[name] = float(fn(x, y))
+            if np.ptp(x) == 0 and np.ptp(y) == 0:
+                row[f"{name}_lo"] = row[f"{name}_hi"] = row[name]
+            else:
+                draws.append(fn(x[ia], y[ib], axis=-1))
+                drawn.append((len(rows), name))
+        delivered = float(min(np.min(delivered_share(a)), np.min(delivered_share(b))))
+        row.update({"energy_variant_mj": a[cols["energy"]].mean(), "energy_baseline_mj": b[cols["energy"]].mean(),
+                    "power_variant_mw": a[cols["power"]].mean(), "power_baseline_mw": b[cols["power"]].mean(),
+                    "cv_variant_pct": 100 * a[cols["energy"]].std(ddof=1) / a[cols["energy"]].mean(),
+                    "cv_baseline_pct": 100 * b[cols["energy"]].std(ddof=1) / b[cols["energy"]].mean(),
+                    "goodput_variant_mbps": a["goodput_mbps"].mean(),
+                    "goodput_baseline_mbps": b["goodput_mbps"].mean(),
+                    "min_delivered": float(delivered), "sustained": bool(delivered >= min_delivered)})
+        rows.append(row)
+    if draws:
+        for (i, name), (low, high) in zip(drawn, _percentile_intervals(draws, level)):
+            rows[i][f"{name}_lo"], rows[i][f"{name}_hi"] = float(low), float(high)
+    order = ["n_variant", "n_baseline", "energy_variant_mj", "energy_baseline_mj", "power_variant_mw",
+             "power_baseline_mw", "cv_variant_pct", "cv_baseline_pct", "saving", "saving_lo", "saving_hi", "ratio",
+             "ratio_lo", "ratio_hi", "power_saving", "power_saving_lo", "power_saving_hi", "goodput_variant_mbps",
+             "goodput_baseline_mbps", "min_delivered", "sustained"]
+    names = {"power_saving": "power_saving_mw", "power_saving_lo": "power_saving_lo_mw",
+             "power_saving_hi": "power_saving_hi_mw"}
+    return pd.DataFrame(rows, columns=[*by, *order]).rename(columns=names)
 
 
 def delivered_share(runs: pd.DataFrame):
