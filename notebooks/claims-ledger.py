@@ -66,21 +66,14 @@ ledger["claim_id"] = [f"{c}/{i}" for c, i in zip(chapter_of, ledger["claim_id"])
 ledger = cl.claims_frame(ledger.to_dict("records"))
 cl.write_claims(ledger, results / "claims.csv")
 
-counts = (ledger.assign(chapter=chapter_of).groupby(["chapter", "verdict"]).size().unstack(fill_value=0)
-          .reindex(columns=list(cl.VERDICTS), fill_value=0).reindex(chapters, fill_value=0))
-counts["total"] = counts.sum(axis=1)
+counts = landing.ledger_counts(ledger, chapter_of, chapters)
 totals = counts.sum()
-metrics = {"all": {k.replace(" ", "_"): int(totals[k]) for k in [*cl.VERDICTS, "total"]},
-           **{s: {k.replace(" ", "_"): int(counts.loc[s, k]) for k in [*cl.VERDICTS, "total"]} for s in chapters}}
-# Modeled verdicts whose chapter varied the assumed coefficients: robust or not.
-metrics["robustness"] = {"robust": int((ledger["robustness"] == "robust").sum()),
-                         "depends": int(ledger["robustness"].str.startswith("depends on").sum())}
+metrics = landing.ledger_metrics(ledger, counts)
 _ = (results / "claims-metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
 for k in [*cl.VERDICTS, "total"]:
     out.put(f"n_{k.replace(' ', '_')}", int(totals[k]))
 out.put("n_studies", len(chapters))
-out.put("n_robust", metrics["robustness"]["robust"])
-out.put("n_depends", metrics["robustness"]["depends"])
+out.put_all({f"n_{k}": n for k, n in metrics["robustness"].items()})
 display(HTML(landing.ledger_summary_html(counts)), metadata=KEY_FINDINGS)
 
 # %% [markdown]

@@ -219,20 +219,6 @@ ch.backup()
 # %% tags=["hide-input"]
 ch.claims()
 
-# %% [markdown]
-# (mptcp-dualband-robustness)=
-# ## Robustness to the assumed coefficients
-#
-# The radio powers are the paper's (published); the phone's CPU coefficients
-# are assumed ({glue:text}`assumed_coefficients`). Each modeled claim was
-# recomputed from the measured runs with each assumed coefficient halved and
-# raised by half, and with all of them drawn together at
-# {glue:text}`lhs_size` points of a Latin hypercube over the same range.
-# {glue:text}`robustness_text`
-
-# %% tags=["hide-input"]
-ch.robustness()
-
 # %% tags=["remove-cell"]
 ch.metrics()
 
@@ -246,3 +232,5 @@ ch.metrics()
 # test the testbed, not the paper. Verdicts on modeled values say whether the stated model, fed
 # with this host's measurements, agrees with the paper; they say nothing about
 # a phone's radios, which were not measured here.
+#
+# {glue:text}`robustness_text`

@@ -234,18 +234,6 @@ ch.published()
 
 # %% tags=["hide-input"]
 ch.claims_section()
-# %% [markdown]
-# (stack-trim-robustness)=
-# ## Robustness to the assumed coefficients
-#
-# The energies above are CPU time priced with assumed coefficients
-# ({glue:text}`assumed_coefficients`). Each modeled claim was recomputed from
-# the measured CPU time with each coefficient halved and raised by half, and
-# with all of them drawn together at {glue:text}`lhs_size` points of a Latin
-# hypercube over the same range. {glue:text}`robustness_text`
-
-# %% tags=["hide-input"]
-ch.robustness()
 # %% tags=["remove-cell"]
 ch.findings()
 # %% tags=["remove-cell"]
@@ -253,4 +241,4 @@ ch.metrics()
 # %% [markdown]
 # Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,
 # {glue:text}`n_not_reproduced` are not, and {glue:text}`n_not_checkable` cannot
-# be checked.
+# be checked. {glue:text}`robustness_text`

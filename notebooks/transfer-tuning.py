@@ -239,26 +239,11 @@ ch.power_over_time()  # Figures 9 and 8, tables/tail_<device>.csv
 # %% tags=["hide-input"]
 ch.claims()  # claims.csv, the claims table and the key findings
 
-# %% [markdown]
-# (transfer-tuning-robustness)=
-# ## Robustness to the assumed coefficients
-#
-# The modeled energies price the client's CPU time and the interface's
-# traffic with assumed coefficients ({glue:text}`assumed_coefficients`). Each
-# modeled claim was recomputed from the measured runs with each coefficient
-# halved and raised by half, and with all of them drawn together at
-# {glue:text}`lhs_size` points of a Latin hypercube over the same range.
-# {glue:text}`robustness_text`
-
-# %% tags=["hide-input"]
-ch.robustness()  # tables/robustness.csv and its tornado figure
-
 # %% tags=["remove-cell"]
 metrics = ch.metrics()  # metrics.json
 
 # %% [markdown]
-# Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,
-# {glue:text}`n_not_reproduced` are not, {glue:text}`n_inconclusive`
-# inconclusive (the 95% interval straddles the paper's bound), and
-# {glue:text}`n_not_checkable` cannot be checked on this host. Captures were made on a shared 2-core VM
-# ({glue:text}`lock_s:.0f` s of exclusive measurement time in all).
+# Of the chapter's claims, {glue:text}`n_reproduced` are reproduced, {glue:text}`n_not_reproduced` are not,
+# {glue:text}`n_inconclusive` inconclusive (the 95% interval straddles the paper's bound), and
+# {glue:text}`n_not_checkable` cannot be checked on this host. {glue:text}`robustness_text` Captures were made
+# on a shared 2-core VM ({glue:text}`lock_s:.0f` s of exclusive measurement time in all).

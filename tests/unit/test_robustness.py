@@ -129,7 +129,9 @@ def test_a_claim_whose_value_does_not_move_is_left_out_of_the_tornado_synthetic(
     rob = robustness.study_robustness(claims_at, models, claims_at(models), {"lhs_size": 4, "seed": 1})
     assert rob.table["robustness"].tolist() == ["robust"] and not rob.table["value_moves"].iloc[0]
     assert robustness.tornado_grid(rob.results, rob.claims) is None
-    assert "no value moves" in robustness.summary_text(rob.table, 4)
+    text = robustness.summary_text(rob.table, 4, rob.coefficients)
+    assert "cpu-x.mw_per_ghz, cpu-x.nominal_ghz" in text and "1 of the 1 modeled verdicts" in text
+    assert "no value moves" in text
 
 
 def test_the_robustness_column_accepts_only_its_labels():

@@ -237,16 +237,13 @@ class ChapterOutputs:
     def robustness(self, rob) -> None:
         """Show a chapter's robustness analysis (a
         mobitrace.energy.robustness.StudyRobustness): the table robustness,
-        its tornado figure, and the glue robustness_text, lhs_size and
-        assumed_coefficients for the prose."""
+        its tornado figure, and the glue robustness_text for the prose."""
         from mobitrace.energy import robustness as rb
-        self.put_text("robustness_text", rb.summary_text(rob.table, rob.lhs_size))
-        self.put("lhs_size", rob.lhs_size)
-        self.put_text("assumed_coefficients", ", ".join(rob.coefficients) or "none")
+        self.put_text("robustness_text", rb.summary_text(rob.table, rob.lhs_size, rob.coefficients))
         if not rob.results:
             return
         self.table(rob.table, "robustness", "Modeled verdicts with the assumed power coefficients varied "
-                   "(each at x0.5 and x1.5, and all together over a Latin hypercube)",
+                   "(each at ×0.5 and ×1.5, and all together over a Latin hypercube)",
                    shown=rb.robustness_shown(rob.table))
         self.provenance("modeled: the chapter's claims recomputed from the measured data at each set of "
                         "coefficients (params.yaml power-models, provenance assumed; robustness section).")

@@ -185,3 +185,25 @@ def verdict_bars(counts: pd.DataFrame):
     legend_outside(ax, below=True)
     fig.tight_layout()
     return fig
+
+
+def ledger_counts(ledger: pd.DataFrame, chapter_of: list[str], chapters: list[str]) -> pd.DataFrame:
+    """Claims per chapter (rows, in `chapters` order) and verdict (columns,
+    in cl.VERDICTS order), with a total column; `chapter_of` names each
+    ledger row's chapter."""
+    counts = (ledger.assign(chapter=chapter_of).groupby(["chapter", "verdict"]).size().unstack(fill_value=0)
+              .reindex(columns=list(cl.VERDICTS), fill_value=0).reindex(chapters, fill_value=0))
+    counts["total"] = counts.sum(axis=1)
+    return counts
+
+
+def ledger_metrics(ledger: pd.DataFrame, counts: pd.DataFrame) -> dict:
+    """claims-metrics.json: the verdict counts of all chapters ("all") and of
+    each, and how many modeled verdicts are robust or depend on a coefficient
+    ("robustness")."""
+    keys = [*cl.VERDICTS, "total"]
+    totals = counts.sum()
+    return {"all": {k.replace(" ", "_"): int(totals[k]) for k in keys},
+            **{s: {k.replace(" ", "_"): int(counts.loc[s, k]) for k in keys} for s in counts.index},
+            "robustness": {"robust": int((ledger["robustness"] == "robust").sum()),
+                           "depends": int(ledger["robustness"].str.startswith("depends on").sum())}}

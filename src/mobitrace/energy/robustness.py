@@ -175,8 +175,8 @@ def _tornado(ax, result: dict, xlabel: str, bound: float | None = None, legend: 
     for i, name in enumerate(span.index):
         lo_val = oat[(oat["coefficient"] == name) & (oat["factor"] == min(FACTORS))]["value"].iloc[0]
         hi_val = oat[(oat["coefficient"] == name) & (oat["factor"] == max(FACTORS))]["value"].iloc[0]
-        ax.barh(i, lo_val - base, left=base, color=PALETTE[0], label="x0.5" if i == 0 else None)
-        ax.barh(i, hi_val - base, left=base, color=PALETTE[1], label="x1.5" if i == 0 else None)
+        ax.barh(i, lo_val - base, left=base, color=PALETTE[0], label="×0.5" if i == 0 else None)
+        ax.barh(i, hi_val - base, left=base, color=PALETTE[1], label="×1.5" if i == 0 else None)
     ax.set_yticks(range(len(span)), list(span.index))
     ax.axvline(base, color="black", lw=1.0, label="assumed coefficients")
     if bound is not None and math.isfinite(bound):
@@ -251,15 +251,18 @@ def robustness_shown(table: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def summary_text(table: pd.DataFrame, n_points: int) -> str:
-    """One sentence on the table: how many modeled verdicts hold everywhere,
-    how many values move at all, and which verdicts depend on what."""
+def summary_text(table: pd.DataFrame, n_points: int, coefficients: list[str]) -> str:
+    """Sentences on the table: what was varied, how many modeled verdicts
+    hold everywhere, how many values move at all, and which verdicts depend
+    on what."""
     n, robust = len(table), int((table["robustness"] == ROBUST).sum())
-    if n == 0:
+    if n == 0 or not coefficients:
         return "No verdict of this chapter rests on an assumed coefficient."
     n_moving = int(table["value_moves"].sum())
-    text = (f"{robust} of the {n} modeled verdicts hold with every assumed coefficient at ×0.5 and ×1.5 and at all "
-            f"{n_points} points of the hypercube")
+    text = (f"Each modeled claim was recomputed from the measured data with every assumed coefficient "
+            f"({', '.join(coefficients)}) at ×0.5 and ×1.5, and with all of them together at {n_points} points of a "
+            f"Latin hypercube over that range (the robustness table above): {robust} of the {n} modeled "
+            f"verdicts hold throughout")
     if n_moving < n:
         text += (f" (the values of {n_moving} of them move; the others stay the same)"
                  if n_moving else " (no value moves)")

@@ -377,16 +377,13 @@ class Chapter(NotebookChapter):
         out.provenance("published paper values against measured throughput and modeled energy (the provenance "
                        "column says which); intervals: bootstrap over runs (seeded) or Student-t for a mean.")
         out.findings(self.claims_table, headline=HEADLINE, intervals=intervals)
+        out.robustness(self.rob)
 
     def _claims_at(self, models: dict) -> pd.DataFrame:
         """The claims with the runs' CPU time priced by models[<the CPU model>]."""
         R = self.R
         priced = mda.priced_runs(R.runs, R.manifests, self.devices, self.radio, models[self.cpu.name])
         return mda.claims_at(mda.modeled_at(priced, self.v, self.tol), self.v, self.r, self.cdf, self.tol)
-
-    def robustness(self) -> None:
-        """The modeled verdicts with the assumed coefficients varied."""
-        self.out.robustness(self.rob)
 
     def metrics(self) -> None:
         self._glue(mda.verdict_counts(self.claims_table))

@@ -252,11 +252,10 @@ class Chapter(NotebookChapter):
         cl.write_claims(self.claims, self.results / "claims.csv")
         self.out.show(sta.claims_shown(self.claims), "Claims of the stack-trim paper",
                       csv_href=site_href(self.results / "claims.csv"))
-
-    def robustness(self) -> None:
-        """The modeled verdicts with the assumed coefficients varied."""
         if self.rob:
             self.out.robustness(self.rob)
+        else:
+            self.out.put_text("robustness_text", "No capture: no modeled verdict to vary.")
 
     def findings(self) -> None:
         """The key findings (moved to the top of the page by the book)."""
