@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,21 +22,6 @@ SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "
 
 def _git(project: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=project, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def dvc_project(tmp_path) -> Path:
-    """git + DVC project with params.yaml, an empty data/raw and a local default remote."""
-    project = tmp_path / "project"
-    (project / "data" / "raw").mkdir(parents=True)
-    shutil.copy(ROOT / "params.yaml", project / "params.yaml")
-    _git(project, "init", "-q")
-    subprocess.run([sys.executable, "-m", "dvc", "init", "-q"], cwd=project, check=True)
-    subprocess.run([sys.executable, "-m", "dvc", "remote", "add", "-d", "store", str(tmp_path / "remote")],
-                   cwd=project, check=True)
-    _git(project, "add", "-A")
-    _git(project, "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "project")
-    return project
 
 
 def _threshold(project: Path, mb) -> None:
