@@ -134,7 +134,9 @@ def test_a_synthetic_session_goes_to_s3_and_a_fresh_clone_pulls_the_same_bytes(s
     refused = _run(fresh, s3.env(secret="not-" + s3.secret), *pull)
     assert refused.returncode == 1 and refused.stdout == ""
     assert refused.stderr.count("\n") == 1, refused.stderr
-    assert refused.stderr.startswith(f"error: capture {CAP} could not be fetched from DVC remote 'store' ({url})")
+    assert refused.stderr.startswith(f"error: capture {CAP} could not be fetched from DVC remote 'store' ({url}): "
+                                     "failed to connect to s3"), refused.stderr
+    assert "Forbidden" in refused.stderr  # DVC's reason: the server's 403
     assert not (fresh / CAP).exists()
 
     fetched = _run(fresh, s3.env(), *pull)
