@@ -65,9 +65,10 @@ $(ACTIONLINT): Makefile
 # MinIO, a real S3-compatible server for the DVC S3 round trip
 # (tests/unit/test_s3_remote.py), built from its Go module. Its repository is
 # archived; the module proxy serves its last commit (RELEASE.2025-10-15T17-29-55Z
-# plus fixes), not its RELEASE tags. A cold build (downloads included) took
-# 6 min on 2 busy cores (4 CPU-minutes, 1.5 GB peak); with Go's build cache
-# warm, 18 s. Without Go the test skips (and fails under CI=true).
+# plus fixes), not its RELEASE tags. A cold build (empty Go caches, downloads
+# included) took 4 min 50 s to 6 min on 2 shared cores (4.5 CPU-minutes,
+# 1.5 GB peak); with Go's build cache warm, 18 s. Without Go the test skips
+# (and fails under CI=true).
 MINIO_VERSION := v0.0.0-20260212201848-7aac2a2c5b7c
 MINIO := .tools/bin/minio
 s3-tools: $(MINIO)
