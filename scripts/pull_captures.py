@@ -45,6 +45,15 @@ def default_remote(root: Path) -> tuple[str | None, str | None]:
     return name, (str(url) if url else None)
 
 
+def why(dvc_stderr: str) -> str:
+    """DVC's reason for a failed pull, in a few words: the remote lacks the
+    capture, or its first ERROR line (refused credentials, no connection...)."""
+    if "do not exist neither locally nor on remote" in dvc_stderr:
+        return "the remote does not have it"
+    errors = [ln.removeprefix("ERROR:").strip() for ln in dvc_stderr.splitlines() if ln.startswith("ERROR:")]
+    return errors[0] if errors else "dvc pull failed"
+
+
 def main() -> int:
     from dvc.repo import Repo
 
@@ -57,11 +66,11 @@ def main() -> int:
     for dvc_file, target in missing:
         rel = target.relative_to(root)
         where = f"DVC remote '{name}' ({url})" if name else "no DVC remote (none configured in .dvc/config)"
-        done = subprocess.run([sys.executable, "-m", "dvc", "pull", "--quiet", str(dvc_file.relative_to(root))],
+        done = subprocess.run([sys.executable, "-m", "dvc", "pull", str(dvc_file.relative_to(root))],
                               cwd=root, capture_output=True, text=True)
         if done.returncode != 0 or not target.exists():
-            print(f"error: capture {rel} could not be fetched from {where}: nothing was built; "
-                  "push it from the clone that has it (dvc push), or point the remote at the shared store "
+            print(f"error: capture {rel} could not be fetched from {where}: {why(done.stderr)}; nothing was built; "
+                  "push it from the clone that has it (dvc push), or check the remote's address and credentials "
                   "(README: Big captures)", file=sys.stderr)
             return 1
         print(f"fetched capture {rel} from {where}")

@@ -33,6 +33,23 @@ def scratch_project(tmp_path):
     return project
 
 
+@pytest.fixture
+def dvc_project(scratch_project, tmp_path):
+    """scratch_project as a git + DVC project (committed) whose default DVC
+    remote `store` is the local folder tmp_path/remote."""
+    import subprocess
+    import sys
+
+    def run(*args):
+        subprocess.run(args, cwd=scratch_project, check=True, capture_output=True)
+    run("git", "init", "-q")
+    run(sys.executable, "-m", "dvc", "init", "-q")
+    run(sys.executable, "-m", "dvc", "remote", "add", "-d", "store", str(tmp_path / "remote"))
+    run("git", "add", "-A")
+    run("git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "project")
+    return scratch_project
+
+
 def pytest_collection_modifyitems(config, items):
     """End-to-end tests last: their shared build (tests/e2e/conftest.py) runs
     in the background while the other tests run."""

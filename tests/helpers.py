@@ -4,10 +4,12 @@ capture kits."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,3 +60,17 @@ def smoke_command(kit: Path, out: Path, *extra: str) -> list[str]:
     """A capture kit's smoke run of device smoke-host, session smoke, into `out`."""
     return [sys.executable, str(kit), "--device", "smoke-host", "--session", "smoke", "--out", str(out), "--smoke",
             *extra, *lock_args()]
+
+
+def tool(repo: Path, name: str, installed_by: str) -> str:
+    """The path of a command the tests need: in the venv, .tools/bin (made by
+    `make`'s tool targets) or PATH. Missing: skip with the reason, or fail
+    under CI=true (CI must run every test)."""
+    found = shutil.which(name, path=f"{Path(sys.executable).parent}{os.pathsep}{repo / '.tools' / 'bin'}") \
+        or shutil.which(name)
+    if not found:
+        reason = f"needs {name} ({installed_by})"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return found

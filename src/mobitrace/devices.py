@@ -427,13 +427,17 @@ def _keep_in_dvc(root: Path, dests: list[Path]) -> tuple[str, list[Path]]:
     repo = _dvc_repo(root, dests[0])
     try:
         remote = repo.config["core"]["remote"]
+        expected = f"a session DVC can add and push to remote '{remote}'"
         try:
             repo.add([str(d) for d in dests])
             _checkpoint("kept in DVC")
+        except (DvcException, OSError) as exc:
+            raise InputError(dests[0], None, None, expected, " ".join(str(exc).split())) from None
+        try:
             repo.push([str(d) + ".dvc" for d in dests])
-        except (DvcException, OSError) as exc:  # e.g. the remote unreachable or not writable
-            raise InputError(dests[0], None, None, f"a session DVC can add and push to remote '{remote}'",
-                             " ".join(str(exc).split())) from None
+        except Exception as exc:  # noqa: BLE001  the remote unreachable or not writable, or its library's own
+            # error (botocore's ConfigNotFound for a missing AWS_CONFIG_FILE...): the push failed, not mobitrace
+            raise InputError(dests[0], None, None, expected, " ".join(str(exc).split())) from None
         _checkpoint("pushed")
     finally:
         repo.close()

@@ -6,9 +6,9 @@ nothing registered."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,21 +23,6 @@ SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "
 
 def _git(project: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=project, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def dvc_project(tmp_path) -> Path:
-    """git + DVC project with params.yaml, an empty data/raw and a local default remote."""
-    project = tmp_path / "project"
-    (project / "data" / "raw").mkdir(parents=True)
-    shutil.copy(ROOT / "params.yaml", project / "params.yaml")
-    _git(project, "init", "-q")
-    subprocess.run([sys.executable, "-m", "dvc", "init", "-q"], cwd=project, check=True)
-    subprocess.run([sys.executable, "-m", "dvc", "remote", "add", "-d", "store", str(tmp_path / "remote")],
-                   cwd=project, check=True)
-    _git(project, "add", "-A")
-    _git(project, "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "project")
-    return project
 
 
 def _threshold(project: Path, mb) -> None:
@@ -93,6 +78,19 @@ def test_a_failed_push_registers_nothing(dvc_project, tmp_path):
     assert not (dvc_project / "data" / "raw" / "cpu-gbps" / "unpushed").exists()
     assert (dvc_project / "params.yaml").read_bytes() == params
     assert _git(dvc_project, "diff", "--cached", "--name-only") == ""
+
+
+def test_an_error_of_the_remotes_own_library_is_one_input_error(dvc_project, tmp_path, monkeypatch):
+    """botocore raises ConfigNotFound (neither a DvcException nor an OSError)
+    before any connection when AWS_CONFIG_FILE is not a regular file."""
+    for args in (["url", "s3://synthetic-bucket/x"], ["endpointurl", "http://127.0.0.1:9"]):
+        subprocess.run(["dvc", "remote", "modify", "store", *args], cwd=dvc_project, check=True)
+    monkeypatch.setenv("AWS_CONFIG_FILE", os.devnull)
+    params = (dvc_project / "params.yaml").read_bytes()
+    with pytest.raises(InputError, match=r"push to remote 'store', found 'The specified config file \(/dev/null\) could not be found"):
+        devices.add_device(_upload(tmp_path), "unpushed", root=dvc_project, storage="dvc")
+    assert not (dvc_project / "data" / "raw" / "cpu-gbps" / "unpushed").exists()
+    assert (dvc_project / "params.yaml").read_bytes() == params
 
 
 def test_dvc_without_a_dvc_project_is_refused_before_anything_is_written(scratch_project, tmp_path):

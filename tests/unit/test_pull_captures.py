@@ -50,6 +50,7 @@ def test_a_capture_the_remote_lacks_is_one_line_and_exit_1(pushed, tmp_path):
     done = _run(pushed, str(SCRIPT))
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: capture {CAP} could not be fetched "
-                                                                   f"from DVC remote 'store' ({tmp_path / 'store'})")
+                                                                   f"from DVC remote 'store' ({tmp_path / 'store'}): "
+                                                                   "the remote does not have it; nothing was built")
     assert done.stdout == f"created the DVC remote 'store' folder {tmp_path / 'store'}\n"  # as `make` in a fresh clone
     assert not (pushed / CAP).exists()

@@ -4,38 +4,25 @@ commit, the pipeline run from the lock, the site deployed."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
 import yaml
+
+from tests.helpers import tool
 
 WORKFLOW = Path(".github/workflows/book.yml")
 
 
-def _tool(repo: Path, name: str, installed_by: str) -> str:
-    found = shutil.which(name, path=f"{Path(sys.executable).parent}{os.pathsep}{repo / '.tools' / 'bin'}") \
-        or shutil.which(name)
-    if not found:
-        reason = f"needs {name} ({installed_by})"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return found
-
-
 def test_actionlint_finds_nothing(repo):
-    actionlint = _tool(repo, "actionlint", "make lint-tools")
+    actionlint = tool(repo, "actionlint", "make lint-tools")
     done = subprocess.run([actionlint, "-no-color", str(WORKFLOW)], cwd=repo, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_zizmor_finds_nothing_even_pedantic(repo):
-    zizmor = _tool(repo, "zizmor", "requirements.txt")
+    zizmor = tool(repo, "zizmor", "requirements.txt")
     done = subprocess.run([zizmor, "--offline", "--persona=pedantic", "--no-progress", str(WORKFLOW)],
                           cwd=repo, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
