@@ -4,6 +4,7 @@ what it refuses, with which one-line message (issue 16, item 1)."""
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import socket
 import stat
@@ -93,6 +94,7 @@ def test_sizes_are_bounded_per_file_and_session(session):
     (session / "runs" / "big.csv").write_text("x" * 21)
     _refused(cr.walk, session, small, match="big.csv: expected at most 20 bytes per file, found '21 bytes'")
     _refused(cr.read_raw, session / "runs" / "big.csv", small, match="expected at most 20 bytes per file")
+    _refused(cr.copy_raw, session / "runs" / "big.csv", io.BytesIO(), small, match="expected at most 20 bytes per file")
     _refused(cr.walk, session, replace(cr.LIMITS, session_bytes=30),
              match="s1: expected at most 30 bytes per session, found '41 bytes'")
 
@@ -259,3 +261,13 @@ def test_superseding_every_session_leaves_none(session):
 @pytest.mark.parametrize("bad", [["dev/s1"], {"s1": "no device"}, {"dev/s1": ""}, {"dev/s1": 3}])
 def test_a_malformed_superseded_map_is_a_one_line_error(bad):
     _refused(lambda: cr.superseding(bad).__enter__(), match="superseded")
+
+
+def test_copy_raw_copies_in_chunks_synthetic(session, monkeypatch):
+    """A file several chunks long is copied byte for byte, one chunk read at a time."""
+    monkeypatch.setattr(cr, "_CHUNK", 7)
+    data = bytes(range(256)) * 3
+    (session / "runs" / "bin.dat").write_bytes(data)
+    out = io.BytesIO()
+    assert cr.copy_raw(session / "runs" / "bin.dat", out) == len(data)
+    assert out.getvalue() == data == cr.read_raw(session / "runs" / "bin.dat")

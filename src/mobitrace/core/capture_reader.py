@@ -215,6 +215,22 @@ def read_raw(path: str | Path, limits: Limits = LIMITS) -> bytes:
     return data
 
 
+def copy_raw(path: str | Path, out, limits: Limits = LIMITS) -> int:
+    """Copy a capture file's stored bytes into the binary file `out` in
+    chunks (a 2 GB capture never sits in memory); returns the byte count.
+    Refuses a file past limits.file_bytes, as read_raw does."""
+    path = Path(path)
+    fd = _open_fd(path, limits)
+    got = 0
+    with os.fdopen(fd, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            got += len(chunk)
+            if got > limits.file_bytes:
+                raise InputError(path, None, None, f"at most {limits.file_bytes} bytes per file", "more")
+            out.write(chunk)
+    return got
+
+
 class _Gunzip(io.RawIOBase):
     """A bounded streaming gzip reader (multi-member), refusing output past
     `max_bytes` or a ratio past limits.gzip_ratio."""
