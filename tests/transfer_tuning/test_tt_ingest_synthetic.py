@@ -4,6 +4,7 @@ sessions (hand-computable)."""
 
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import write_session
@@ -161,3 +162,23 @@ def test_synthetic_bad_rate_columns_are_one_line_errors(tmp_path, rates, field):
     with pytest.raises(InputError) as e:
         tt.ingest(folder.parent, tmp_path / "interim")
     assert field in str(e.value) and "runs.csv" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_synthetic_power_streamed_in_chunks_equals_whole_file(tmp_path):
+    """Ingest streams power traces into power.parquet chunk by chunk; with a
+    3-row chunk the table equals the one read whole (read_trace)."""
+    rows = ["time,power"] + [f"{99.5 + 0.1 * i:.1f},{1 + (i % 4)}" for i in range(21)]
+    folder = write_session(tmp_path / "raw", [
+        {"run_id": "sweep-video-cc1-p1-io16-r1", "power_log": "\n".join(rows) + "\n"},
+        {"run_id": "sweep-video-cc4-p1-io16-r1", "power_log": "\n".join(rows) + "\n"}],
+        power_trace={"format": "power-meter", "file": "runs/<run_id>/power.csv",
+                     "units": {"time": "s", "power": "W"}, "max_gap_s": 0.3})
+    whole = tt.read_session(folder)["power"]
+    parts = tt.read_session(folder, stream_power=True)
+    assert parts["power"].empty and len(parts["power_files"]) == 2
+    out = tmp_path / "power.parquet"
+    tt._write_power(parts["power_files"], out, folder.parent, chunk_rows=3)
+    assert pq.ParquetFile(out).metadata.num_row_groups == 14  # 7 chunks of 3 rows per run
+    pd.testing.assert_frame_equal(pd.read_parquet(out), whole)
+    tt.ingest(folder.parent, tmp_path / "interim")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "interim" / "power.parquet"), whole)
