@@ -149,7 +149,8 @@ ch.offloads()
 # {glue:text}`gro_b_max_gbps:.1f` Gbps, a ratio of
 # {glue:text}`gro_ratio_b_over_a:.2f` (95% CI
 # {glue:text}`gro_ratio_lo:.2f` to {glue:text}`gro_ratio_hi:.2f`; Welch
-# p = {glue:text}`gro_p`); the paper's 366 Mbps / 1.6 Gbps is
+# p = {glue:text}`gro_p`, Holm-adjusted {glue:text}`gro_p_holm` over the
+# chapter's {glue:text}`n_welch` device comparisons); the paper's 366 Mbps / 1.6 Gbps is
 # {glue:text}`gro_paper_ratio:.2f`. With the offloads off each Gbps costs
 # {glue:text}`gro_cost_word` precise CPU: {glue:text}`gro_cost_ratio:.1f`
 # times as much as with them on.
@@ -174,7 +175,7 @@ ch.rps_section()
 # {glue:text}`rps_b_max_gbps:.1f` Gbps as in {glue:text}`rps_b`, a
 # {glue:text}`rps_word` throughput (ratio {glue:text}`rps_ratio_b_over_a:.2f`, 95% CI
 # {glue:text}`rps_ratio_lo:.2f` to {glue:text}`rps_ratio_hi:.2f`; Welch p =
-# {glue:text}`rps_p`). The paper's 4x came from moving the work from a
+# {glue:text}`rps_p`, Holm-adjusted {glue:text}`rps_p_holm`). The paper's 4x came from moving the work from a
 # 1.76 GHz LITTLE core to a big core with GRO off; on identical cores the
 # choice of CPU can matter only through contention with the applications,
 # not through core speed.

@@ -56,6 +56,7 @@ min_delivered = 0.95
 wifi_max_mbps = 24
 wifi_link = "veth"
 rel_tol_approx = 0.25
+superseded = {}
 # %% tags=["remove-cell"]
 from mobitrace.studies.stack_trim.chapter import Chapter
 
@@ -145,11 +146,7 @@ ch.onecopy_summary()
 # {glue:text}`oc_n_neg`; the median saving is
 # {glue:text}`oc_median_saving:.1f`% and the median coefficient of variation
 # of a condition's energy over its repetitions {glue:text}`oc_cv_median:.0f`%.
-# {glue:text}`oc_verdict_text` {glue:text}`oc_seq_text` A plausible reading: a 16 KB copy costs little
-# next to the per-call and per-packet work of the stack on a server-class
-# core (the paper's phones had far less memory bandwidth), and downlink
-# `splice()` needs two calls (socket to pipe, pipe to file) as
-# `recv()`+`write()` does, and still copies into the tmpfs page cache.
+# {glue:text}`oc_verdict_text` {glue:text}`oc_seq_text` {glue:text}`oc_reading_text`
 
 # %% [markdown]
 # (stack-trim-transport)=
@@ -196,8 +193,8 @@ ch.breakdown()
 # (stack-trim-numbers)=
 # ## Key numbers
 #
-# On {glue:text}`ref_device`, over loopback, one-copy saved at most
-# {glue:text}`oc_lo_max:.1f`% of the CPU energy of two-copy (interval
+# On {glue:text}`ref_device`, over loopback, the best one-copy point
+# {glue:text}`oc_lo_max_phrase` the CPU energy of two-copy (interval
 # {glue:text}`oc_lo_max_lo:.1f` to {glue:text}`oc_lo_max_hi:.1f`%, at
 # {glue:text}`oc_lo_max_rate:g` Mbps, {glue:text}`oc_lo_max_dir`link); the
 # paper reports up to {glue:text}`p_oc_max:g`%. At WiFi-like rates (at most
@@ -206,9 +203,7 @@ ch.breakdown()
 # The modeled power saving on loopback uplink was
 # {glue:text}`oc_p100:.0f` mW at 100 Mbps and {glue:text}`oc_p240:.0f` mW at
 # 240 Mbps (paper: {glue:text}`p_p100:g` and {glue:text}`p_p240:g` mW; ours
-# scale with the assumed coefficients). Over loopback UDP with 1472-byte
-# datagrams costs more CPU energy than TCP from {glue:text}`cross_lo:g` Mbps
-# up (paper: from {glue:text}`p_cross:g` Mbps); at
+# scale with the assumed coefficients). {glue:text}`cross_text` At
 # {glue:text}`udp_top_rate:g` Mbps, the highest rate both UDP variants
 # sustained on loopback, UDP costs {glue:text}`udp20_ratio_top:.2f` times
 # TCP's CPU energy with 20000-byte datagrams (interval

@@ -160,3 +160,20 @@ def test_table1_shown_keeps_the_printed_order_synthetic():
     shown = sta.table1_shown(tt)
     assert list(shown.columns) == ["CBR rate", "Logging", "OS Proc.", "WiFi Driver", "Network Stack"]
     assert list(shown.iloc[0]) == ["4Mbps", "1.7%", "3.3%", "10.2%", "31.5%"]
+
+
+def test_saving_words_follow_the_sign_flipped_synthetic():
+    assert sta.saving_phrase(19.3) == "saved 19.3% of"
+    assert sta.saving_phrase(-19.3) == "cost 19.3% more than"   # the same data flipped
+    assert sta.saving_phrase(0.0) == "saved none of"
+    assert sta.saving_phrase(float("nan")) == "–"
+
+
+def test_the_small_saving_reading_is_said_only_when_the_data_show_it_flipped_synthetic():
+    oc = _onecopy_synthetic()
+    # every interval straddles zero (a small saving), then flipped far above zero
+    small = sta.onecopy_summary(oc.assign(saving=0.01, saving_lo=-0.05, saving_hi=0.07), "both")
+    big = oc.assign(saving=0.5, saving_lo=0.4, saving_hi=0.6)
+    large = sta.onecopy_summary(big, "both")
+    assert large["oc_n_pos"] == large["oc_n_points"] and large["oc_reading_text"] == ""
+    assert small["oc_n_pos"] * 2 <= small["oc_n_points"] and small["oc_reading_text"] == sta.READING

@@ -51,11 +51,15 @@ def test_compare_hand_case():
 
 def test_comparison_shown_for_people():
     runs, fits = two_devices()
-    shown = cm.comparison_shown(cm.compare(runs, fits, "dev-a", "dev-b", "b vs a"), "on", "off")
+    family = cm.holm_family({"x": cm.compare(runs, fits, "dev-a", "dev-b", "b vs a")})["x"]
+    shown = cm.comparison_shown(family, "on", "off")
     assert shown.loc[0, "direction"] == "downlink"
     assert shown.loc[0, "on (Gbps) [95% CI]"] == "12.00 [7.03, 16.97]"
     assert shown.loc[0, "ratio b / a [95% CI]"].startswith("0.50")
     assert "p (Welch)" in shown.columns
+    # one family of both directions' tests: Holm multiplies the smaller p by 2
+    holm_col = f"p (Holm over the 2 tests of the {cm.FAMILY})"
+    assert shown[holm_col].min() == pytest.approx(min(1.0, 2 * shown["p (Welch)"].min()))
 
 
 def test_helpers():
@@ -92,3 +96,15 @@ def test_throughput_figure_error_bars_are_the_t_interval():
     half = stats.t.ppf(0.975, 2) * 2 / math.sqrt(3)
     assert tuple(np.round([12 - half, 12 + half], 6)) in spans
     plt.close(fig)
+
+
+def test_holm_family_over_all_device_comparisons_hand_case_synthetic():
+    # Holm by hand: p 0.01, 0.03, 0.04 (m = 3) -> 0.03, max(0.03, 2 * 0.03) = 0.06, max(0.06, 1 * 0.04) = 0.06
+    from mobitrace.studies.cpu_gbps import measured_analysis as cm
+    frames = {"gro": pd.DataFrame({"direction": ["down", "up"], "welch_p": [0.01, 0.04]}),
+              "rps": pd.DataFrame(), "slow": pd.DataFrame({"direction": ["down"], "welch_p": [0.03]})}
+    out = cm.holm_family(frames)
+    assert out["rps"].empty
+    assert out["gro"]["welch_p_holm"].tolist() == pytest.approx([0.03, 0.06])
+    assert out["slow"]["welch_p_holm"].tolist() == pytest.approx([0.06])
+    assert set(out["gro"]["family_size"]) == {3} and set(out["slow"]["family"]) == {cm.FAMILY}

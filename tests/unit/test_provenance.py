@@ -83,3 +83,14 @@ def test_provenance_line_has_kind_sources_short_md5_and_command_with_detail_fold
     assert "How <it> was made." in folded and "0123456789abcdef.dir (12 files)" in folded
     raw = [n.astext() for n in details.children if n.tagname == "raw"]
     assert raw == ["<details><summary>How this was made</summary>", "</details>"]
+
+
+def test_load_lock_is_parsed_once_per_file_version_synthetic(tmp_path):
+    from mobitrace.book import provenance as prov
+    lock = tmp_path / "dvc.lock"
+    lock.write_text("schema: '2.0'\nstages:\n  a:\n    cmd: x\n")
+    first = prov.load_lock(lock)
+    assert first == {"a": {"cmd": "x"}}
+    assert prov.load_lock(lock) is first  # cached: the book asks for it once per provenance box
+    lock.write_text("schema: '2.0'\nstages:\n  bb:\n    cmd: yy\n")  # a new version: parsed again
+    assert prov.load_lock(lock) == {"bb": {"cmd": "yy"}}

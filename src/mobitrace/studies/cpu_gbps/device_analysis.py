@@ -89,7 +89,7 @@ def fit_table(runs: pd.DataFrame, alpha: float, targets: list[float], threshold:
                               "target_gbps": r["x"], "cpu_pct": r["mean"],
                               "mean_ci_lo": r["mean_ci_lower"], "mean_ci_hi": r["mean_ci_upper"],
                               "pred_lo": r["obs_ci_lower"], "pred_hi": r["obs_ci_upper"],
-                              "extrapolated": bool(r["x"] > row["x_max"])})
+                              "extrapolated": beyond_range(r["x"], row["saturation_gbps"])})
     return pd.DataFrame(fits), pd.DataFrame(extra)
 
 

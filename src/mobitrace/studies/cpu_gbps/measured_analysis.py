@@ -17,9 +17,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from mobitrace.stats import cpufit
+from mobitrace.stats.welch import holm
 from mobitrace.core import numbers
 from mobitrace.core.escape import md_text
-from mobitrace.studies.cpu_gbps.device_analysis import CI_ALPHA, draw_fit
+from mobitrace.studies.cpu_gbps.device_analysis import CI_ALPHA, draw_fit, saturation_gbps
 from mobitrace.book.figures import PALETTE, legend_outside
 
 # CPU sources for people (column headers and legends).
@@ -96,6 +97,26 @@ def compare(runs: pd.DataFrame, fits: pd.DataFrame, dev_a: str, dev_b: str, labe
     return pd.DataFrame(rows)
 
 
+FAMILY = "device comparisons at the unlimited rate"
+
+
+def holm_family(frames: dict[str, pd.DataFrame], alpha: float = 0.05) -> dict[str, pd.DataFrame]:
+    """The compare() frames with the Welch p-values of all of them corrected
+    together as one family (FAMILY, Holm; mobitrace.stats.welch.holm):
+    columns family, family_size and welch_p_holm added to each non-empty frame."""
+    keys = [k for k, f in frames.items() if not f.empty]
+    if not keys:
+        return frames
+    pvalues = pd.concat([frames[k]["welch_p"] for k in keys], ignore_index=True)
+    _, adjusted = holm(pvalues.to_numpy(), alpha)
+    out, start = dict(frames), 0
+    for k in keys:
+        n = len(frames[k])
+        out[k] = frames[k].assign(family=FAMILY, family_size=len(pvalues), welch_p_holm=adjusted[start:start + n])
+        start += n
+    return out
+
+
 def comparison_shown(frame: pd.DataFrame, a_name: str, b_name: str) -> pd.DataFrame:
     """A compare() frame for people: throughput of a and b with intervals,
     the ratio with its interval, Welch's p and the precise CPU per Gbps."""
@@ -108,6 +129,7 @@ def comparison_shown(frame: pd.DataFrame, a_name: str, b_name: str) -> pd.DataFr
         "ratio b / a [95% CI]": [numbers.interval(*v) for v in zip(frame["ratio_b_over_a"], frame["ratio_lo"],
                                                                    frame["ratio_hi"])],
         "p (Welch)": frame["welch_p"],
+        f"p (Holm over the {frame['family_size'].iloc[0]} tests of the {FAMILY})": frame["welch_p_holm"],
         f"precise CPU per Gbps, {a_name} (%/Gbps)": frame["a_precise_slope"],
         f"precise CPU per Gbps, {b_name} (%/Gbps)": frame["b_precise_slope"],
     })
@@ -161,8 +183,8 @@ def procstat_figure(runs: pd.DataFrame, devices: list[str]):
 def lines_figure(runs: pd.DataFrame, phones: pd.DataFrame, devices: list[str], targets: list[float],
                  threshold: float, alpha: float = 0.05):
     """Each measured device's downlink /proc/stat Total OLS line with its
-    100(1 - alpha)% confidence band (solid over the measured range, dashed
-    beyond), and the published phones' implied lines (black, dotted and
+    100(1 - alpha)% confidence band (solid up to the device's saturation
+    point, dashed beyond: the one limit of the tables' range flags), and the published phones' implied lines (black, dotted and
     dash-dotted); the CPU threshold and the target rates as grey guides."""
     x_top = max(max(targets) * 1.05, float(runs["throughput_gbps"].max()) * 1.02)
     xs = np.linspace(0, x_top, 300)
@@ -172,14 +194,14 @@ def lines_figure(runs: pd.DataFrame, phones: pd.DataFrame, devices: list[str], t
         g = runs[(runs["device"] == device) & (runs["direction"] == "down")]
         colour = PALETTE[i % len(PALETTE)]
         draw_fit(ax, g["throughput_gbps"], g["stat_all_total_pct"], xs, colour, device, alpha, prediction=False,
-                 measured_max=float(g["throughput_gbps"].max()))
+                 measured_max=saturation_gbps(g))
         handles.append(Line2D([], [], color=colour, lw=1.6, label=f"{device} (measured)"))
     for j, (_, p) in enumerate(phones.iterrows()):
         ls = [":", "-."][j % 2]
         sns.lineplot(x=xs, y=p["intercept_pct"] + p["slope_pct_per_gbps"] * xs, color="black", lw=1.3, ls=ls,
                      ax=ax, legend=False)
         handles.append(Line2D([], [], color="black", lw=1.3, ls=ls, label=f"{p['device']} (published line)"))
-    handles.append(Line2D([], [], color="grey", lw=1.3, ls="--", label="extrapolated (beyond measured)"))
+    handles.append(Line2D([], [], color="grey", lw=1.3, ls="--", label="extrapolated (beyond the saturation point)"))
     handles.append(Patch(color="grey", alpha=CI_ALPHA, lw=0, label=f"{1 - alpha:.0%} confidence band"))
     ax.axhline(threshold, color="grey", lw=0.8, ls="--")
     for rate in targets:

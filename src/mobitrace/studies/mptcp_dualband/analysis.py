@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from mobitrace.book.figures import SEED
+from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
 from mobitrace.core.numbers import direction, metric
 from mobitrace.energy.power_models import RadioPowerModel
@@ -362,7 +363,9 @@ def captures_table(r: Runs, devices: list[str]) -> pd.DataFrame:
                          "scale": c["scale"], "kernel": h.get("kernel"), "CPU": ", ".join(h.get("cpu_model", [])),
                          "cores": h.get("cpu_count"), "congestion control": c.get("congestion_control"),
                          "s/run CDF": c.get("duration_cdf_s"), "s/run sweep": c.get("duration_sweep_s"),
-                         "lock held (s)": (m.get("lock") or {}).get("held_s")})
+                         "lock held (s)": (m.get("lock") or {}).get("held_s"),
+                         "background load (idle gate)": capture_reader.background_text(
+                             capture_reader.background_load(m))})
     return validated(pd.DataFrame(rows), "captures")
 
 

@@ -82,6 +82,7 @@ CAPTURES = _table({
     "kernel": pa.Column(str, nullable=True), "CPU": pa.Column(str), "cores": pa.Column(nullable=True),
     "congestion control": pa.Column(str, nullable=True), "s/run CDF": pa.Column(nullable=True),
     "s/run sweep": pa.Column(nullable=True), "lock held (s)": pa.Column(nullable=True),
+    "background load (idle gate)": pa.Column(str),
 }, unique=["device", "session"])
 
 SET_ASIDE = _table({

@@ -310,6 +310,7 @@ def session_view(sessions: pd.DataFrame) -> pd.DataFrame:
         "slow CPU": conf.map(lambda c: f"{c['slow_cpu']['quota_us']}/{c['slow_cpu']['period_us']} us "
                                        f"({c['slow_cpu']['mechanism'].split(' (')[0]})"),
         "reps": conf.map(lambda c: c["repetitions_per_cell"]),
+        "background load (idle gate)": sessions["background_load"],
     })
 
 

@@ -27,6 +27,7 @@ from mobitrace.core import claims as cl
 from mobitrace.core.escape import md_text
 from mobitrace.core.numbers import direction, metric
 from mobitrace.core.published import Values, mean_sd_table, table_location
+from mobitrace.stats import resampling as rs
 from mobitrace.studies.priority_boost import analysis as pba
 from mobitrace.studies.priority_boost.analysis import (POLICY_NAMES, POLICY_ORDER, TABLE_TITLES, UNITS, audio_change,
                                                        condition_label, extent, gain_pct_ci, interval_rows,
@@ -115,7 +116,7 @@ def measured_runs(runs: pd.DataFrame, level: float):
         sns.stripplot(data=t, x="condition", y="metric", hue="policy_name", hue_order=hue_order, dodge=True,
                       jitter=False, size=2.5, alpha=0.35, legend=False, ax=ax)
         sns.pointplot(data=t, x="condition", y="metric", hue="policy_name", hue_order=hue_order,
-                      errorbar=("ci", 100 * level), seed=SEED, n_boot=2000, dodge=0.53, linestyle="none",
+                      errorbar=rs.mean_ci_errorbar(level, 2000, SEED), dodge=0.53, linestyle="none",
                       capsize=0.1, marker="D", markersize=5, err_kws={"linewidth": 1.4}, ax=ax,
                       legend=ax is axes[0, 0])
         ax.set(title=TABLE_TITLES[table], xlabel=CONDITION_AXIS,

@@ -324,6 +324,8 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame]:
         "cpu_count": int(host.get("cpu_count") or 0),
         "file_bytes": int(conf.get("file_bytes") or 0),
         "configuration": json.dumps(conf, sort_keys=True, default=str),
+        "background_load": capture_reader.background_text(
+            capture_reader.background_load(manifest, folder / "manifest.yaml")),
     }
     return session, pd.DataFrame(rows, columns=RUN_COLUMNS)
 

@@ -139,7 +139,7 @@ RUN_TABLE_SCHEMA = pa.DataFrameSchema(
 
 SESSION_COLUMNS = ["device", "session", "capture_sha256", "files", "bytes", "runs_ok", "runs_timeout",
                    "runs_failed_attempts", "smoke", "kernel", "cpu_model", "cpu_count", "file_bytes",
-                   "configuration"]
+                   "configuration", "background_load"]
 
 SESSION_TABLE_SCHEMA = pa.DataFrameSchema(
     {
@@ -157,6 +157,7 @@ SESSION_TABLE_SCHEMA = pa.DataFrameSchema(
         "cpu_count": pa.Column("int64", _nonneg),
         "file_bytes": pa.Column("int64", _nonneg),
         "configuration": pa.Column(str),  # the manifest's configuration as sorted JSON
+        "background_load": pa.Column(str),  # capture_reader.background_text of the idle gate's record
     },
     strict=True, ordered=True,
 )
@@ -233,7 +234,7 @@ AUDIO_CHANGE_SCHEMA = pa.DataFrameSchema(
 
 SESSION_VIEW_SCHEMA = pa.DataFrameSchema(
     _cols("device", "session", "capture sha256", "files", "MB", "runs ok", "timeouts", "failed attempts",
-          "kernel", "CPU", "cores", "file (bytes)", "slow CPU", "reps"),
+          "kernel", "CPU", "cores", "file (bytes)", "slow CPU", "reps", "background load (idle gate)"),
     strict=True, ordered=True,
 )
 

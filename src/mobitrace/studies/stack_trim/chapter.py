@@ -94,10 +94,12 @@ class Chapter(NotebookChapter):
 
     def __init__(self, *, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str],
                  power_model: str, power_models: dict, cpu_basis: str, ci_level: float, n_resamples: int, seed: int,
-                 min_delivered: float, wifi_max_mbps: float, wifi_link: str, rel_tol_approx: float):
+                 min_delivered: float, wifi_max_mbps: float, wifi_link: str, rel_tol_approx: float,
+                 superseded: dict | None = None):
         self.study, self.cpu_basis, self.ci_level, self.n_resamples = study, cpu_basis, ci_level, n_resamples
         self.seed, self.min_delivered, self.rel_tol_approx = seed, min_delivered, rel_tol_approx
         self.wifi_max_mbps, self.wifi_link = wifi_max_mbps, wifi_link
+        self.superseded_sessions = superseded or {}
         self.results = Path(results_dir)
         self.out = ChapterOutputs(self.results, STAGE)
         self.values = Values(published_dir)
@@ -127,6 +129,7 @@ class Chapter(NotebookChapter):
             out.table(conds, f"conditions_{device}", f"Conditions captured on {device}",
                       shown=sta.conditions_shown(conds))
             out.provenance("measured: the conditions found in the ingested runs.")
+        out.superseded(self.superseded_sessions, "data/raw/stack-trim")
 
     def power_model(self) -> None:
         """The CPU power model's coefficients, and the numbers about the host."""
@@ -215,6 +218,7 @@ class Chapter(NotebookChapter):
             self.nums = sta.key_numbers(self.onecopy[self.ref], self.transport[self.ref], self.crossover, self.ref,
                                         self.values, self.cpu_basis, self.wifi_link, self.wifi_max_mbps)
         self._glue(self.nums)
+        self.out.put("oc_lo_max_phrase", sta.saving_phrase(self.nums.get("oc_lo_max")))
         self.out.put("wifi_max", self.wifi_max_mbps)
         self._glue(sta.paper_numbers(self.values))
 

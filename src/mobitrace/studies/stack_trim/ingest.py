@@ -359,6 +359,8 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
                      "lock_seconds": float(cfg.get("lock_seconds") or 0.0),
                      "shared_host_note": str(host.get("note") or ""),
                      **sequential_record(man, folder / "manifest.yaml"),
+                     "background_load": capture_reader.background_text(
+                         capture_reader.background_load(man, folder / "manifest.yaml")),
                      "md5": content_hash(folder)})
     tables = {
         "runs.parquet": validated(RUNS_SCHEMA, pd.concat(runs, ignore_index=True), device_dir),

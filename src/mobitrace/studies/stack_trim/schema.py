@@ -74,7 +74,7 @@ RUN_COLUMNS = ["device", "session", "run_id", "condition", "experiment", "link",
 SAMPLE_COLUMNS = ["device", "session", "run_id", "interval", "t_s", "dt_s", "cpu", "busy", "mhz"]
 SESSION_COLUMNS = ["device", "session", "runs", "kernel", "cpu_model", "cpu_count", "cpufreq", "reps",
                    "duration_s", "lock_seconds", "shared_host_note", "reps_done", "stopped_by", "target_pp",
-                   "widest_halfwidth_pp", "n_at_target", "n_halfwidths", "md5"]
+                   "widest_halfwidth_pp", "n_at_target", "n_halfwidths", "background_load", "md5"]
 
 _NONNEG = pa.Check.ge(0)
 _SECONDS = {c: pa.Column(float, _NONNEG) for c in (
@@ -146,6 +146,7 @@ SESSIONS_SCHEMA = pa.DataFrameSchema(
         "widest_halfwidth_pp": pa.Column(float, _NONNEG, nullable=True),
         "n_at_target": pa.Column(int, _NONNEG),
         "n_halfwidths": pa.Column(int, _NONNEG),
+        "background_load": pa.Column(str),  # capture_reader.background_text of the idle gate's record
         "md5": pa.Column(str, pa.Check.str_matches(r"^[0-9a-f]{32}$")),
     },
     strict=True, ordered=True,

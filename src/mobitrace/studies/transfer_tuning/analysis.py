@@ -122,7 +122,7 @@ def sweep_figure(runs: pd.DataFrame, energy_kind: str, n_boot: int = rs.N_BOOT, 
                                           ("energy_per_100mb_j", f"energy per 100 MB (J), {energy_kind}"))):
             ax = axes[i, j]
             sns.lineplot(data=g, x="level", y=col, hue="dataset", hue_order=order, marker="o", markersize=5,
-                         errorbar=("ci", 95), n_boot=n_boot, seed=seed, ax=ax, legend=(i == 0 and j == len(factors) - 1))
+                         errorbar=rs.mean_ci_errorbar(0.95, n_boot, seed), ax=ax, legend=(i == 0 and j == len(factors) - 1))
             ax.set_xscale("log", base=2)
             ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
             ax.set_xlabel(XLABEL.get(factor, factor) if i == 1 else "")
