@@ -36,7 +36,9 @@ Treatment of bad samples (the same for every format):
   after the sign convention (the device was charging) -> InputError.
 
 Every InputError names the file, the line, the field, what was expected
-and what was found. Reading is chunked (pandas ``read_csv(chunksize=...)``,
+and what was found. A trace may hold up to ``Limits.power_rows`` samples
+(capture_reader; larger than the ``table_rows`` of other tables because a
+trace is only ever streamed). Reading is chunked (pandas ``read_csv(chunksize=...)``,
 gzip transparently), so memory is bounded by the chunk size for
 :func:`iter_chunks` (what the streaming energy functions consume) and by 16
 bytes per kept sample for :func:`read_trace`.
@@ -191,7 +193,7 @@ def iter_chunks(path: str | Path, spec: TraceSpec, chunk_rows: int = CHUNK_ROWS,
             if n == 0:  # a header without samples: "no samples" below
                 continue
             st.rows += n
-            capture_reader.check_rows(path, st.rows, limits)
+            capture_reader.check_rows(path, st.rows, limits, power=True)  # streamed: Limits.power_rows
             t_raw = _numeric(path, frame, "time", line0)
             missing_t = np.isnan(t_raw)
             if missing_t.any():

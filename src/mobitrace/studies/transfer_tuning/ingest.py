@@ -240,7 +240,7 @@ def read_session(folder: str | Path, stream_power: bool = False) -> dict:
 def _tree_hash(folder: Path) -> str:
     h = hashlib.md5()
     for p in capture_reader.walk(folder):
-        h.update(str(p.relative_to(folder)).encode() + b"\0" + hashlib.md5(capture_reader.read_raw(p)).digest())
+        h.update(str(p.relative_to(folder)).encode() + b"\0" + bytes.fromhex(capture_reader.md5_raw(p)))
     return h.hexdigest()
 
 
@@ -311,6 +311,13 @@ def _write_power(power_files: list, out: Path, device_dir: Path,
             writer.close()
 
 
+def _check_session(folder: Path) -> None:
+    """read_session, with each power trace checked as a stream (never whole in memory)."""
+    for *_, path, spec in read_session(folder, stream_power=True)["power_files"]:
+        for _ in pt.iter_chunks(path, spec):
+            pass
+
+
 def validate_session(folder: Path) -> list[InputError]:
     """Every problem of one session folder, for `mobitrace validate` (empty: valid)."""
-    return problems(read_session, folder)
+    return problems(_check_session, folder)
