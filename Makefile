@@ -131,7 +131,9 @@ capture-%:
 # `make bench`: how long the pipeline and the tests take (scripts/bench.py:
 # cold, no-op and add-a-device repro, the book, each stage, `make test` and
 # its 10 slowest tests, the power-trace parser against pyarrow.csv, the capture
-# kits' samplers). 3 runs; min and median to dist/bench.json and a table.
+# kits' samplers, a 1 GB power trace through transfer-tuning's ingest and
+# chapter with their peak memory). 3 runs; min and median to dist/bench.json
+# and a table.
 # BENCH_ARGS="--skip-test" leaves out `make test` (12 min a run).
 .PHONY: bench
 bench: $(STAMP)

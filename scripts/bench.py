@@ -15,6 +15,14 @@ test      `make test` (PYTEST_ARGS=--durations=10) and its 10 slowest tests
 ingest    a synthetic power-meter CSV (scripts/bench_power_trace_memory.py,
           --trace-mb) read by mobitrace.energy.power_traces.iter_chunks and by
           pyarrow.csv.read_csv: MB/s, the ratio, peak RSS of each
+bigtrace  (one run, whatever --runs says) a transfer-tuning device
+          ("synthetic-host") whose one run has a synthetic power-meter trace
+          of about --bigtrace-mb MB (default 1000): wall time and peak RSS
+          (getrusage of a fresh child) of ingest and of what the chapter
+          does with the trace (analysis.measured_power streaming
+          power.parquet, energy_table, the power-over-time figure with the
+          thinned trace). Synthetic data, for memory only; issue 20 asks
+          for <= 500 MB each
 sampler   CPU time of each capture kit's periodic sampler at --sampler-hz,
           less an idle process's over the same --sampler-s seconds, as % of
           one core (per-process CPU time: /proc/stat ticks are too coarse)
@@ -44,7 +52,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("cold", "noop", "add", "book", "test", "ingest", "sampler")
+SECTIONS = ("cold", "noop", "add", "book", "test", "ingest", "sampler", "bigtrace")
+DEFAULT_SECTIONS = SECTIONS  # bigtrace: one run (about a minute, a 1 GB file in the temporary folder)
 # Targets of issue 18, shown next to the figures.
 TARGETS = {"cold dvc repro -f": "<= 60 s", "no-op dvc repro": "<= 3 s",
            "add-device + dvc repro": "<= 20 s", "make test": "<= 300 s",
@@ -234,11 +243,8 @@ import pyarrow.csv
 rows = 0
 t0, c0 = time.monotonic(), time.process_time()  # imports excluded
 if how == "mobitrace":
-    import dataclasses
-    from mobitrace.core.capture_reader import LIMITS
     spec = pt.spec_from_manifest({"format": "power-meter", "units": {"time": "s", "power": "W"}, "max_gap_s": 0.01})
-    # 1 GB at 1 kHz is 66 M rows, over the 10 M rows a capture may hold
-    for t, p in pt.iter_chunks(path, spec, limits=dataclasses.replace(LIMITS, table_rows=10**10)):
+    for t, p in pt.iter_chunks(path, spec):  # 1 GB at 1 kHz: 66 M rows, within Limits.power_rows
         rows += len(t)
 else:
     rows = pyarrow.csv.read_csv(path).num_rows
@@ -272,6 +278,60 @@ def bench_ingest(runs: int, size_mb: float, work: Path, results: dict) -> None:
                               for k in ("min", "median")}
     results["ingest"] = out
     path.unlink()
+
+
+# ---------------------------------------------------------------- bigtrace
+BIGTRACE_CHILD = r"""
+import resource, sys, time
+step, device, interim = sys.argv[1:4]
+if step == "ingest":
+    from mobitrace.studies.transfer_tuning import ingest as tt
+    tt.ingest(device, interim)
+else:  # what the chapter computes from the power log: the energies and a power-over-time figure
+    import pandas as pd
+    from mobitrace.book.figures import save_svg
+    from mobitrace.studies.transfer_tuning import analysis as tta
+    sys.path.insert(0, sys.argv[4])
+    from test_tt_ingest_synthetic import CPU, RADIO
+    runs, samples = (pd.read_parquet(f"{interim}/{n}.parquet") for n in ("runs", "samples"))
+    measured = tta.measured_power(runs, [f"{interim}/power.parquet"], 0.0)  # streamed, as Chapter.setup does
+    table = tta.energy_table(runs, samples, measured, CPU, RADIO, base_w=0.2, tail_tolerance_w=0.0)
+    assert set(table["energy_source"]) == {"measured"}
+    save_svg(tta.concurrency_power_figure(table, measured, samples, CPU, RADIO, 0.2, "measured"), f"{interim}.svg")
+    print("points drawn", len(next(iter(measured.values())).t), file=sys.stderr)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)  # this child's peak (KiB on Linux)
+"""
+
+
+def bench_bigtrace(size_mb: float, work: Path, results: dict) -> None:
+    """One fresh child per step, reporting its own peak RSS (RUSAGE_CHILDREN
+    here would be the maximum over every earlier child of the bench)."""
+    import numpy as np
+    sys.path.insert(0, str(ROOT / "tests" / "transfer_tuning"))
+    from conftest import write_session
+    run = "sweep-video-cc1-p1-io16-r1"
+    folder = write_session(work / "raw", [{"run_id": run, "power_log": "time,power\n0,1\n"}],
+                           power_trace={"format": "power-meter", "file": "runs/<run_id>/power.csv",
+                                        "units": {"time": "s", "power": "W"}, "max_gap_s": 0.3})
+    trace = folder / "runs" / run / "power.csv"
+    n = int(size_mb * 1e6 / 16)  # about 16 bytes a line
+    with open(trace, "w") as fh:  # a 1 W base and a 3 W square wave over [90, 110] s
+        fh.write("time,power\n")
+        for a in range(0, n, 1_000_000):
+            i = np.arange(a, min(n, a + 1_000_000))
+            np.savetxt(fh, np.c_[90.0 + i * (20.0 / n), 1 + 2 * ((i // 1000) % 2)], fmt="%.9f,%g")  # ns: distinct times
+    out = {"trace_mb": trace.stat().st_size / 1e6, "samples": n, "synthetic": True}
+    for step in ("ingest", "chapter"):
+        t0 = time.monotonic()
+        done = subprocess.run([sys.executable, "-c", BIGTRACE_CHILD, step, str(folder.parent), str(work / "interim"),
+                               str(ROOT / "tests" / "transfer_tuning")], env=env(ROOT), capture_output=True, text=True)
+        wall = time.monotonic() - t0
+        if done.returncode != 0:
+            raise SystemExit(f"bench: bigtrace {step} failed:\n{done.stderr[-3000:]}")
+        peak = int(done.stdout.split()[-1]) / 1024
+        out[step] = {"wall_s": wall, "peak_rss_mb": peak}
+        print(f"  bigtrace {step}: {wall:.1f} s, peak RSS {peak:.0f} MB", flush=True)
+    results["bigtrace"] = out
 
 
 # ---------------------------------------------------------------- sampler
@@ -358,6 +418,12 @@ def table(results: dict) -> str:
             add(f"  peak RSS {how}", ing[how]["peak_rss_mb"], " MB", "{:.0f}")
         add("ingest ratio (mobitrace / pyarrow)", ing["ratio"], "", "{:.2f}")
         add("  ratio per CPU second", ing["ratio per cpu s"], "", "{:.2f}")
+    if "bigtrace" in results:  # one run each
+        big = results["bigtrace"]
+        for step in ("ingest", "chapter"):
+            r = big[step]
+            rows.append((f"bigtrace {step} ({big['trace_mb']:.0f} MB synthetic trace)", "", f"{r['wall_s']:.1f} s", ""))
+            rows.append((f"  peak RSS {step}", "", f"{r['peak_rss_mb']:.0f} MB", "<= 500 MB"))
     if "sampler" in results:
         for kit in KITS:
             rows.append((f"sampler {kit} at {results['sampler']['hz']:g} Hz",
@@ -373,7 +439,9 @@ def table(results: dict) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--only", default=",".join(SECTIONS),
+    # 1000 MB: ~62M lines, within capture_reader's Limits.power_rows (a trace's own bound; file_bytes is 1 GiB)
+    ap.add_argument("--bigtrace-mb", type=float, default=1000, help="size of bigtrace's synthetic power trace")
+    ap.add_argument("--only", default=",".join(DEFAULT_SECTIONS),
                     help=f"comma-separated, of {','.join(SECTIONS)} (default: all)")
     ap.add_argument("--skip-test", action="store_true", help="leave out `make test` (about 12 min a run)")
     ap.add_argument("--repo", type=Path, default=ROOT, help="the repository to copy and time (default: this one)")
@@ -399,6 +467,8 @@ def main(argv=None) -> int:
             bench_pipeline(repo, args.runs, only, work, results)
         if "ingest" in only:
             bench_ingest(args.runs, args.trace_mb, work, results)
+        if "bigtrace" in only:
+            bench_bigtrace(args.bigtrace_mb, work, results)
         if "sampler" in only:
             bench_sampler(args.runs, args.sampler_hz, args.sampler_s, results)
         if "test" in only:

@@ -119,9 +119,8 @@ def _copy_tree(src: Path, dest: Path, sync: bool) -> None:
         (dest / d.relative_to(src)).mkdir(parents=True, exist_ok=True)
     for f in files:
         out = dest / f.relative_to(src)
-        data = capture_reader.read_raw(f)
         with open(out, "xb") as fh:
-            fh.write(data)
+            capture_reader.copy_raw(f, fh)  # in chunks: a 2 GB capture stays out of memory
             if sync:
                 fh.flush()
                 os.fsync(fh.fileno())

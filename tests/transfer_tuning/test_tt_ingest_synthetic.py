@@ -4,6 +4,7 @@ sessions (hand-computable)."""
 
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import write_session
@@ -161,3 +162,52 @@ def test_synthetic_bad_rate_columns_are_one_line_errors(tmp_path, rates, field):
     with pytest.raises(InputError) as e:
         tt.ingest(folder.parent, tmp_path / "interim")
     assert field in str(e.value) and "runs.csv" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_synthetic_power_streamed_in_chunks_equals_whole_file(tmp_path):
+    """Ingest streams power traces into power.parquet chunk by chunk; with a
+    3-row chunk the table equals the one read whole (read_trace)."""
+    rows = ["time,power"] + [f"{99.5 + 0.1 * i:.1f},{1 + (i % 4)}" for i in range(21)]
+    folder = write_session(tmp_path / "raw", [
+        {"run_id": "sweep-video-cc1-p1-io16-r1", "power_log": "\n".join(rows) + "\n"},
+        {"run_id": "sweep-video-cc4-p1-io16-r1", "power_log": "\n".join(rows) + "\n"}],
+        power_trace={"format": "power-meter", "file": "runs/<run_id>/power.csv",
+                     "units": {"time": "s", "power": "W"}, "max_gap_s": 0.3})
+    whole = tt.read_session(folder)["power"]
+    parts = tt.read_session(folder, stream_power=True)
+    assert parts["power"].empty and len(parts["power_files"]) == 2
+    out = tmp_path / "power.parquet"
+    tt._write_power(parts["power_files"], out, folder.parent, chunk_rows=3)
+    assert pq.ParquetFile(out).metadata.num_row_groups == 14  # 7 chunks of 3 rows per run
+    pd.testing.assert_frame_equal(pd.read_parquet(out), whole)
+    tt.ingest(folder.parent, tmp_path / "interim")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "interim" / "power.parquet"), whole)
+
+
+def test_synthetic_measured_power_streams_power_parquet_in_batches(tmp_path, monkeypatch):
+    """The chapter never loads power.parquet whole: measured_power reads it a
+    batch at a time (3 rows here) and gives the energies of the whole table,
+    and the figure's trace is thinned to at most max_points samples."""
+    rows = ["time,power"] + [f"{99.5 + 0.01 * i:.2f},{3 if 100.0 <= 99.5 + 0.01 * i <= 101.0 + 1e-9 else 1}"
+                             for i in range(201)]
+    folder = write_session(tmp_path / "raw", [
+        {"run_id": "sweep-video-cc1-p1-io16-r1", "power_log": "\n".join(rows) + "\n"},
+        {"run_id": "sweep-video-cc4-p1-io16-r1", "t0_s": 100.0, "dur_s": 0.5, "power_log": "\n".join(rows) + "\n"}],
+        power_trace={"format": "power-meter", "file": "runs/<run_id>/power.csv",
+                     "units": {"time": "s", "power": "W"}, "max_gap_s": 0.3})
+    out = tmp_path / "interim"
+    tt.ingest(folder.parent, out)
+    runs, samples, power = (pd.read_parquet(out / f"{n}.parquet") for n in ("runs", "samples", "power"))
+    whole = tta.energy_table(runs, samples, power, CPU, RADIO, base_w=0.2, tail_tolerance_w=0.0)
+    monkeypatch.setattr(tta, "POWER_BATCH_ROWS", 3)
+    measured = tta.measured_power(runs, [out / "power.parquet"], 0.0, max_points=50)
+    streamed = tta.energy_table(runs, samples, measured, CPU, RADIO, base_w=0.2, tail_tolerance_w=0.0)
+    pd.testing.assert_frame_equal(streamed, whole, rtol=1e-12)
+    r = streamed.set_index("run_id").loc["sweep-video-cc1-p1-io16-r1"]
+    assert r["energy_source"] == "measured" and r["energy_j"] == pytest.approx(1.98)
+    # base over [99.5, 100]: 1 W, but the last 0.01 s ramps 1 -> 3 W: (0.49 + 0.02) / 0.5 = 1.02 W; E_d = 3 - 1.02 J
+    m = measured[("synthetic-host", "sweep-video-cc1-p1-io16-r1")]
+    assert len(m.t) <= 50 and m.p.max() == 3.0 and m.p.min() == 1.0
+    assert m.t[0] == pytest.approx(99.5) and m.t[-1] == pytest.approx(101.5)
+    full = tta.measured_power(runs, power, 0.0)  # under TRACE_POINTS samples: the trace as logged
+    assert len(full[("synthetic-host", "sweep-video-cc1-p1-io16-r1")].t) == 201

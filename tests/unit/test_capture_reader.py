@@ -4,6 +4,7 @@ what it refuses, with which one-line message (issue 16, item 1)."""
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import socket
 import stat
@@ -93,6 +94,9 @@ def test_sizes_are_bounded_per_file_and_session(session):
     (session / "runs" / "big.csv").write_text("x" * 21)
     _refused(cr.walk, session, small, match="big.csv: expected at most 20 bytes per file, found '21 bytes'")
     _refused(cr.read_raw, session / "runs" / "big.csv", small, match="expected at most 20 bytes per file")
+    _refused(cr.copy_raw, session / "runs" / "big.csv", io.BytesIO(), small, match="expected at most 20 bytes per file")
+    _refused(cr.md5_raw, session / "runs" / "big.csv", small, match="expected at most 20 bytes per file")
+    assert cr.md5_raw(session / "runs" / "big.csv") == "ae16948914b358204ec4377377c3794f"  # md5 of 21 x's
     _refused(cr.walk, session, replace(cr.LIMITS, session_bytes=30),
              match="s1: expected at most 30 bytes per session, found '41 bytes'")
 
@@ -259,3 +263,30 @@ def test_superseding_every_session_leaves_none(session):
 @pytest.mark.parametrize("bad", [["dev/s1"], {"s1": "no device"}, {"dev/s1": ""}, {"dev/s1": 3}])
 def test_a_malformed_superseded_map_is_a_one_line_error(bad):
     _refused(lambda: cr.superseding(bad).__enter__(), match="superseded")
+
+
+def test_copy_raw_copies_in_chunks_synthetic(session, monkeypatch):
+    """A file several chunks long is copied byte for byte, one chunk read at a time."""
+    monkeypatch.setattr(cr, "_CHUNK", 7)
+    data = bytes(range(256)) * 3
+    (session / "runs" / "bin.dat").write_bytes(data)
+    out = io.BytesIO()
+    assert cr.copy_raw(session / "runs" / "bin.dat", out) == len(data)
+    assert out.getvalue() == data == cr.read_raw(session / "runs" / "bin.dat")
+
+
+def test_synthetic_power_trace_has_its_own_row_limit(session):
+    """A power trace is only streamed, so it may hold more rows than any other
+    table (Limits.power_rows), and no more; a table keeps table_rows."""
+    from mobitrace.energy import power_traces as pt
+    spec = pt.spec_from_manifest({"format": "power-meter", "units": {"time": "s", "power": "W"}})
+    small = replace(cr.LIMITS, table_rows=5, power_rows=12)
+    trace = session / "runs" / "power.csv"
+    trace.write_text("time,power\n" + "".join(f"{i},{1 + i % 2}\n" for i in range(12)))
+    got = [len(t) for t, _ in pt.iter_chunks(trace, spec, chunk_rows=4, limits=small)]
+    assert got == [4, 4, 4]  # 12 rows: over table_rows, within power_rows, streamed
+    _refused(cr.read_text, trace, small, match="expected at most 5 rows, found '13 rows'")  # lines, header included
+    trace.write_text("time,power\n" + "".join(f"{i},1\n" for i in range(13)))
+    err = _refused(lambda: list(pt.iter_chunks(trace, spec, chunk_rows=4, limits=small)),
+                   match="power.csv: expected at most 12 rows of a power trace, found 'more'")
+    assert err.path.endswith("power.csv")

@@ -83,3 +83,44 @@ def test_streaming_windows_equal_the_whole_trace_integrals():
         sw.feed(t[i:i + 37], p[i:i + 37])
     for k, (a, b) in enumerate(windows):
         assert sw.integral(k) == pytest.approx(energy.window_integral(t, p, a, b), rel=1e-12)
+
+
+def _whole(t, p, start, end, tol):
+    base = energy.base_power(t, p, t[0], start)
+    return base, energy.dynamic_energy(t, p, base, start, end), energy.tail_energy(t, p, base, end, tol)
+
+
+@pytest.mark.parametrize("tail_until", [62.0, 200.0])  # the tail ends at 62 s; never ends before the trace does
+def test_synthetic_streaming_run_energy_equals_the_whole_trace_functions(tail_until):
+    t = np.arange(100_003) * 0.001
+    p = np.where((t > 20) & (t < 59), 3.0, 1.0) + 0.01 * np.sin(t)
+    p[(t >= 59) & (t < tail_until)] = 2.0
+    start, end, tol = 20.0005, 58.9995, 0.5
+    want = _whole(t, p, start, end, tol)
+    assert want[2].ended == (tail_until < 100)
+    for chunk in (len(t), 1, 3, 1000, 77_777):
+        se = energy.StreamingRunEnergy(start, end, tol)
+        for i in range(0, len(t), chunk):
+            se.feed(t[i:i + chunk], p[i:i + chunk])
+        base, e_d, tail = se.result()
+        if chunk in (len(t), 77_777):  # the same sums of the same terms: exactly equal
+            assert (base, e_d, tail) == want
+        assert base == pytest.approx(want[0], rel=1e-12) and e_d == pytest.approx(want[1], rel=1e-12)
+        assert tail.energy_j == pytest.approx(want[2].energy_j, rel=1e-12)
+        assert (tail.duration_s, tail.ended) == (want[2].duration_s, want[2].ended)
+
+
+def test_streaming_run_energy_hand_computed_and_refusals():
+    # samples (0, 1 W) (1, 3 W) (2, 3 W) (2.5, 1 W) (3, 1 W): base over [0, 1] = the ramp's mean, 2 W;
+    # E_d over [1, 2] = 3 J - 2 J = 1 J; the tail falls from 3 W at 2 s to the base (2 W) at 2.25 s:
+    # 0.25 s x 1 W / 2 = 0.125 J
+    se = energy.StreamingRunEnergy(1.0, 2.0)
+    for t, p in (([0.0, 1.0], [1.0, 3.0]), ([2.0], [3.0]), ([2.5, 3.0], [1.0, 1.0])):
+        se.feed(t, p)
+    base, e_d, tail = se.result()
+    assert base == pytest.approx(2.0)  # the ramp 1 -> 3 W over [0, 1] averages 2 W
+    assert e_d == pytest.approx(1.0) and tail == energy.Tail(pytest.approx(0.125), pytest.approx(0.25), True)
+    short = energy.StreamingRunEnergy(1.0, 5.0)
+    short.feed([0.0, 1.0, 2.0], [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="does not cover"):
+        short.result()

@@ -121,3 +121,34 @@ def test_a_header_without_samples_is_an_input_error(tmp_path):
     f.write_text("time,power\n")
     with pytest.raises(InputError, match="no samples"):
         pt.read_trace(f, spec(format="power-meter", units={"time": "s", "power": "W"}))
+
+
+def test_minmax_thinner_hand_computed():
+    # 10 samples, at most 6 points: the first, the last, and 2 bins of 8 samples (the second holds
+    # samples 8 and 9) with their lowest and highest
+    th = pt.MinMaxThinner(6)
+    th.feed(np.arange(10.0), [1, 5, 2, 0, 3, 3, 9, 1, 4, 2])
+    t, p = th.result()
+    assert t.tolist() == [0, 3, 6, 8, 9] and p.tolist() == [1, 0, 9, 4, 2]
+    short = pt.MinMaxThinner(4)  # at most max_points samples: kept whole
+    short.feed([0.0, 1.0, 2.0], [3.0, 1.0, 2.0])
+    short.feed([3.0], [7.0])
+    assert short.result()[0].tolist() == [0, 1, 2, 3] and short.result()[1].tolist() == [3, 1, 2, 7]
+
+
+def test_synthetic_minmax_thinner_keeps_spikes_whatever_the_chunks():
+    rng = np.random.default_rng(1)
+    t = np.arange(100_003) * 0.001
+    p = 1 + rng.random(len(t))
+    p[5000], p[77_000] = 10.0, 0.0
+    results = []
+    for chunk in (len(t), 7, 999, 40_000):
+        th = pt.MinMaxThinner(1000)
+        for i in range(0, len(t), chunk):
+            th.feed(t[i:i + chunk], p[i:i + chunk])
+        results.append(th.result())
+    for tt, pp in results[1:]:
+        assert np.array_equal(tt, results[0][0]) and np.array_equal(pp, results[0][1])
+    tt, pp = results[0]
+    assert len(tt) <= 1000 and np.all(np.diff(tt) > 0)
+    assert pp.max() == 10.0 and tt[pp.argmax()] == t[5000] and pp.min() == 0.0

@@ -8,8 +8,9 @@ Python's tarfile "data" filter treats an archive:
   then open with O_NOFOLLOW | O_NONBLOCK and re-check the open file);
 - paths written inside a manifest must stay inside the session folder;
 - sizes are bounded (LIMITS): bytes per file, session and capture, gzip
-  output (bytes and ratio, decompressed as a stream), rows per table, YAML
-  nesting depth and node count;
+  output (bytes and ratio, decompressed as a stream), rows per table (a
+  power trace, which is only ever streamed, has its own larger bound),
+  YAML nesting depth and node count;
 - YAML has no anchors, aliases or duplicate keys; JSON has no duplicate
   keys and no NaN/Infinity; numbers must be finite and of sane magnitude;
 - text is UTF-8 with or without a BOM, plain or gzip (decided by the
@@ -56,6 +57,7 @@ class Limits:
     gzip_ratio: int = 100              # decompressed / compressed bytes ...
     gzip_ratio_after: int = 1 * MiB    # ... checked once this much came out
     table_rows: int = 10_000_000       # data rows of one CSV / JSON-lines table
+    power_rows: int = 500_000_000      # samples of one power trace: streamed, so this bounds time, not memory
     yaml_depth: int = 32               # nesting of mappings and lists
     yaml_nodes: int = 100_000          # scalars, mappings and lists of one document
     magnitude: float = 1e18            # |number| in any structured field
@@ -215,6 +217,38 @@ def read_raw(path: str | Path, limits: Limits = LIMITS) -> bytes:
     return data
 
 
+def _raw_chunks(path: Path, limits: Limits) -> Iterator[bytes]:
+    """A capture file's stored bytes in chunks, refused past limits.file_bytes."""
+    fd = _open_fd(path, limits)
+    got = 0
+    with os.fdopen(fd, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            got += len(chunk)
+            if got > limits.file_bytes:
+                raise InputError(path, None, None, f"at most {limits.file_bytes} bytes per file", "more")
+            yield chunk
+
+
+def copy_raw(path: str | Path, out, limits: Limits = LIMITS) -> int:
+    """Copy a capture file's stored bytes into the binary file `out` in
+    chunks (a 2 GB capture never sits in memory); returns the byte count.
+    Refuses a file past limits.file_bytes, as read_raw does."""
+    got = 0
+    for chunk in _raw_chunks(Path(path), limits):
+        out.write(chunk)
+        got += len(chunk)
+    return got
+
+
+def md5_raw(path: str | Path, limits: Limits = LIMITS) -> str:
+    """The MD5 (hex) of a capture file's stored bytes, read in chunks:
+    hashlib.md5(read_raw(path)) without holding the file in memory."""
+    h = hashlib.md5()
+    for chunk in _raw_chunks(Path(path), limits):
+        h.update(chunk)
+    return h.hexdigest()
+
+
 class _Gunzip(io.RawIOBase):
     """A bounded streaming gzip reader (multi-member), refusing output past
     `max_bytes` or a ratio past limits.gzip_ratio."""
@@ -347,9 +381,13 @@ def read_text(path: str | Path, limits: Limits = LIMITS) -> str:
     return text
 
 
-def check_rows(path: str | Path, n_rows: int, limits: Limits = LIMITS) -> None:
-    if n_rows > limits.table_rows:
-        raise InputError(path, None, None, f"at most {limits.table_rows} rows", f"{n_rows} rows")
+def check_rows(path: str | Path, n_rows: int, limits: Limits = LIMITS, power: bool = False) -> None:
+    """Refuse a table past limits.table_rows rows, or, with `power`, a power
+    trace (read only as a stream, chunk by chunk) past limits.power_rows."""
+    cap = limits.power_rows if power else limits.table_rows
+    if n_rows > cap:
+        raise InputError(path, None, None, f"at most {cap} rows" + (" of a power trace" if power else ""),
+                         f"{n_rows} rows" if not power else "more")
 
 
 def lines(text: str, path: str | Path, limits: Limits = LIMITS) -> list[str]:

@@ -152,3 +152,95 @@ class StreamingWindows:
         if self.first is None or a < self.first or b > self.last[0]:
             raise ValueError(f"the trace does not cover the window [{a:g}, {b:g}] s")
         return self.sums[k]
+
+
+class StreamingRunEnergy:
+    """base_power over [first sample, start], dynamic_energy over [start,
+    end] and tail_energy after `end` of one trace fed in chunks (in time
+    order): ``feed(t, p)`` per chunk, then ``result()``. The same formulas,
+    sums of the same per-interval terms: fed the whole trace as one chunk it
+    gives exactly the whole-trace functions' numbers. The last sample of a
+    chunk is carried into the next (no interval lost or counted twice); the
+    tail's first crossing is found vectorized. Memory: one chunk."""
+
+    def __init__(self, start: float, end: float, tolerance_w: float = 0.0):
+        if not end > start:
+            raise ValueError(f"window end {end} must be after its start {start}")
+        if tolerance_w < 0:
+            raise ValueError("tolerance cannot be negative")
+        self.start, self.end, self.tolerance_w = float(start), float(end), tolerance_w
+        self.first = None
+        self.last = None          # (t, p) carried into the next chunk
+        self.n = 0
+        self.base_sum = 0.0       # int over [first, start]
+        self.window_sum = 0.0     # int over [start, end]
+        self.base = None          # W, once the trace covers `start`
+        self.tail_state = None    # None: end not reached; "scan"; "done"
+        self.tail_sum = 0.0       # int over [end, stop]
+        self.tail_prev = None     # (t, p) before the next sample after `end`
+        self.stop = None
+        self.ended = False
+
+    def feed(self, t, p) -> None:
+        t = np.asarray(t, dtype=float)
+        p = np.asarray(p, dtype=float)
+        if len(t) == 0:
+            return
+        self.n += len(t)
+        if self.first is None:
+            self.first = float(t[0])
+        if self.last is not None:
+            t = np.concatenate(([self.last[0]], t))
+            p = np.concatenate(([self.last[1]], p))
+        self.last = (float(t[-1]), float(p[-1]))
+        if len(t) < 2:
+            return
+        t, p = _check_trace(t, p)
+        if self.start > self.first:
+            self.base_sum += _clip_integral(t, p, self.first, self.start)
+        self.window_sum += _clip_integral(t, p, self.start, self.end)
+        if self.base is None and t[-1] >= self.start and self.start > self.first:
+            self.base = self.base_sum / (self.start - self.first)
+        if self.base is None or self.tail_state == "done" or t[-1] < self.end:
+            return
+        level = self.base + self.tolerance_w
+        if self.tail_state is None:  # this chunk holds `end`
+            p_end = float(np.interp(self.end, t, p))
+            if p_end <= level:
+                self.tail_state, self.stop, self.ended = "done", self.end, True
+                return
+            self.tail_state, self.tail_prev = "scan", (self.end, p_end)
+        after = np.flatnonzero(t > self.end)
+        if len(after) and self.tail_prev[0] > self.end:  # the carried sample was scanned before
+            after = after[t[after] > self.tail_prev[0]]
+        below = after[p[after] <= level]
+        if len(below):
+            i = below[0]
+            prev_t, prev_p = (t[i - 1], p[i - 1]) if i - 1 >= 0 and t[i - 1] > self.end else self.tail_prev
+            # linear crossing between (prev_t, prev_p) and (t[i], p[i])
+            self.stop = prev_t + (prev_p - level) * (t[i] - prev_t) / (prev_p - p[i])
+            self.tail_state, self.ended = "done", True
+            self.tail_sum += _clip_integral(t, p, self.end, self.stop)
+            return
+        self.tail_sum += _clip_integral(t, p, self.end, t[-1])
+        if len(after):
+            self.tail_prev = (t[after[-1]], p[after[-1]])
+
+    def result(self) -> tuple[float, float, Tail]:
+        """(base power W, E_d J, Tail), as base_power, dynamic_energy and
+        tail_energy of the whole trace; ValueError where they would raise."""
+        if self.n < 2:
+            raise ValueError("a trace needs at least two samples, times and powers of the same length")
+        first, last = self.first, self.last[0]
+        if not self.start > first:
+            raise ValueError(f"window end {self.start} must be after its start {first}")
+        if self.start > last or self.end > last:
+            raise ValueError(f"trace [{first:g}, {last:g}] s does not cover the window "
+                             f"[{first if self.start > last else self.start:g}, "
+                             f"{self.start if self.start > last else self.end:g}] s")
+        e_d = self.window_sum - self.base * (self.end - self.start)
+        if self.tail_state == "done" and self.stop == self.end:
+            return self.base, e_d, Tail(0.0, 0.0, True)
+        stop = self.stop if self.tail_state == "done" else last
+        e = self.tail_sum - self.base * (stop - self.end)
+        return self.base, e_d, Tail(float(e), float(stop - self.end), self.ended)

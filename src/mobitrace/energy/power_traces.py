@@ -36,7 +36,9 @@ Treatment of bad samples (the same for every format):
   after the sign convention (the device was charging) -> InputError.
 
 Every InputError names the file, the line, the field, what was expected
-and what was found. Reading is chunked (pandas ``read_csv(chunksize=...)``,
+and what was found. A trace may hold up to ``Limits.power_rows`` samples
+(capture_reader; larger than the ``table_rows`` of other tables because a
+trace is only ever streamed). Reading is chunked (pandas ``read_csv(chunksize=...)``,
 gzip transparently), so memory is bounded by the chunk size for
 :func:`iter_chunks` (what the streaming energy functions consume) and by 16
 bytes per kept sample for :func:`read_trace`.
@@ -191,7 +193,7 @@ def iter_chunks(path: str | Path, spec: TraceSpec, chunk_rows: int = CHUNK_ROWS,
             if n == 0:  # a header without samples: "no samples" below
                 continue
             st.rows += n
-            capture_reader.check_rows(path, st.rows, limits)
+            capture_reader.check_rows(path, st.rows, limits, power=True)  # streamed: Limits.power_rows
             t_raw = _numeric(path, frame, "time", line0)
             missing_t = np.isnan(t_raw)
             if missing_t.any():
@@ -311,3 +313,78 @@ def _first_chunk_bytes(path: Path, rows: int) -> float:
                 break
             size += len(line)
     return size / max(1, min(rows, 100_000))
+
+
+class MinMaxThinner:
+    """At most `max_points` samples of a trace fed in chunks, for drawing:
+    a trace of at most `max_points` samples is kept whole; a longer one
+    keeps its first and last sample and is cut into bins of w consecutive
+    samples (w the smallest power of two that gives at most
+    (max_points - 2) / 2 bins), each bin keeping its lowest and its highest
+    sample (first of equals), in time order, so spikes survive. The
+    result depends only on the trace, not on how it was chunked. Memory:
+    max_points samples plus one chunk."""
+
+    def __init__(self, max_points: int = 4000):
+        if max_points < 4:
+            raise ValueError("max_points must be at least 4")
+        self.max_points = max_points
+        self.w = 1
+        self.n = 0
+        # per bin (bins are sample-index ranges [b w, (b + 1) w)): id, lowest and highest sample
+        self.ids = np.empty(0, dtype=np.int64)
+        self.lo_t = self.lo_p = self.hi_t = self.hi_p = np.empty(0)
+        self.ends = None  # the first and the last sample, (t, p) each
+
+    def _cap(self, w: int) -> int:
+        return self.max_points if w == 1 else (self.max_points - 2) // 2
+
+    def _merge(self) -> None:
+        """Double the bin width: bins 2j and 2j+1 become bin j."""
+        self.w *= 2
+        if not len(self.ids):
+            return
+        new = self.ids // 2
+        starts = np.flatnonzero(np.r_[True, new[1:] != new[:-1]])
+        ends = np.r_[starts[1:], len(new)]
+        second = np.where(ends - starts == 2, starts + 1, starts)
+        take_lo = np.where(self.lo_p[second] < self.lo_p[starts], second, starts)   # ties: the earlier
+        take_hi = np.where(self.hi_p[second] > self.hi_p[starts], second, starts)
+        self.ids = new[starts]
+        self.lo_t, self.lo_p = self.lo_t[take_lo], self.lo_p[take_lo]
+        self.hi_t, self.hi_p = self.hi_t[take_hi], self.hi_p[take_hi]
+
+    def feed(self, t, p) -> None:
+        t = np.asarray(t, dtype=float)
+        p = np.asarray(p, dtype=float)
+        if len(t) == 0:
+            return
+        total = self.n + len(t)
+        self.ends = ((t[0], p[0]) if self.ends is None else self.ends[0], (t[-1], p[-1]))
+        while -(-total // self.w) > self._cap(self.w):
+            self._merge()
+        b = (self.n + np.arange(len(t))) // self.w
+        starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+        lo = np.array([s + int(np.argmin(p[s:e])) for s, e in zip(starts, np.r_[starts[1:], len(t)])])
+        hi = np.array([s + int(np.argmax(p[s:e])) for s, e in zip(starts, np.r_[starts[1:], len(t)])])
+        ids, lo_t, lo_p, hi_t, hi_p = b[starts], t[lo], p[lo], t[hi], p[hi]
+        if len(self.ids) and self.ids[-1] == ids[0]:  # the chunk continues the last bin
+            if lo_p[0] < self.lo_p[-1]:
+                self.lo_t[-1], self.lo_p[-1] = lo_t[0], lo_p[0]
+            if hi_p[0] > self.hi_p[-1]:
+                self.hi_t[-1], self.hi_p[-1] = hi_t[0], hi_p[0]
+            ids, lo_t, lo_p, hi_t, hi_p = ids[1:], lo_t[1:], lo_p[1:], hi_t[1:], hi_p[1:]
+        self.ids = np.r_[self.ids, ids]
+        self.lo_t, self.lo_p = np.r_[self.lo_t, lo_t], np.r_[self.lo_p, lo_p]
+        self.hi_t, self.hi_p = np.r_[self.hi_t, hi_t], np.r_[self.hi_p, hi_p]
+        self.n = total
+
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
+        """(t, p) of the kept samples, in time order."""
+        ends = self.ends or ((np.nan, np.nan),) * 2
+        t = np.r_[self.lo_t, self.hi_t, [ends[0][0], ends[1][0]]]
+        p = np.r_[self.lo_p, self.hi_p, [ends[0][1], ends[1][1]]]
+        keep = ~np.isnan(t)
+        t, p = t[keep], p[keep]
+        t, i = np.unique(t, return_index=True)  # sorted; a bin's lowest and highest may be one sample
+        return t, p[i]

@@ -600,7 +600,7 @@ def run_row(run_dir: Path, n_cpus: int) -> dict:
 
 
 def file_md5(path: Path) -> str:
-    return hashlib.md5(capture_reader.read_raw(path)).hexdigest()
+    return capture_reader.md5_raw(path)
 
 
 def session_hash(folder: Path) -> tuple[str, int, int]:

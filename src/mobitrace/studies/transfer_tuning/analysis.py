@@ -14,7 +14,9 @@ does not re-run the ingest:
   nominal frequency) and RadioPowerModel (dynamic power above its idle
   power); then the paper's E_d = int (P - P_base) dt over [first request,
   last byte], base power from the idle window before the first request,
-  energy per 100 MB and tail energy (mobitrace.energy.integrals);
+  energy per 100 MB and tail energy (mobitrace.energy.integrals). Measured
+  logs are read from power.parquet a batch at a time (`measured_power`), so
+  a 1 GB trace never sits in memory; its figure draws it thinned;
 - summaries along each knob and over the concurrency x parallelism grid,
   with the x-fold throughput and the saving 100 (1 - E / E_base) against
   level 1 (`sweep_summary`, `grid_summary`, `level_value`);
@@ -31,13 +33,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from mobitrace.core import claims as cl
 from mobitrace.energy import integrals as energy
+from mobitrace.energy import power_traces as pt
 from mobitrace.stats import resampling as rs
 from mobitrace.book.figures import SEED
 from mobitrace.studies.transfer_tuning import schema
@@ -155,13 +161,14 @@ def grid_figure(grid: pd.DataFrame, energy_kind: str):
     return fig
 
 
-def power_trace(row, power_logs: pd.DataFrame, samples: pd.DataFrame, cpu, radio, base_w: float):
+def power_trace(row, measured: dict, samples: pd.DataFrame, cpu, radio, base_w: float):
     """The power trace (t, P) of one run (a row of `energy_table`): the
-    measured power log where the run has one, else the modeled trace from
+    measured power log where the run has one (`measured`: measured_power's,
+    thinned to at most TRACE_POINTS samples), else the modeled trace from
     its samples."""
     if row.energy_source == "measured":
-        g = power_logs[(power_logs["device"] == row.device) & (power_logs["run_id"] == row.run_id)]
-        return g["t_s"].to_numpy(), g["power_w"].to_numpy()
+        m = measured[(row.device, row.run_id)]
+        return m.t, m.p
     s = samples[(samples["device"] == row.device) & (samples["run_id"] == row.run_id)]
     return modeled_power(s, cpu, radio, base_w)
 
@@ -192,10 +199,16 @@ def power_panel(ax, row, t, p, title: str) -> None:
 
 
 def load_interim(interim_dir: str | Path, devices: list[str]) -> dict[str, pd.DataFrame]:
-    """The ingested tables of `devices` (runs, samples, power, sessions;
-    mobitrace.studies.transfer_tuning.schema.INTERIM), devices concatenated."""
+    """The ingested tables of `devices` (runs, samples, sessions;
+    mobitrace.studies.transfer_tuning.schema.INTERIM), devices concatenated.
+    The power logs are not loaded: measured_power streams power_paths."""
     return {name: pd.concat([pd.read_parquet(Path(interim_dir) / d / f"{name}.parquet") for d in devices],
-                            ignore_index=True) for name in ("runs", "samples", "power", "sessions")}
+                            ignore_index=True) for name in ("runs", "samples", "sessions")}
+
+
+def power_paths(interim_dir: str | Path, devices: list[str]) -> list[Path]:
+    """The power.parquet of each of `devices` (for measured_power)."""
+    return [Path(interim_dir) / d / "power.parquet" for d in devices]
 
 
 def session_manifest(sessions: pd.DataFrame, device: str) -> dict:
@@ -243,33 +256,98 @@ def modeled_power(samples: pd.DataFrame, cpu, radio, base_w: float) -> tuple[np.
     return t, p
 
 
-def run_energy(t, p, t_start: float, t_end: float, nbytes: int, tail_tolerance_w: float) -> dict:
-    """Base power (idle window before t_start), E_d over [t_start, t_end],
-    energy per 100 MB, tail after t_end; energies in J."""
-    base = energy.base_power(t, p, t[0], t_start)
-    e_d = energy.dynamic_energy(t, p, base, t_start, t_end)
-    tail = energy.tail_energy(t, p, base, t_end, tail_tolerance_w)
+def _energy(se: energy.StreamingRunEnergy, t_start: float, t_end: float, nbytes: int) -> dict:
+    base, e_d, tail = se.result()
     return {"base_w": base, "energy_j": e_d, "energy_per_100mb_j": float(energy.energy_per_100mb(e_d, nbytes)),
             "mean_power_w": base + e_d / (t_end - t_start), "tail_j": tail.energy_j, "tail_s": tail.duration_s,
             "tail_ended": tail.ended}
 
 
-def energy_table(runs: pd.DataFrame, samples: pd.DataFrame, power: pd.DataFrame, cpu, radio,
+def run_energy(t, p, t_start: float, t_end: float, nbytes: int, tail_tolerance_w: float) -> dict:
+    """Base power (idle window before t_start), E_d over [t_start, t_end],
+    energy per 100 MB, tail after t_end; energies in J (the trace as one
+    chunk of energy.StreamingRunEnergy, which measured_power feeds in chunks)."""
+    se = energy.StreamingRunEnergy(t_start, t_end, tail_tolerance_w)
+    se.feed(t, p)
+    return _energy(se, t_start, t_end, nbytes)
+
+
+TRACE_POINTS = 4000        # a drawn measured power trace keeps at most this many samples per run
+POWER_BATCH_ROWS = 250_000  # rows of power.parquet in memory at once
+
+
+@dataclass
+class MeasuredRun:
+    """A run's measured power log, read once as a stream: its run_energy
+    numbers and the trace thinned for drawing (MinMaxThinner)."""
+
+    energy: dict
+    t: np.ndarray
+    p: np.ndarray
+
+
+def power_segments(power) -> Iterator[tuple[str, str, np.ndarray, np.ndarray]]:
+    """(device, run_id, t_s, power_w) of consecutive rows of one run, from a
+    power table (DataFrame) or from power.parquet files (paths), these read
+    POWER_BATCH_ROWS rows at a time: a 1 GB trace never sits in memory."""
+    cols = ["device", "run_id", "t_s", "power_w"]
+    if isinstance(power, pd.DataFrame):
+        frames = [power[cols]]
+    else:
+        # pre_buffer off: pyarrow would otherwise keep the file's column chunks cached (peak grows with
+        # the file); names as dictionaries: a few strings per batch, not one object per row
+        frames = (b.to_pandas() for path in power
+                  for b in pq.ParquetFile(path, pre_buffer=False, read_dictionary=["device", "run_id"])
+                  .iter_batches(batch_size=POWER_BATCH_ROWS, columns=cols))
+    for f in frames:
+        if not len(f):
+            continue
+        (dev, dev_names), (run, run_names) = pd.factorize(f["device"]), pd.factorize(f["run_id"])  # codes
+        t, p = f["t_s"].to_numpy(float), f["power_w"].to_numpy(float)
+        cut = np.r_[0, np.flatnonzero((dev[1:] != dev[:-1]) | (run[1:] != run[:-1])) + 1, len(f)]
+        for a, b in zip(cut[:-1], cut[1:]):
+            yield str(dev_names[dev[a]]), str(run_names[run[a]]), t[a:b], p[a:b]
+
+
+def measured_power(runs: pd.DataFrame, power, tail_tolerance_w: float,
+                   max_points: int = TRACE_POINTS) -> dict[tuple[str, str], MeasuredRun]:
+    """{(device, run_id): MeasuredRun} for every run of `runs` with a
+    measured power log in `power` (see power_segments), in one streaming
+    pass: memory is one batch plus max_points samples per run."""
+    clock = {(r.device, r.run_id): r for r in runs.itertuples(index=False)}
+    state = {}
+    for device, run_id, t, p in power_segments(power):
+        key = (device, run_id)
+        if key not in clock:
+            continue
+        if key not in state:
+            r = clock[key]
+            state[key] = (energy.StreamingRunEnergy(r.t_start_s, r.t_end_s, tail_tolerance_w),
+                          pt.MinMaxThinner(max_points))
+        for consumer in state[key]:
+            consumer.feed(t, p)
+    out = {}
+    for key, (se, thin) in state.items():
+        r = clock[key]
+        out[key] = MeasuredRun(_energy(se, r.t_start_s, r.t_end_s, r.bytes), *thin.result())
+    return out
+
+
+def energy_table(runs: pd.DataFrame, samples: pd.DataFrame, power, cpu, radio,
                  base_w: float, tail_tolerance_w: float) -> pd.DataFrame:
     """run_energy for every run: from its measured power trace when there is
-    one (energy_source 'measured'), else from modeled_power ('modeled')."""
+    one (energy_source 'measured'; `power`: a measured_power result, or what
+    measured_power reads), else from modeled_power ('modeled')."""
     rows = []
     by_run = {k: g for k, g in samples.groupby(["device", "run_id"], sort=False)}
-    meas = {k: g for k, g in power.groupby(["device", "run_id"], sort=False)} if len(power) else {}
+    meas = power if isinstance(power, dict) else measured_power(runs, power, tail_tolerance_w)
     for r in runs.itertuples(index=False):
         key = (r.device, r.run_id)
         if key in meas:
-            g = meas[key]
-            t, p, src = g["t_s"].to_numpy(float), g["power_w"].to_numpy(float), "measured"
+            e, src = meas[key].energy, "measured"
         else:
             t, p = modeled_power(by_run[key], cpu, radio, base_w)
-            src = "modeled"
-        e = run_energy(t, p, r.t_start_s, r.t_end_s, r.bytes, tail_tolerance_w)
+            e, src = run_energy(t, p, r.t_start_s, r.t_end_s, r.bytes, tail_tolerance_w), "modeled"
         rows.append({"device": r.device, "run_id": r.run_id, "energy_source": src, **e})
     out = runs.merge(pd.DataFrame(rows), on=["device", "run_id"], how="left", validate="one_to_one")
     return schema.ENERGY_TABLE.validate(out)
@@ -622,7 +700,7 @@ def concurrency_runs(table: pd.DataFrame, device: str, io_kib: int, dataset: str
     return t.sort_values("concurrency")
 
 
-def concurrency_power_figure(runs: pd.DataFrame, power_logs: pd.DataFrame, samples: pd.DataFrame, cpu, radio,
+def concurrency_power_figure(runs: pd.DataFrame, measured: dict, samples: pd.DataFrame, cpu, radio,
                              base_w: float, energy_kind: str):
     """Figure 9 analog: one `power_panel` per run of `concurrency_runs`
     (three per row), titled with its concurrency, throughput and energy per
@@ -636,7 +714,7 @@ def concurrency_power_figure(runs: pd.DataFrame, power_logs: pd.DataFrame, sampl
     for ax in axes.flat[len(runs):]:
         ax.set_axis_off()
     for ax, row in zip(axes.flat, runs.itertuples()):
-        t, p = power_trace(row, power_logs, samples, cpu, radio, base_w)
+        t, p = power_trace(row, measured, samples, cpu, radio, base_w)
         power_panel(ax, row, t, p, f"cc={row.concurrency}: {row.throughput_mbps:.0f} Mbit/s\n"
                                    f"{row.energy_per_100mb_j:.1f} J/100MB")
     for ax in axes[:, 0]:
@@ -649,7 +727,7 @@ def concurrency_power_figure(runs: pd.DataFrame, power_logs: pd.DataFrame, sampl
     return fig
 
 
-def tail_power_figure(tails: pd.DataFrame, power_logs: pd.DataFrame, samples: pd.DataFrame, cpu, radio,
+def tail_power_figure(tails: pd.DataFrame, measured: dict, samples: pd.DataFrame, cpu, radio,
                       base_w: float, energy_kind: str):
     """Figure 8 analog: one `power_panel` per tail run of the first
     repetition (`tail_runs`), titled with its TAIL_CASES name. Returns the figure."""
@@ -660,7 +738,7 @@ def tail_power_figure(tails: pd.DataFrame, power_logs: pd.DataFrame, samples: pd
     first = tails[tails["rep"] == tails["rep"].min()]
     fig, axes = plt.subplots(1, len(first), figsize=(3.3 * len(first), 3.0), sharey=True, squeeze=False)
     for ax, row in zip(axes[0], first.itertuples()):
-        t, p = power_trace(row, power_logs, samples, cpu, radio, base_w)
+        t, p = power_trace(row, measured, samples, cpu, radio, base_w)
         power_panel(ax, row, t, p, TAIL_CASES.get((row.files, row.concurrency), row.run_id))
     axes[0, 0].set_ylabel(f"power (W), {energy_kind}")
     for ax in axes[0, 1:]:

@@ -51,7 +51,7 @@ class Chapter(NotebookChapter):
         self.io_kib, self.claim_level, self.rel_tol = default_io_kib, claim_level, rel_tol_approx
         self.robustness_settings = robustness
         self.interim = tta.load_interim(interim_dir, self.devices)
-        self.samples, self.power_logs = self.interim["samples"], self.interim["power"]
+        self.samples, self.power_paths = self.interim["samples"], tta.power_paths(interim_dir, self.devices)
 
     # Saving through the schema: every results table is validated when written.
     def _save(self, frame: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -61,7 +61,7 @@ class Chapter(NotebookChapter):
         return self.out.table(schema.results_schema(name).validate(frame), name, caption, shown=shown)
 
     def _trace_args(self):
-        return self.power_logs, self.samples, self.cpu, self.radio, self.base_w, self.energy_kind
+        return self.measured, self.samples, self.cpu, self.radio, self.base_w, self.energy_kind
 
     def setup(self) -> Chapter:
         """Energy of every run (table runs_energy), the reference device's
@@ -69,7 +69,9 @@ class Chapter(NotebookChapter):
         Returns the chapter."""
         put, v = self.out.put, self.values
         i = self.interim
-        self.table = tta.energy_table(i["runs"], i["samples"], i["power"], self.cpu, self.radio, self.base_w,
+        # measured power logs: one streaming pass (energies, and traces thinned for the figures)
+        self.measured = tta.measured_power(i["runs"], self.power_paths, self.tail_tolerance_w)
+        self.table = tta.energy_table(i["runs"], i["samples"], self.measured, self.cpu, self.radio, self.base_w,
                                       self.tail_tolerance_w)
         self._save(tta.runs_energy(self.table), "runs_energy")
         self.ref_device = self.devices[0]
@@ -104,7 +106,7 @@ class Chapter(NotebookChapter):
         """The claims with the reference device's energies priced by `models`
         (the CPU and radio models by name), the measured intervals given."""
         i, ref = self.interim, self.ref_device
-        table = tta.energy_table(i["runs"][i["runs"]["device"] == ref], i["samples"], i["power"],
+        table = tta.energy_table(i["runs"][i["runs"]["device"] == ref], i["samples"], self.measured,
                                  models[self.cpu.name], models[self.radio.name], self.base_w, self.tail_tolerance_w)
         return self._analysis_at(table, intervals)["claims"]
 

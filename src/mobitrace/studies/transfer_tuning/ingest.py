@@ -32,6 +32,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
+import pyarrow
+import pyarrow.parquet as pq
 
 from mobitrace.core.io import replacing_dir, problems
 from mobitrace.energy import power_traces as pt
@@ -133,8 +135,11 @@ def read_manifest(folder: Path) -> dict:
     return doc
 
 
-def read_session(folder: str | Path) -> dict:
-    """Validate one session folder; return its tables (runs, samples, power)."""
+def read_session(folder: str | Path, stream_power: bool = False) -> dict:
+    """Validate one session folder; return its tables (runs, samples, power).
+    With `stream_power` the power traces are not read here: "power_files"
+    lists (device, session, run_id, path, spec) for ingest to stream, so a
+    1 GB trace never sits in memory whole."""
     folder = Path(folder)
     man = read_manifest(folder)
     runs = _csv(folder / "runs.csv", RUN_FIELDS, RUNS_SCHEMA, schema.RUN_FIELDS_OPTIONAL)
@@ -143,7 +148,7 @@ def read_session(folder: str | Path) -> dict:
     if extra:
         raise InputError(folder / "manifest.yaml", None, "runs", "the run ids of runs.csv", extra[:3])
     rate_mbit = float(man["configuration"]["link"]["rate_mbit"])
-    run_rows, sample_frames, power_frames = [], [], []
+    run_rows, sample_frames, power_frames, power_files = [], [], [], []
     for r in runs.itertuples(index=False):
         if r.status != "ok":
             continue
@@ -216,12 +221,15 @@ def read_session(folder: str | Path) -> dict:
         if man.get("_power_spec") is not None:
             f = capture_reader.inside(folder, man["power_trace"]["file"].replace("<run_id>", r.run_id),
                                       folder / "manifest.yaml", "power_trace.file")
+            if stream_power:
+                power_files.append((man["device"], man["session"], r.run_id, f, man["_power_spec"]))
+                continue
             trace = pt.read_trace(f, man["_power_spec"])
             power_frames.append(pd.DataFrame({"device": man["device"], "session": man["session"],
                                               "run_id": r.run_id, "t_s": trace.t_s, "power_w": trace.power_w}))
     if not run_rows:
         raise InputError(folder / "runs.csv", None, "status", "at least one run with status ok", "none")
-    return {"manifest": man, "runs": pd.DataFrame(run_rows, columns=RUN_COLUMNS),
+    return {"manifest": man, "runs": pd.DataFrame(run_rows, columns=RUN_COLUMNS), "power_files": power_files,
             "samples": pd.concat(sample_frames, ignore_index=True),
             "power": (pd.concat(power_frames, ignore_index=True) if power_frames else
                       pd.DataFrame({"device": pd.Series(dtype=str), "session": pd.Series(dtype=str),
@@ -232,7 +240,7 @@ def read_session(folder: str | Path) -> dict:
 def _tree_hash(folder: Path) -> str:
     h = hashlib.md5()
     for p in capture_reader.walk(folder):
-        h.update(str(p.relative_to(folder)).encode() + b"\0" + hashlib.md5(capture_reader.read_raw(p)).digest())
+        h.update(str(p.relative_to(folder)).encode() + b"\0" + bytes.fromhex(capture_reader.md5_raw(p)))
     return h.hexdigest()
 
 
@@ -256,7 +264,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Every session of a device -> runs/samples/power/sessions parquet (atomic)."""
     device_dir, out_dir = Path(device_dir), Path(out_dir)
     sessions = capture_reader.session_folders(device_dir)
-    parts = [read_session(s) for s in sessions]
+    parts = [read_session(s, stream_power=True) for s in sessions]
     sess = pd.DataFrame([{
         "device": p["manifest"]["device"], "session": p["manifest"]["session"],
         "kind": str(p["manifest"].get("kind")), "content_md5": _tree_hash(s),
@@ -270,11 +278,46 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
               "sessions": sess}
     for name, frame in tables.items():
         _check_interim(frame, name, device_dir)
+    power_files = [pf for p in parts for pf in p["power_files"]]
     with replacing_dir(out_dir) as tmp:
         for name, frame in tables.items():
-            frame.to_parquet(tmp / f"{name}.parquet", index=False)
+            if name != "power" or not power_files:  # no trace: the table as before (empty)
+                frame.to_parquet(tmp / f"{name}.parquet", index=False)
+        if power_files:
+            _write_power(power_files, tmp / "power.parquet", device_dir)
+
+
+def _write_power(power_files: list, out: Path, device_dir: Path,
+                 chunk_rows: int = 250_000) -> None:  # 250k rows: 79 MB trace peaks at 316 MB (1M: 480)
+    """Stream every run's power trace into one parquet file, a row group per
+    chunk (memory: one chunk), each chunk checked against schema.POWER."""
+    writer = None
+    try:
+        for device, session, run_id, path, spec in power_files:
+            for t, p in pt.iter_chunks(path, spec, chunk_rows=chunk_rows):
+                frame = pd.DataFrame({"device": device, "session": session, "run_id": run_id,
+                                      "t_s": t, "power_w": p})
+                _check_interim(frame, "power", device_dir)
+                table = pyarrow.Table.from_pandas(frame, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(out, table.schema)
+                writer.write_table(table)
+        if writer is None:  # every trace had no kept sample
+            pd.DataFrame({"device": pd.Series(dtype=str), "session": pd.Series(dtype=str),
+                          "run_id": pd.Series(dtype=str), "t_s": pd.Series(dtype=float),
+                          "power_w": pd.Series(dtype=float)}).to_parquet(out, index=False)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _check_session(folder: Path) -> None:
+    """read_session, with each power trace checked as a stream (never whole in memory)."""
+    for *_, path, spec in read_session(folder, stream_power=True)["power_files"]:
+        for _ in pt.iter_chunks(path, spec):
+            pass
 
 
 def validate_session(folder: Path) -> list[InputError]:
     """Every problem of one session folder, for `mobitrace validate` (empty: valid)."""
-    return problems(read_session, folder)
+    return problems(_check_session, folder)
