@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +52,10 @@ class CpuPowerModel:
     nominal_ghz: float       # frequency assumed when a trace has none
     provenance: str
     source: str
+    # The fields that price energy above idle (idle_mw is subtracted; nominal_ghz
+    # prices only CPU time without a measured frequency): what a robustness
+    # analysis varies (mobitrace.energy.robustness).
+    PRICING: ClassVar[tuple[str, ...]] = ("mw_per_ghz", "mw_at_zero_ghz", "nominal_ghz")
 
     def busy_core_mw(self, ghz=None):
         """Power above idle of one fully busy core at `ghz` (nominal if None)."""
@@ -98,6 +103,8 @@ class RadioPowerModel:
     max_rate_mbps: float     # rate at which the radio is fully utilized
     provenance: str
     source: str
+    # Every coefficient prices the dynamic power (active - idle, and the rate).
+    PRICING: ClassVar[tuple[str, ...]] = ("idle_mw", "tx_active_mw", "rx_active_mw", "max_rate_mbps")
 
     def power_mw(self, rate_mbps, direction: str):
         """Total radio power at `rate_mbps` sent ('tx') or received ('rx')."""

@@ -80,23 +80,15 @@ def sensitivity(evaluate: Evaluate, coefficients: Mapping[str, float], lhs_size:
 # --------------------------------------------------------------------------- #
 # Power models: which coefficients are assumed, and the models at other values
 
-# The fields that price energy above the idle baseline (power_models.py): a
-# CPU model's idle_mw is subtracted, and nominal_ghz prices only CPU time
-# that has no measured frequency; a radio's idle power is part of the
-# dynamic power (active - idle).
-PRICING_FIELDS = {"CpuPowerModel": ("mw_per_ghz", "mw_at_zero_ghz", "nominal_ghz"),
-                  "RadioPowerModel": ("idle_mw", "tx_active_mw", "rx_active_mw", "max_rate_mbps")}
-
-
 def assumed_coefficients(models: Mapping[str, object]) -> dict[str, float]:
-    """{"<model>.<field>": value} of every pricing field of every model
-    whose provenance is "assumed" (published and fitted ones are not varied),
-    leaving out zeros: x0.5 and x1.5 of 0 are 0."""
+    """{"<model>.<field>": value} of every pricing field (the model's
+    PRICING) of every model whose provenance is "assumed" (published and
+    fitted ones are not varied), leaving out zeros: x0.5 and x1.5 of 0 are 0."""
     out = {}
     for name, model in models.items():
         if model.provenance != "assumed":
             continue
-        for field in PRICING_FIELDS[type(model).__name__]:
+        for field in model.PRICING:
             value = getattr(model, field)
             if value != 0:
                 out[f"{name}.{field}"] = float(value)
