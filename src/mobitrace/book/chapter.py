@@ -234,33 +234,6 @@ class ChapterOutputs:
         display(HTML(block), metadata=KEY_FINDINGS)
 
 
-    def robustness(self, rob) -> None:
-        """Show a chapter's robustness analysis (a
-        mobitrace.energy.robustness.StudyRobustness): the table robustness,
-        its tornado figure, and the glue robustness_text for the prose."""
-        from mobitrace.energy import robustness as rb
-        self.put_text("robustness_text", rb.summary_text(rob.table, rob.lhs_size, rob.coefficients))
-        if not rob.results:
-            return
-        self.table(rob.table, "robustness", "Modeled verdicts with the assumed power coefficients varied "
-                   "(each at ×0.5 and ×1.5, and all together over a Latin hypercube)",
-                   shown=rb.robustness_shown(rob.table))
-        self.provenance("modeled: the chapter's claims recomputed from the measured data at each set of "
-                        "coefficients (params.yaml power-models, provenance assumed; robustness section).")
-        fig = rb.tornado_grid(rob.results, rob.claims)
-        if fig is None:
-            return
-        self.figure(fig, "robustness",
-                    alt="Tornado plots, one panel per modeled claim whose value moves: for each assumed coefficient a bar from the "
-                        "claim's value with that coefficient halved to its value with it at 1.5 times, a solid "
-                        "line at the value with the assumed coefficients and a dashed line at the paper's value.",
-                    caption="How far each modeled value (that moves at all) shifts when one assumed coefficient is halved (blue) or "
-                            "raised by half (orange); solid line: the assumed coefficients; dashed: the paper's "
-                            "value. Look for a bar that crosses the dashed line: that verdict depends on the "
-                            "coefficient.")
-        self.provenance("modeled from measured data at varied assumed coefficients.")
-
-
 class ShownOutputs(ChapterOutputs):
     """The outputs of a chapter's supplement (registry.Chapter.supplement_to):
     the same calls as its chapter's, which alone writes `results_dir`; these

@@ -287,3 +287,28 @@ def study_robustness(claims_at: Callable[[Mapping[str, object]], pd.DataFrame], 
     return StudyRobustness(results, robustness_table(results, claims),
                            cl.with_robustness(claims, {c: robustness_label(r) for c, r in results.items()}),
                            lhs_size, list(assumed_coefficients(models)))
+
+
+def show(out, rob: StudyRobustness) -> None:
+    """Show a chapter's robustness analysis through its ChapterOutputs
+    `out`: the table robustness, its tornado figure, and the glue
+    robustness_text for the prose."""
+    out.put_text("robustness_text", summary_text(rob.table, rob.lhs_size, rob.coefficients))
+    if not rob.results:
+        return
+    out.table(rob.table, "robustness", "Modeled verdicts with the assumed power coefficients varied (each at ×0.5 "
+              "and ×1.5, and all together over a Latin hypercube)", shown=robustness_shown(rob.table))
+    out.provenance("modeled: the chapter's claims recomputed from the measured data at each set of coefficients "
+                   "(params.yaml power-models, provenance assumed; robustness section).")
+    fig = tornado_grid(rob.results, rob.claims)
+    if fig is None:
+        return
+    out.figure(fig, "robustness",
+               alt="Tornado plots, one panel per modeled claim whose value moves: for each assumed coefficient a "
+                   "bar from the claim's value with that coefficient halved to its value with it at 1.5 times, a "
+                   "solid line at the value with the assumed coefficients and a dashed line at the paper's value.",
+               caption="How far each modeled value (that moves at all) shifts when one assumed coefficient is "
+                       "halved (blue) or raised by half (orange); solid line: the assumed coefficients; dashed: the "
+                       "paper's value. Look for a bar that crosses the dashed line: that verdict depends on the "
+                       "coefficient.")
+    out.provenance("modeled from measured data at varied assumed coefficients.")

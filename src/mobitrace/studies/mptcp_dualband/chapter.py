@@ -377,7 +377,7 @@ class Chapter(NotebookChapter):
         out.provenance("published paper values against measured throughput and modeled energy (the provenance "
                        "column says which); intervals: bootstrap over runs (seeded) or Student-t for a mean.")
         out.findings(self.claims_table, headline=HEADLINE, intervals=intervals)
-        out.robustness(self.rob)
+        rb.show(out, self.rob)
 
     def _claims_at(self, models: dict) -> pd.DataFrame:
         """The claims with the runs' CPU time priced by models[<the CPU model>]."""

@@ -253,7 +253,7 @@ class Chapter(NotebookChapter):
         self.out.show(sta.claims_shown(self.claims), "Claims of the stack-trim paper",
                       csv_href=site_href(self.results / "claims.csv"))
         if self.rob:
-            self.out.robustness(self.rob)
+            rb.show(self.out, self.rob)
         else:
             self.out.put_text("robustness_text", "No capture: no modeled verdict to vary.")
 

@@ -299,7 +299,7 @@ class Chapter(NotebookChapter):
         out.provenance(f"published (paper values, locations in the table) against measured throughput and {kind} "
                        f"energy ({self.ref_device}); intervals: bootstrap over repetitions.")
         out.findings(table, headline=HEADLINE, intervals=intervals)
-        out.robustness(self.rob)
+        rb.show(out, self.rob)
 
     def metrics(self) -> dict:
         """Verdict counts for the prose, and metrics.json (returned)."""
