@@ -1,3 +1,4 @@
+import functools
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,37 @@ def pytest_collection_modifyitems(config, items):
     """End-to-end tests last: their shared build (tests/e2e/conftest.py) runs
     in the background while the other tests run."""
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """(xdist controller) `--dist loadgroup` that groups: xdist 3.8 marks a
+    test's group by appending it to the node id, which pytest 9.2 no longer
+    lets a plugin change (pytest-dev/pytest-xdist#1386), so every test was
+    its own unit and each worker built the e2e modules' fixtures again. Here
+    the group comes from the test module's `pytestmark`; collection order is
+    kept (end-to-end tests last, see above)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    import importlib
+
+    from xdist.scheduler import LoadGroupScheduling
+
+    @functools.cache
+    def module_group(path: str) -> str | None:
+        if not path.endswith(".py"):
+            return None
+        marks = getattr(importlib.import_module(path[:-3].replace("/", ".")), "pytestmark", [])
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in (marks if isinstance(marks, list) else [marks]) if m.name == "xdist_group"})
+        return "_".join(names) or None
+
+    class ModuleGroups(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return module_group(nodeid.split("::", 1)[0]) or super()._split_scope(nodeid)
+
+    config.option.loadscopereorder = False  # largest groups first would put the e2e modules first
+    return ModuleGroups(config, log)
 
 
 def pytest_collection_finish(session):
