@@ -67,18 +67,25 @@ def pytest_xdist_make_scheduler(config, log):
     kept (end-to-end tests last, see above)."""
     if config.getvalue("dist") != "loadgroup":
         return None
-    import importlib
+    import ast
 
     from xdist.scheduler import LoadGroupScheduling
 
     @functools.cache
     def module_group(path: str) -> str | None:
+        """The xdist_group(s) of a module's `pytestmark`, read from its source
+        (the controller does not collect, and importing a test module here
+        would miss the sys.path its collection sets up)."""
         if not path.endswith(".py"):
             return None
-        marks = getattr(importlib.import_module(path[:-3].replace("/", ".")), "pytestmark", [])
-        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
-                        for m in (marks if isinstance(marks, list) else [marks]) if m.name == "xdist_group"})
-        return "_".join(names) or None
+        names = set()
+        for node in ast.parse((Path(config.rootpath) / path).read_text()).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "pytestmark" for t in node.targets):
+                for call in ast.walk(node.value):
+                    if isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "xdist_group":
+                        arg = call.args[0] if call.args else next(k.value for k in call.keywords if k.arg == "name")
+                        names.add(str(ast.literal_eval(arg)))
+        return "_".join(sorted(names)) or None
 
     class ModuleGroups(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
