@@ -53,8 +53,9 @@ def dvc_project(scratch_project, tmp_path):
 
 def pytest_collection_modifyitems(config, items):
     """End-to-end tests last: their shared build (tests/e2e/conftest.py) runs
-    in the background while the other tests run."""
-    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+    in the background while the other tests run; last of all those that wait
+    for the forced rerun, which starts after the build."""
+    items.sort(key=lambda item: (item.get_closest_marker("e2e") is not None, "forced" in item.fixturenames))
 
 
 @pytest.hookimpl(optionalhook=True)
