@@ -187,23 +187,10 @@ def start_background_builds(session, repo: Path) -> None:
     build_lock = _flock(built.lock_path, blocking=False)
     if not build_lock.__enter__():  # another worker builds
         build_lock.__exit__(None, None, None)
-        _yield_to_build()
         return
     held = contextlib.ExitStack()
     held.push(build_lock)
     threading.Thread(target=work, args=(held,), daemon=True, name="e2e-build").start()
-    _yield_to_build()
-
-
-def _yield_to_build() -> None:
-    """Lower this thread's CPU priority (nice +10), after the build thread
-    has started: the cold build and the forced rerun, which every end-to-end
-    test waits for, are the run's critical path; the tests (and the commands
-    they start, which inherit it) fill the time the build leaves. Linux's nice
-    value is per thread, so the build thread and its commands keep theirs."""
-    with contextlib.suppress(AttributeError, OSError):
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + 10))
 
 
 def stop_background_builds(interrupted: bool) -> None:
