@@ -1,3 +1,4 @@
+import functools
 from pathlib import Path
 
 import pytest
@@ -52,8 +53,47 @@ def dvc_project(scratch_project, tmp_path):
 
 def pytest_collection_modifyitems(config, items):
     """End-to-end tests last: their shared build (tests/e2e/conftest.py) runs
-    in the background while the other tests run."""
-    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+    in the background while the other tests run; last of all those that wait
+    for the forced rerun, which starts after the build."""
+    items.sort(key=lambda item: (item.get_closest_marker("e2e") is not None, "forced" in item.fixturenames))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """(xdist controller) `--dist loadgroup` that groups: xdist 3.8 marks a
+    test's group by appending it to the node id, which pytest 9.2 no longer
+    lets a plugin change (pytest-dev/pytest-xdist#1386), so every test was
+    its own unit and each worker built the e2e modules' fixtures again. Here
+    the group comes from the test module's `pytestmark`; collection order is
+    kept (end-to-end tests last, see above)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    import ast
+
+    from xdist.scheduler import LoadGroupScheduling
+
+    @functools.cache
+    def module_group(path: str) -> str | None:
+        """The xdist_group(s) of a module's `pytestmark`, read from its source
+        (the controller does not collect, and importing a test module here
+        would miss the sys.path its collection sets up)."""
+        if not path.endswith(".py"):
+            return None
+        names = set()
+        for node in ast.parse((Path(config.rootpath) / path).read_text()).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "pytestmark" for t in node.targets):
+                for call in ast.walk(node.value):
+                    if isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "xdist_group":
+                        arg = call.args[0] if call.args else next(k.value for k in call.keywords if k.arg == "name")
+                        names.add(str(ast.literal_eval(arg)))
+        return "_".join(sorted(names)) or None
+
+    class ModuleGroups(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return module_group(nodeid.split("::", 1)[0]) or super()._split_scope(nodeid)
+
+    config.option.loadscopereorder = False  # largest groups first would put the e2e modules first
+    return ModuleGroups(config, log)
 
 
 def pytest_collection_finish(session):

@@ -107,8 +107,10 @@ def test_kit_leaves_no_partial_session_when_the_phone_fails(tmp_path):
     env_phone = {"FAKE_ADB_PHONE": str(phone)}
     os.environ.update(env_phone)
     try:
-        out = run_kit(tmp_path, "--smoke")
+        # Its sampler never prints a sample: the kit gives up after --sampler-timeout (30 s by default).
+        out = run_kit(tmp_path, "--smoke", "--sampler-timeout", "2")
     finally:
         del os.environ["FAKE_ADB_PHONE"]
     assert out.returncode != 0
+    assert "printed no sample within 2 s" in out.stderr, out.stderr
     assert list((tmp_path / "raw" / "synthetic-phone").iterdir()) == []

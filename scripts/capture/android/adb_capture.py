@@ -278,7 +278,7 @@ def _capture_runs(args, adb, meta, writer, session, rates, reps, duration) -> Pa
                     iperf_args += ["-b", str(RATES[rate])]
                 if direction == "down":
                     iperf_args.append("-R")
-                sampler = Sampler(adb, sampler_script(args.sample_ms, args.supply))
+                sampler = Sampler(adb, sampler_script(args.sample_ms, args.supply), args.sampler_timeout)
                 time.sleep(2 * args.sample_ms / 1000)
                 text = adb.shell(client_script(args.iperf3, iperf_args), check=False, timeout=duration + 60)
                 time.sleep(2 * args.sample_ms / 1000)
@@ -348,6 +348,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repetitions", type=int, default=3)
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--sample-ms", type=int, default=100)
+    ap.add_argument("--sampler-timeout", type=float, default=30,
+                    help="seconds to wait for the phone's first sample before giving up")
     ap.add_argument("--out", default="data/raw/cpu-gbps")
     ap.add_argument("--smoke", action="store_true", help="2 rates x 1 s x 1 repetition")
     args = ap.parse_args(argv)
