@@ -205,5 +205,5 @@ def ledger_metrics(ledger: pd.DataFrame, counts: pd.DataFrame) -> dict:
     totals = counts.sum()
     return {"all": {k.replace(" ", "_"): int(totals[k]) for k in keys},
             **{s: {k.replace(" ", "_"): int(counts.loc[s, k]) for k in keys} for s in counts.index},
-            "robustness": {"robust": int((ledger["robustness"] == "robust").sum()),
-                           "depends": int(ledger["robustness"].str.startswith("depends on").sum())}}
+            "robustness": {"robust": int((ledger["robustness"] == cl.ROBUST).sum()),
+                           "depends": int(ledger["robustness"].str.startswith(cl.DEPENDS).sum())}}

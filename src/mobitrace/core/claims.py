@@ -46,6 +46,12 @@ CLAIM_COLUMNS = [
 # (mobitrace.energy.robustness): "robust" or "depends on <coefficient>"; empty
 # for a claim with nothing assumed to vary (measured, published, not checkable).
 NOT_VARIED = ""
+ROBUST = "robust"
+DEPENDS = "depends on "
+
+
+def _is_robustness_label(s: pd.Series) -> pd.Series:
+    return (s == ROBUST) | s.str.startswith(DEPENDS)
 
 CLAIMS_SCHEMA = pa.DataFrameSchema(
     {
@@ -64,8 +70,8 @@ CLAIMS_SCHEMA = pa.DataFrameSchema(
         # The label of the book section that derives the claim (a MyST target
         # such as `(cpu-gbps-lines)=` in the chapter), for links from the ledger.
         "section": pa.Column(str, pa.Check.str_matches(r"^[a-z0-9][a-z0-9-]*$")),
-        "robustness": pa.Column(str, pa.Check(lambda s: (s == NOT_VARIED) | (s == "robust") | s.str.startswith(
-            "depends on "), element_wise=False, error="robust, depends on <coefficient> or empty")),
+        "robustness": pa.Column(str, pa.Check(lambda s: (s == NOT_VARIED) | _is_robustness_label(s),
+                                              element_wise=False, error="robust, depends on <coefficient> or empty")),
     },
     strict=True,
     ordered=True,
@@ -84,8 +90,8 @@ ROBUSTNESS_SCHEMA = pa.DataFrameSchema(
         "highest": pa.Column(float),
         "value_moves": pa.Column(bool),
         "hypercube_kept_pct": pa.Column(float, pa.Check.in_range(0, 100)),
-        "robustness": pa.Column(str, pa.Check(lambda s: (s == "robust") | s.str.startswith("depends on "),
-                                              element_wise=False, error="robust or depends on <coefficient>")),
+        "robustness": pa.Column(str, pa.Check(_is_robustness_label, element_wise=False,
+                                              error="robust or depends on <coefficient>")),
     },
     checks=pa.Check(lambda f: (f["lowest"] <= f["value"]) & (f["value"] <= f["highest"]), element_wise=False,
                     error="lowest <= value <= highest"),

@@ -34,7 +34,7 @@ from mobitrace.core import claims as cl
 from mobitrace.core import numbers
 
 FACTORS = (0.5, 1.5)
-ROBUST = "robust"
+ROBUST = cl.ROBUST
 JOINTLY = "the coefficients jointly"
 
 # evaluate(coefficients) -> (the claim's value, its verdict)
@@ -153,9 +153,9 @@ def robustness_label(result: dict) -> str:
     oat = result["one_at_a_time"]
     flips = list(dict.fromkeys(oat.loc[oat["verdict"] != base, "coefficient"]))
     if flips:
-        return "depends on " + ", ".join(flips)
+        return cl.DEPENDS + ", ".join(flips)
     if (result["hypercube"]["verdict"] != base).any():
-        return f"depends on {JOINTLY}"
+        return cl.DEPENDS + JOINTLY
     return ROBUST
 
 
