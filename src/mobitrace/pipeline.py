@@ -181,10 +181,32 @@ def generated(root: Path) -> dict[Path, str]:
 
 
 def sync(root: Path) -> list[Path]:
-    """Write the generated files that differ; return them."""
+    """Write the generated files that differ, and drop stale stages from
+    dvc.lock; return the files changed."""
     changed = []
     for path, text in generated(root).items():
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
             changed.append(path)
+    if prune_lock(root):
+        changed.append(root / "dvc.lock")
     return changed
+
+
+def prune_lock(root: Path) -> list[str]:
+    """Remove from dvc.lock the stages dvc.yaml no longer has (a renamed stage
+    or a removed device): DVC never drops them, and it re-reads and rewrites
+    the whole lock after every stage it runs. Returns the names removed."""
+    lock = root / "dvc.lock"
+    if not lock.is_file():
+        return []
+    from dvc.repo import Repo
+    from dvc.utils.serialize import modify_yaml
+
+    with Repo(str(root)) as repo:
+        current = {stage.name for stage in repo.index.stages if Path(stage.path).resolve() == lock.resolve().with_name("dvc.yaml")}
+    with modify_yaml(str(lock)) as data:
+        stale = [name for name in data.get("stages", {}) if name not in current]
+        for name in stale:
+            del data["stages"][name]
+    return stale

@@ -181,3 +181,24 @@ def test_supplement_of_no_chapter_is_one_line(tmp_path):
     from mobitrace.core.errors import InputError
     with pytest.raises(InputError, match="supplement_to names no chapter"):
         registry._load(_toy_with_supplement(tmp_path, "toi"))
+
+
+def test_checked_in_lock_has_only_the_stages_of_dvc_yaml():
+    with Repo(str(ROOT)) as repo:
+        current = {stage.name for stage in repo.index.stages}
+    locked = set(yaml.load((ROOT / "dvc.lock").read_text(), Loader=yaml.CSafeLoader)["stages"])
+    assert locked <= current, f"stale stages in dvc.lock: {sorted(locked - current)}: run `python -m mobitrace sync`"
+
+
+def test_prune_lock_drops_a_renamed_stage_and_keeps_the_rest_synthetic(tmp_path):
+    (tmp_path / "dvc.yaml").write_text("stages:\n  kept:\n    cmd: echo kept\n"
+                                       "  each:\n    foreach: [a, b]\n    do:\n      cmd: echo ${item}\n")
+    entry = "    cmd: echo {0}\n"
+    (tmp_path / "dvc.lock").write_text("schema: '2.0'\nstages:\n  kept:\n" + entry.format("kept")
+                                       + "  each@a:\n" + entry.format("a") + "  old_name:\n" + entry.format("old")
+                                       + "  each@c:\n" + entry.format("c"))
+    Repo.init(str(tmp_path), no_scm=True)
+    assert pipeline.prune_lock(tmp_path) == ["old_name", "each@c"]
+    assert (tmp_path / "dvc.lock").read_text() == ("schema: '2.0'\nstages:\n  kept:\n" + entry.format("kept")
+                                                   + "  each@a:\n" + entry.format("a"))
+    assert pipeline.prune_lock(tmp_path) == []
