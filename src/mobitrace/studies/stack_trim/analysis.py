@@ -125,24 +125,31 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
     every run of both delivered at least `min_delivered` of the nominal rate
     (see :func:`delivered`)."""
     cols = {"energy": f"energy_{basis}_mj", "power": f"power_{basis}_mw"}
+    share = delivered_share(runs)
 
-    def pick(frame, sel):
-        m = np.ones(len(frame), dtype=bool)
+    def groups(sel) -> dict:
+        """{group key: {column: values}} of the runs `sel` selects, in the
+        runs' order (numpy arrays: per-group DataFrames cost more than the bootstrap)."""
+        m = np.ones(len(runs), dtype=bool)
         for k, v in sel.items():
-            m &= (frame[k] == v).to_numpy()
-        return frame[m]
+            m &= (runs[k] == v).to_numpy()
+        picked = runs[m]
+        arrays = {c: picked[c].to_numpy(float) for c in {*cols.values(), "goodput_mbps"}}
+        arrays["delivered"] = share[m]
+        return {key if isinstance(key, tuple) else (key,): {c: x[pos] for c, x in arrays.items()}
+                for key, pos in picked.groupby(by, sort=False).indices.items()}
 
-    # Groups keep the runs' order, so each bootstrap sees its sample as a row filter would.
-    va, ba = (dict(iter(pick(runs, sel).groupby(by, sort=False))) for sel in (variant, baseline))
+    va, ba = groups(variant), groups(baseline)
     rows, draws, drawn = [], [], []
     for key in sorted(set(va) & set(ba)):
         a, b = va[key], ba[key]
-        if len(a) < 2 or len(b) < 2:
+        n_a, n_b = len(a["delivered"]), len(b["delivered"])
+        if n_a < 2 or n_b < 2:
             raise ValueError("bootstrap needs at least two repetitions per condition")
-        ia, ib = _resamples(len(a), len(b), n_resamples, seed)
-        row = {**dict(zip(by, key)), "n_variant": len(a), "n_baseline": len(b)}
+        ia, ib = _resamples(n_a, n_b, n_resamples, seed)
+        row = {**dict(zip(by, key)), "n_variant": n_a, "n_baseline": n_b}
         for name, statistic, kind in COMPARED:
-            x, y = a[cols[kind]].to_numpy(float), b[cols[kind]].to_numpy(float)
+            x, y = a[cols[kind]], b[cols[kind]]
             fn = STATISTICS[statistic]
             row[name] = float(fn(x, y))
             if np.ptp(x) == 0 and np.ptp(y) == 0:
@@ -150,13 +157,15 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
             else:
                 draws.append(fn(x[ia], y[ib], axis=-1))
                 drawn.append((len(rows), name))
-        delivered = float(min(np.min(delivered_share(a)), np.min(delivered_share(b))))
-        row.update({"energy_variant_mj": a[cols["energy"]].mean(), "energy_baseline_mj": b[cols["energy"]].mean(),
-                    "power_variant_mw": a[cols["power"]].mean(), "power_baseline_mw": b[cols["power"]].mean(),
-                    "cv_variant_pct": 100 * a[cols["energy"]].std(ddof=1) / a[cols["energy"]].mean(),
-                    "cv_baseline_pct": 100 * b[cols["energy"]].std(ddof=1) / b[cols["energy"]].mean(),
-                    "goodput_variant_mbps": a["goodput_mbps"].mean(),
-                    "goodput_baseline_mbps": b["goodput_mbps"].mean(),
+        delivered = float(min(np.min(a["delivered"]), np.min(b["delivered"])))
+        energy_a, energy_b = a[cols["energy"]], b[cols["energy"]]
+        # nanmean / nanstd: pandas' skipna means, as the tables always had.
+        row.update({"energy_variant_mj": np.nanmean(energy_a), "energy_baseline_mj": np.nanmean(energy_b),
+                    "power_variant_mw": np.nanmean(a[cols["power"]]), "power_baseline_mw": np.nanmean(b[cols["power"]]),
+                    "cv_variant_pct": 100 * np.nanstd(energy_a, ddof=1) / np.nanmean(energy_a),
+                    "cv_baseline_pct": 100 * np.nanstd(energy_b, ddof=1) / np.nanmean(energy_b),
+                    "goodput_variant_mbps": np.nanmean(a["goodput_mbps"]),
+                    "goodput_baseline_mbps": np.nanmean(b["goodput_mbps"]),
                     "min_delivered": float(delivered), "sustained": bool(delivered >= min_delivered)})
         rows.append(row)
     if draws:
