@@ -125,11 +125,35 @@ def study_outputs(root: Path, study: str) -> list[Path]:
     return [root / "book" / "chapters" / f"{study}.ipynb", root / "data" / "results" / study]
 
 
-def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> Path:
+def supplements(study: str) -> list[str]:
+    """The supplements of chapter `study` (registry.Chapter.supplement_to), in book order."""
+    return [c.name for c in registry.chapters(supplements=True) if c.supplement_to == study]
+
+
+def _fresh_session(km) -> None:
+    """Make the running kernel what a new one would be, its imported modules
+    kept: an empty namespace and execution count 1, so the next notebook's
+    bytes are those it gets in a kernel of its own. Silent: no output, no count."""
+    kc = km.blocking_client()
+    kc.start_channels()
+    try:
+        reply = kc.execute_interactive("get_ipython().reset(new_session=True)", silent=True,
+                                       store_history=False, timeout=60)
+    finally:
+        kc.stop_channels()
+    if reply["content"]["status"] != "ok":
+        raise RuntimeError(f"the kernel could not reset its session: {reply['content'].get('evalue')}")
+
+
+def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> list[Path]:
     """Execute notebooks/<study>.py with params.yaml[<study>] as parameters,
     plus each section named in `shared` (e.g. power-models) as one parameter
-    (power_models; `studies` is the study registry's cards), so that no notebook reads params.yaml itself; return the
-    executed notebook's path."""
+    (power_models; `studies` is the study registry's cards), so that no
+    notebook reads params.yaml itself; then each supplement of the chapter
+    (which shows its results) in the same kernel, so that the supplement
+    does not pay a kernel start and its imports again (one stage runs both).
+    Return the executed notebooks' paths. If any notebook fails, no output
+    of the stage is left."""
     root = repo_root(root)
     params = yaml.safe_load((root / "params.yaml").read_text())
     params.setdefault("studies", [s.card() for s in registry.studies()])  # the registry's list
@@ -140,28 +164,46 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> P
             raise KeyError(f"params.yaml has no section {section!r}")
     parameters = {"study": own, **params[own],
                   **{section.replace("-", "_"): params[section] for section in shared}}
-    source = root / "notebooks" / f"{study}.py"
-    out_nb, results = study_outputs(root, study)
-    for path in (out_nb, results):  # a rerun starts from nothing
+    names = [study, *supplements(study)]
+    out_nbs = [study_outputs(root, name)[0] for name in names]
+    results = study_outputs(root, study)[1]
+    for path in (*out_nbs, results):  # a rerun starts from nothing
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        src_nb = Path(tmp) / f"{study}.ipynb"
-        executed = Path(tmp) / f"{study}.executed.ipynb"
-        nbformat.write(jupytext.read(source), src_nb)
-        # Only what the notebook declares in its parameters cell: a params
-        # section also holds keys for other consumers (e.g. ingest's superseded).
-        declared = papermill.inspect_notebook(str(src_nb))
-        parameters = {k: v for k, v in parameters.items() if k in declared}
-        try:
-            papermill.execute_notebook(
-                str(src_nb), str(executed), parameters=parameters, cwd=str(root),
-                kernel_name="python3", progress_bar=False, log_output=False,
-                request_save_on_cell_execute=False,
-            )
-        except BaseException:
-            shutil.rmtree(results, ignore_errors=True)
-            raise
-        nb = strip_volatile(for_readers(nbformat.read(executed, as_version=4)))
-    out_nb.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, out_nb)
-    return out_nb
+    # papermill's kernel manager (nbclient's default), here shared by the stage's notebooks
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.utils import run_sync
+    km = AsyncKernelManager(kernel_name="python3")
+    executed = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in names:
+                if km.has_kernel:
+                    _fresh_session(km)
+                executed.append(_execute(root, name, parameters, Path(tmp), km))
+    except BaseException:
+        shutil.rmtree(results, ignore_errors=True)
+        raise
+    finally:
+        if km.has_kernel:
+            run_sync(km.shutdown_kernel)()
+    for nb, out_nb in zip(executed, out_nbs):
+        out_nb.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, out_nb)
+    return out_nbs
+
+
+def _execute(root: Path, name: str, parameters: dict, tmp: Path, km) -> nbformat.NotebookNode:
+    """notebooks/<name>.py executed in the kernel of `km` (started on first
+    use), made deterministic and for readers."""
+    src_nb = tmp / f"{name}.ipynb"
+    executed = tmp / f"{name}.executed.ipynb"
+    nbformat.write(jupytext.read(root / "notebooks" / f"{name}.py"), src_nb)
+    # Only what the notebook declares in its parameters cell: a params
+    # section also holds keys for other consumers (e.g. ingest's superseded).
+    declared = papermill.inspect_notebook(str(src_nb))
+    papermill.execute_notebook(
+        str(src_nb), str(executed), parameters={k: v for k, v in parameters.items() if k in declared},
+        cwd=str(root), kernel_name="python3", progress_bar=False, log_output=False,
+        request_save_on_cell_execute=False, km=km,
+    )
+    return strip_volatile(for_readers(nbformat.read(executed, as_version=4)))
