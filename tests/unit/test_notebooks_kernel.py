@@ -1,7 +1,8 @@
 """mobitrace.book.notebooks.run executes a chapter and its supplements in one
-kernel (one stage): each executed notebook must be the bytes it would be in a
-kernel of its own, and a failure in any of them leaves no output of the stage.
-Toy notebooks in a scratch project (synthetic)."""
+kernel (one stage), which imports the chapter's modules before its first cell:
+each executed notebook must be the bytes it would be in a kernel of its own,
+and a failure in any of them leaves no output of the stage. Toy notebooks in a
+scratch project (synthetic)."""
 
 import os
 
@@ -19,10 +20,19 @@ x = 0
 results_dir = "data/results/toy"
 
 # %%
-import os
+names = sorted(globals())
+import sys
 from pathlib import Path
 
 Path(results_dir).mkdir(parents=True, exist_ok=True)
+(Path(results_dir) / "preloaded.txt").write_text(str("tabnanny" in sys.modules))
+from IPython.display import HTML
+HTML("names: " + " ".join(names))
+
+# %%
+import os
+import tabnanny
+
 (Path(results_dir) / "pid.txt").write_text(str(os.getpid()))
 leftover = x + 1
 leftover
@@ -73,6 +83,18 @@ def test_a_supplement_run_in_its_chapters_kernel_is_byte_identical_to_its_own_ru
     notebooks.run("toy-methods", root=root)  # alone, in a kernel of its own
     assert supplement_nb.read_bytes() == shared
     assert chapter_nb.is_file()
+
+
+def test_preloading_the_chapters_imports_changes_no_byte_synthetic(tmp_path, toy_supplement, monkeypatch):
+    root = _project(tmp_path)
+    chapter_nb, _ = notebooks.run("toy", root=root)
+    preloaded = chapter_nb.read_bytes()
+    assert (root / "data" / "results" / "toy" / "preloaded.txt").read_text() == "True"
+    assert b"names: In Out _ __ ___ __builtin__" in preloaded and b"mobitrace" not in preloaded  # nothing bound
+    monkeypatch.setattr(notebooks, "_PRELOAD", "pass")
+    notebooks.run("toy", root=root)
+    assert (root / "data" / "results" / "toy" / "preloaded.txt").read_text() == "False"
+    assert chapter_nb.read_bytes() == preloaded
 
 
 def test_a_failing_supplement_leaves_no_output_of_the_stage_synthetic(tmp_path, toy_supplement):

@@ -8,16 +8,17 @@ of the stage is removed: no partial results are left behind.
 
 from __future__ import annotations
 
+import ast
 import shutil
 import tempfile
 from pathlib import Path
 
-import jupytext
-import nbformat
-import papermill
 import yaml
 
 from mobitrace.studies import registry
+
+# nbformat, jupytext and papermill (0.5 s) are imported where they are used,
+# after `run` has started the kernel, which boots meanwhile.
 
 ROOT_FILES = ("dvc.yaml", "params.yaml")
 # Papermill and nbclient record run times and paths; none of that is a result.
@@ -34,7 +35,7 @@ def repo_root(start: Path | None = None) -> Path:
     raise FileNotFoundError(f"no {' and '.join(ROOT_FILES)} in {here} or above")
 
 
-def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def strip_volatile(nb: "nbformat.NotebookNode") -> "nbformat.NotebookNode":
     """Remove timestamps, durations and absolute paths papermill/nbclient add,
     and replace the random cell ids (jupytext, papermill) by their positions."""
     pm = nb.metadata.get("papermill", {})
@@ -71,7 +72,7 @@ def _add_tag(cell, tag: str) -> None:
         tags.append(tag)
 
 
-def for_readers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def for_readers(nb: "nbformat.NotebookNode") -> "nbformat.NotebookNode":
     """Make the executed notebook a page for readers:
 
     - the title line of the first markdown cell stands alone, and the key
@@ -83,6 +84,7 @@ def for_readers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
       one such tag, tests/unit/test_notebooks_thin.py);
     - streams (stdout, stderr, warnings) and bare object reprs are dropped.
     Glue outputs stay in the notebook, so the prose can still use them."""
+    import nbformat
     findings = []
     for cell in nb.cells:
         if cell.cell_type != "code":
@@ -145,6 +147,49 @@ def _fresh_session(km) -> None:
         raise RuntimeError(f"the kernel could not reset its session: {reply['content'].get('evalue')}")
 
 
+def imported_modules(source: Path) -> list[str]:
+    """The modules a text notebook imports at its top level, in order (a
+    percent-format notebook is a Python file: its markdown cells are
+    comments); `from m import x` names m and m.x, which may be a module."""
+    found = []
+    for node in ast.parse(source.read_text(), str(source)).body:
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return list(dict.fromkeys(found))
+
+
+# Imports `names` without binding any name in the user's namespace (m.x that
+# is not a module is skipped); a module that fails fails again in its cell.
+_PRELOAD = """for __mobitrace_module in {names!r}:
+    try:
+        __import__(__mobitrace_module)
+    except ImportError:
+        pass
+globals().pop("__mobitrace_module", None)
+"""
+
+
+def _start_kernel(root: Path, preload: list[str]):
+    """Start the stage's kernel as nbclient would (papermill's kernel
+    manager, history in memory, in `root`) and send it a silent request to
+    import `preload`, the notebook's own imports: the kernel loads them while
+    this process loads papermill and prepares the notebook, instead of after.
+    Silent: no output, no execution count, no name bound; a module that fails
+    to import fails again, visibly, in the notebook's own cell. Returns the
+    kernel manager and the client that sent the request."""
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.utils import run_sync
+
+    km = AsyncKernelManager(kernel_name="python3")
+    run_sync(km.start_kernel)(extra_arguments=["--HistoryManager.hist_file=:memory:"], cwd=str(root))
+    kc = km.blocking_client()
+    kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
+    kc.execute(_PRELOAD.format(names=preload), silent=True, store_history=False)
+    return km, kc
+
+
 def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> list[Path]:
     """Execute notebooks/<study>.py with params.yaml[<study>] as parameters,
     plus each section named in `shared` (e.g. power-models) as one parameter
@@ -169,32 +214,35 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> l
     results = study_outputs(root, study)[1]
     for path in (*out_nbs, results):  # a rerun starts from nothing
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
-    # papermill's kernel manager (nbclient's default), here shared by the stage's notebooks
-    from jupyter_client.manager import AsyncKernelManager
-    from jupyter_core.utils import run_sync
-    km = AsyncKernelManager(kernel_name="python3")
+    km, kc = _start_kernel(root, imported_modules(root / "notebooks" / f"{study}.py"))
     executed = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            for name in names:
-                if km.has_kernel:
+            for number, name in enumerate(names):
+                if number:
                     _fresh_session(km)
                 executed.append(_execute(root, name, parameters, Path(tmp), km))
     except BaseException:
         shutil.rmtree(results, ignore_errors=True)
         raise
     finally:
-        if km.has_kernel:
-            run_sync(km.shutdown_kernel)()
+        from jupyter_core.utils import run_sync
+        kc.stop_channels()
+        run_sync(km.shutdown_kernel)()
+    import nbformat
     for nb, out_nb in zip(executed, out_nbs):
         out_nb.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, out_nb)
     return out_nbs
 
 
-def _execute(root: Path, name: str, parameters: dict, tmp: Path, km) -> nbformat.NotebookNode:
-    """notebooks/<name>.py executed in the kernel of `km` (started on first
-    use), made deterministic and for readers."""
+def _execute(root: Path, name: str, parameters: dict, tmp: Path, km) -> "nbformat.NotebookNode":
+    """notebooks/<name>.py executed in the running kernel of `km`, made
+    deterministic and for readers."""
+    import jupytext
+    import nbformat
+    import papermill
+
     src_nb = tmp / f"{name}.ipynb"
     executed = tmp / f"{name}.executed.ipynb"
     nbformat.write(jupytext.read(root / "notebooks" / f"{name}.py"), src_nb)
