@@ -106,3 +106,11 @@ def test_a_failing_supplement_leaves_no_output_of_the_stage_synthetic(tmp_path, 
     assert not (root / "book" / "chapters" / "toy.ipynb").exists()
     assert not (root / "book" / "chapters" / "toy-methods.ipynb").exists()
     assert not (root / "data" / "results" / "toy").exists()
+
+
+def test_imported_modules_in_order_and_none_for_a_file_python_cannot_parse_synthetic(tmp_path):
+    source = tmp_path / "nb.py"
+    source.write_text("# %%\nimport os, json\nfrom pathlib import Path\n# %%\nimport os\nfrom . import x\n")
+    assert notebooks.imported_modules(source) == ["os", "json", "pathlib", "pathlib.Path"]
+    source.write_text("# %%\n%matplotlib inline\nimport os\n")
+    assert notebooks.imported_modules(source) == []

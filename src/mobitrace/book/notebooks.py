@@ -2,8 +2,9 @@
 deterministic, so the same inputs give the same bytes.
 
 notebooks/<study>.py (jupytext percent format) -> book/chapters/<study>.ipynb,
-with the parameters in params.yaml's <study> section. On failure every output
-of the stage is removed: no partial results are left behind.
+with the parameters in params.yaml's <study> section; a chapter's supplements
+(methods pages) run after it in the same kernel, in the same stage. On failure
+every output of the stage is removed: no partial results are left behind.
 """
 
 from __future__ import annotations
@@ -151,8 +152,12 @@ def imported_modules(source: Path) -> list[str]:
     """The modules a text notebook imports at its top level, in order (a
     percent-format notebook is a Python file: its markdown cells are
     comments); `from m import x` names m and m.x, which may be a module."""
+    try:
+        body = ast.parse(source.read_text(), str(source)).body
+    except SyntaxError:  # e.g. an uncommented magic: no preload, the notebook runs as it is
+        return []
     found = []
-    for node in ast.parse(source.read_text(), str(source)).body:
+    for node in body:
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -228,7 +233,8 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> l
     finally:
         from jupyter_core.utils import run_sync
         kc.stop_channels()
-        run_sync(km.shutdown_kernel)()
+        if km.has_kernel:
+            run_sync(km.shutdown_kernel)()
     import nbformat
     for nb, out_nb in zip(executed, out_nbs):
         out_nb.parent.mkdir(parents=True, exist_ok=True)
