@@ -23,6 +23,9 @@ from mobitrace.core import claims as cl
 from mobitrace.book.build import table_html
 from mobitrace.core import numbers
 from mobitrace.core.escape import fence, safe_href
+# Imported here, not lazily, although the overview draws nothing (~1 s of seaborn and
+# scipy.stats): importing this module must set the figure theme before any caller draws.
+from mobitrace.book.figures import save_svg
 
 PROVENANCE_KINDS = ("measured", "published", "modeled")
 # Output metadata that marks a display for mobitrace.book.notebooks (moved to the
@@ -220,10 +223,6 @@ class ChapterOutputs:
             f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>"))
 
     def _save_svg(self, fig, name: str) -> Path:
-        # Imported here: a page that draws nothing (the overview) need not load seaborn and
-        # scipy.stats (~1 s). A module that draws imports mobitrace.book.figures itself, so the
-        # theme is set before it draws.
-        from mobitrace.book.figures import save_svg
         return save_svg(fig, self.figures_dir / f"{name}.svg")
 
     def findings(self, claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:
