@@ -38,7 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest-published", help="validate data/published/<study>.yaml into parquet")
     p.add_argument("src")
     p.add_argument("out_dir")
-    p = sub.add_parser("run-notebook", help="execute notebooks/<name>.py with papermill")
+    p = sub.add_parser("run-notebook", help="execute notebooks/<name>.py with papermill, then its "
+                       "supplements (methods pages) in the same kernel")
     p.add_argument("study")
     p.add_argument("--with", dest="shared", action="append", default=[], metavar="SECTION",
                    help="also pass params.yaml's SECTION (e.g. power-models) as a parameter")

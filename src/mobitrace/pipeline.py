@@ -70,12 +70,15 @@ def _notebook(name: str) -> Path:
 
 
 def _chapter_stage(name: str, params: list, deps: list[str], outs: list[str], metrics: list[str],
-                   shared: tuple[str, ...] = ()) -> dict:
+                   shared: tuple[str, ...] = (), supplements: tuple[str, ...] = ()) -> dict:
+    """The stage of notebooks/<name>.py and of its `supplements`, which
+    mobitrace.book.notebooks.run executes after it in the same kernel."""
     runner = PACKAGE / "book" / "notebooks.py"
     cmd = " ".join(["python -m mobitrace run-notebook", name, *(f"--with {s}" for s in shared)])
+    code = sorted(set().union(*(code_deps(_notebook(n), runner) for n in (name, *supplements))))
     stage = {"cmd": cmd, "params": params,
-             "deps": [f"notebooks/{name}.py", *deps, *code_deps(_notebook(name), runner)],
-             "outs": outs}
+             "deps": [*(f"notebooks/{n}.py" for n in (name, *supplements)), *deps, *code],
+             "outs": [outs[0], *(f"book/chapters/{n}.ipynb" for n in supplements), *outs[1:]]}
     if metrics:
         stage["metrics"] = [{m: {"cache": False}} for m in metrics]
     return stage
@@ -99,19 +102,16 @@ def _study_stages(study: Study) -> dict:
                      *code_deps(PACKAGE / "studies" / pkg / "device_analysis.py")],
             "outs": [f"data/results/{slug}-devices/${{item}}"]}}
     for chapter in study.chapters:
-        params = [chapter.params_section, *chapter.shared_params]
-        if chapter.supplement_to:  # shows (and links) its chapter's results; writes only its page
-            main = f"data/results/{chapter.supplement_to}"
-            stages[chapter.stage] = _chapter_stage(
-                chapter.name, params, [f"data/interim/published/{slug}", *chapter.inputs,
-                                       f"{main}/tables", f"{main}/figures"],
-                [f"book/chapters/{chapter.name}.ipynb"], [], chapter.shared_params)
+        if chapter.supplement_to:  # runs in its chapter's stage, after it, and writes only its page
             continue
+        extra = [c for c in study.chapters if c.supplement_to == chapter.name]
+        shared = tuple(dict.fromkeys(s for c in (chapter, *extra) for s in c.shared_params))
+        inputs = list(dict.fromkeys(i for c in (chapter, *extra) for i in c.inputs))
         res = f"data/results/{chapter.name}"
         stages[chapter.stage] = _chapter_stage(
-            chapter.name, params, [f"data/interim/published/{slug}", *chapter.inputs],
+            chapter.name, [chapter.params_section, *shared], [f"data/interim/published/{slug}", *inputs],
             [f"book/chapters/{chapter.name}.ipynb", f"{res}/tables", f"{res}/figures", f"{res}/claims.csv"],
-            [f"{res}/metrics.json"], chapter.shared_params)
+            [f"{res}/metrics.json"], shared, tuple(c.name for c in extra))
     return stages
 
 

@@ -72,8 +72,7 @@ def test_only_the_new_devices_stages_and_summaries_run(registered):
     _, _, log = registered
     ran = set(re.findall(r"Running stage '([^']+)'", log))
     required = {"ingest_cpu_gbps@my-copy", "analyze_cpu_gbps_device@my-copy", "analyze_cpu_gbps_measured",
-                "analyze_cpu_gbps_measured_methods", "ingest_priority_boost@synthetic-large", "analyze_priority_boost",
-                "analyze_priority_boost_methods", "book"}
+                "ingest_priority_boost@synthetic-large", "analyze_priority_boost", "book"}
     assert required <= ran, sorted(required - ran)
     assert ran - required <= {"ledger", "overview"}, sorted(ran - required)  # the summaries of all chapters
 

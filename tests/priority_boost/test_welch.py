@@ -67,6 +67,20 @@ def test_holm_hand_case():
     assert math.isnan(adj[3]) and not reject[3]
 
 
+def test_holm_matches_statsmodels_multipletests_synthetic():
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(7)
+    for m in (1, 2, 5, 9, 40):
+        p = rng.uniform(0, 0.2, m)
+        p[: m // 3] = p[0]  # ties
+        for alpha in (0.05, 0.1):
+            reject, adj = w.holm(p, alpha)
+            ref_reject, ref_adj, _, _ = multipletests(p, alpha=alpha, method="holm")
+            assert list(reject) == list(ref_reject)
+            assert adj.tobytes() == ref_adj.tobytes()  # the same floats, bit for bit
+
+
 def test_rounding_box():
     assert w.rounding_box(80.8, 1) == pytest.approx((80.75, 80.85))
     assert w.rounding_box(0.0, 2, nonnegative=True) == pytest.approx((0.0, 0.005))

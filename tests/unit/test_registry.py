@@ -142,7 +142,7 @@ def test_toc_lists_every_chapter_once():
     assert len(files + nested) == len(set(files + nested))
 
 
-def test_supplements_nest_under_their_chapter_and_write_no_results():
+def test_supplements_nest_under_their_chapter_run_in_its_stage_and_write_no_results():
     supplements = [c for c in registry.chapters(supplements=True) if c.supplement_to]
     assert {c.name for c in supplements} == {"cpu-gbps-measured-methods", "priority-boost-methods",
                                              "mptcp-dualband-methods"}
@@ -152,8 +152,15 @@ def test_supplements_nest_under_their_chapter_and_write_no_results():
     stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
     for c in supplements:
         assert nested[f"chapters/{c.name}"] == f"chapters/{c.supplement_to}"
-        assert stages[c.stage]["outs"] == [f"book/chapters/{c.name}.ipynb"]
-        assert stages[c.stage]["params"][0] == c.supplement_to
+        # one stage, one kernel: the chapter's command runs the supplement after it
+        stage = stages[c.stage]
+        assert c.stage == "analyze_" + c.supplement_to.replace("-", "_")
+        assert stage["cmd"].split()[4] == c.supplement_to
+        assert f"notebooks/{c.name}.py" in stage["deps"]
+        assert f"book/chapters/{c.name}.ipynb" in stage["outs"]
+        assert not [o for o in stage["outs"] if f"results/{c.name}" in str(o)]
+        assert stage["params"][0] == c.supplement_to
+        assert "analyze_" + c.name.replace("-", "_") not in stages
         assert f"data/results/{c.name}/claims.csv" not in stages["ledger"]["deps"]
     cards = {ch["chapter"] for s in STUDIES for ch in s.card()["chapters"]}
     assert not cards & {c.name for c in supplements}

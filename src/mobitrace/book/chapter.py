@@ -23,6 +23,8 @@ from mobitrace.core import claims as cl
 from mobitrace.book.build import table_html
 from mobitrace.core import numbers
 from mobitrace.core.escape import fence, safe_href
+# Imported here, not lazily, although the overview draws nothing (~1 s of seaborn and
+# scipy.stats): importing this module must set the figure theme before any caller draws.
 from mobitrace.book.figures import save_svg
 
 PROVENANCE_KINDS = ("measured", "published", "modeled")

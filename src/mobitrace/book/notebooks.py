@@ -2,22 +2,24 @@
 deterministic, so the same inputs give the same bytes.
 
 notebooks/<study>.py (jupytext percent format) -> book/chapters/<study>.ipynb,
-with the parameters in params.yaml's <study> section. On failure every output
-of the stage is removed: no partial results are left behind.
+with the parameters in params.yaml's <study> section; a chapter's supplements
+(methods pages) run after it in the same kernel, in the same stage. On failure
+every output of the stage is removed: no partial results are left behind.
 """
 
 from __future__ import annotations
 
+import ast
 import shutil
 import tempfile
 from pathlib import Path
 
-import jupytext
-import nbformat
-import papermill
 import yaml
 
 from mobitrace.studies import registry
+
+# nbformat, jupytext and papermill (0.5 s) are imported where they are used,
+# after `run` has started the kernel, which boots meanwhile.
 
 ROOT_FILES = ("dvc.yaml", "params.yaml")
 # Papermill and nbclient record run times and paths; none of that is a result.
@@ -34,7 +36,7 @@ def repo_root(start: Path | None = None) -> Path:
     raise FileNotFoundError(f"no {' and '.join(ROOT_FILES)} in {here} or above")
 
 
-def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def strip_volatile(nb: "nbformat.NotebookNode") -> "nbformat.NotebookNode":
     """Remove timestamps, durations and absolute paths papermill/nbclient add,
     and replace the random cell ids (jupytext, papermill) by their positions."""
     pm = nb.metadata.get("papermill", {})
@@ -71,7 +73,7 @@ def _add_tag(cell, tag: str) -> None:
         tags.append(tag)
 
 
-def for_readers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def for_readers(nb: "nbformat.NotebookNode") -> "nbformat.NotebookNode":
     """Make the executed notebook a page for readers:
 
     - the title line of the first markdown cell stands alone, and the key
@@ -83,6 +85,7 @@ def for_readers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
       one such tag, tests/unit/test_notebooks_thin.py);
     - streams (stdout, stderr, warnings) and bare object reprs are dropped.
     Glue outputs stay in the notebook, so the prose can still use them."""
+    import nbformat
     findings = []
     for cell in nb.cells:
         if cell.cell_type != "code":
@@ -125,11 +128,82 @@ def study_outputs(root: Path, study: str) -> list[Path]:
     return [root / "book" / "chapters" / f"{study}.ipynb", root / "data" / "results" / study]
 
 
-def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> Path:
+def supplements(study: str) -> list[str]:
+    """The supplements of chapter `study` (registry.Chapter.supplement_to), in book order."""
+    return [c.name for c in registry.chapters(supplements=True) if c.supplement_to == study]
+
+
+def _fresh_session(km) -> None:
+    """Make the running kernel what a new one would be, its imported modules
+    kept: an empty namespace and execution count 1, so the next notebook's
+    bytes are those it gets in a kernel of its own. Silent: no output, no count."""
+    kc = km.blocking_client()
+    kc.start_channels()
+    try:
+        reply = kc.execute_interactive("get_ipython().reset(new_session=True)", silent=True,
+                                       store_history=False, timeout=60)
+    finally:
+        kc.stop_channels()
+    if reply["content"]["status"] != "ok":
+        raise RuntimeError(f"the kernel could not reset its session: {reply['content'].get('evalue')}")
+
+
+def imported_modules(source: Path) -> list[str]:
+    """The modules a text notebook imports at its top level, in order (a
+    percent-format notebook is a Python file: its markdown cells are
+    comments); `from m import x` names m and m.x, which may be a module."""
+    try:
+        body = ast.parse(source.read_text(), str(source)).body
+    except SyntaxError:  # e.g. an uncommented magic: no preload, the notebook runs as it is
+        return []
+    found = []
+    for node in body:
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return list(dict.fromkeys(found))
+
+
+# Imports `names` without binding any name in the user's namespace (m.x that
+# is not a module is skipped); a module that fails fails again in its cell.
+_PRELOAD = """for __mobitrace_module in {names!r}:
+    try:
+        __import__(__mobitrace_module)
+    except ImportError:
+        pass
+globals().pop("__mobitrace_module", None)
+"""
+
+
+def _start_kernel(root: Path, preload: list[str]):
+    """Start the stage's kernel as nbclient would (papermill's kernel
+    manager, history in memory, in `root`) and send it a silent request to
+    import `preload`, the notebook's own imports: the kernel loads them while
+    this process loads papermill and prepares the notebook, instead of after.
+    Silent: no output, no execution count, no name bound; a module that fails
+    to import fails again, visibly, in the notebook's own cell. Returns the
+    kernel manager and the client that sent the request."""
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.utils import run_sync
+
+    km = AsyncKernelManager(kernel_name="python3")
+    run_sync(km.start_kernel)(extra_arguments=["--HistoryManager.hist_file=:memory:"], cwd=str(root))
+    kc = km.blocking_client()
+    kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
+    kc.execute(_PRELOAD.format(names=preload), silent=True, store_history=False)
+    return km, kc
+
+
+def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> list[Path]:
     """Execute notebooks/<study>.py with params.yaml[<study>] as parameters,
     plus each section named in `shared` (e.g. power-models) as one parameter
-    (power_models; `studies` is the study registry's cards), so that no notebook reads params.yaml itself; return the
-    executed notebook's path."""
+    (power_models; `studies` is the study registry's cards), so that no
+    notebook reads params.yaml itself; then each supplement of the chapter
+    (which shows its results) in the same kernel, so that the supplement
+    does not pay a kernel start and its imports again (one stage runs both).
+    Return the executed notebooks' paths. If any notebook fails, no output
+    of the stage is left."""
     root = repo_root(root)
     params = yaml.safe_load((root / "params.yaml").read_text())
     params.setdefault("studies", [s.card() for s in registry.studies()])  # the registry's list
@@ -140,28 +214,50 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> P
             raise KeyError(f"params.yaml has no section {section!r}")
     parameters = {"study": own, **params[own],
                   **{section.replace("-", "_"): params[section] for section in shared}}
-    source = root / "notebooks" / f"{study}.py"
-    out_nb, results = study_outputs(root, study)
-    for path in (out_nb, results):  # a rerun starts from nothing
+    names = [study, *supplements(study)]
+    out_nbs = [study_outputs(root, name)[0] for name in names]
+    results = study_outputs(root, study)[1]
+    for path in (*out_nbs, results):  # a rerun starts from nothing
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        src_nb = Path(tmp) / f"{study}.ipynb"
-        executed = Path(tmp) / f"{study}.executed.ipynb"
-        nbformat.write(jupytext.read(source), src_nb)
-        # Only what the notebook declares in its parameters cell: a params
-        # section also holds keys for other consumers (e.g. ingest's superseded).
-        declared = papermill.inspect_notebook(str(src_nb))
-        parameters = {k: v for k, v in parameters.items() if k in declared}
-        try:
-            papermill.execute_notebook(
-                str(src_nb), str(executed), parameters=parameters, cwd=str(root),
-                kernel_name="python3", progress_bar=False, log_output=False,
-                request_save_on_cell_execute=False,
-            )
-        except BaseException:
-            shutil.rmtree(results, ignore_errors=True)
-            raise
-        nb = strip_volatile(for_readers(nbformat.read(executed, as_version=4)))
-    out_nb.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, out_nb)
-    return out_nb
+    km, kc = _start_kernel(root, imported_modules(root / "notebooks" / f"{study}.py"))
+    executed = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for number, name in enumerate(names):
+                if number:
+                    _fresh_session(km)
+                executed.append(_execute(root, name, parameters, Path(tmp), km))
+    except BaseException:
+        shutil.rmtree(results, ignore_errors=True)
+        raise
+    finally:
+        from jupyter_core.utils import run_sync
+        kc.stop_channels()
+        if km.has_kernel:
+            run_sync(km.shutdown_kernel)()
+    import nbformat
+    for nb, out_nb in zip(executed, out_nbs):
+        out_nb.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, out_nb)
+    return out_nbs
+
+
+def _execute(root: Path, name: str, parameters: dict, tmp: Path, km) -> "nbformat.NotebookNode":
+    """notebooks/<name>.py executed in the running kernel of `km`, made
+    deterministic and for readers."""
+    import jupytext
+    import nbformat
+    import papermill
+
+    src_nb = tmp / f"{name}.ipynb"
+    executed = tmp / f"{name}.executed.ipynb"
+    nbformat.write(jupytext.read(root / "notebooks" / f"{name}.py"), src_nb)
+    # Only what the notebook declares in its parameters cell: a params
+    # section also holds keys for other consumers (e.g. ingest's superseded).
+    declared = papermill.inspect_notebook(str(src_nb))
+    papermill.execute_notebook(
+        str(src_nb), str(executed), parameters={k: v for k, v in parameters.items() if k in declared},
+        cwd=str(root), kernel_name="python3", progress_bar=False, log_output=False,
+        request_save_on_cell_execute=False, km=km,
+    )
+    return strip_volatile(for_readers(nbformat.read(executed, as_version=4)))

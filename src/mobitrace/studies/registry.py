@@ -23,7 +23,8 @@ import yaml
 @dataclass(frozen=True)
 class Chapter:
     """One chapter: notebooks/<name>.py, run by the stage analyze_<name>
-    into book/chapters/<name>.ipynb and data/results/<name>/."""
+    into book/chapters/<name>.ipynb and data/results/<name>/ (a supplement:
+    by its chapter's stage, into book/chapters/<name>.ipynb only)."""
 
     name: str
     label: str                                   # its link on the landing card
@@ -37,7 +38,8 @@ class Chapter:
 
     @property
     def stage(self) -> str:
-        return "analyze_" + self.name.replace("-", "_")
+        """analyze_<name>; a supplement runs in its chapter's stage (one kernel for both)."""
+        return "analyze_" + (self.supplement_to or self.name).replace("-", "_")
 
     @property
     def params_section(self) -> str:
@@ -99,9 +101,8 @@ class Study:
 
     def summary_stages(self) -> list[str]:
         """The stages that read every device of the study: its per-device
-        chapter's and that chapter's supplements'."""
-        per_device = {c.name for c in self.chapters if c.per_device}
-        return [c.stage for c in self.chapters if c.name in per_device or c.supplement_to in per_device]
+        chapter's (which runs that chapter's supplements too)."""
+        return [c.stage for c in self.chapters if c.per_device]
 
     def chapter_module(self, chapter: str) -> str:
         """The module of everything `chapter`'s notebook shows (its figures,

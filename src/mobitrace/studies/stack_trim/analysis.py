@@ -21,6 +21,7 @@ paired=False, seeded, fixed number of resamples).
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -68,11 +69,16 @@ def _difference(a, b, axis=-1):
 STATISTICS = {"saving": _saving, "ratio": _ratio, "difference": _difference}
 
 
+@cache  # the same few sizes, for every group at every robustness coefficient set (1344 draws a chapter)
 def _resamples(n_a: int, n_b: int, n_resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The index arrays scipy.stats.bootstrap(paired=False) draws for two
-    samples of sizes n_a and n_b with np.random.default_rng(seed)."""
+    samples of sizes n_a and n_b with np.random.default_rng(seed); read-only,
+    as every caller shares them."""
     rng = np.random.default_rng(seed)
-    return rng.integers(0, n_a, (n_resamples, n_a)), rng.integers(0, n_b, (n_resamples, n_b))
+    ia, ib = rng.integers(0, n_a, (n_resamples, n_a)), rng.integers(0, n_b, (n_resamples, n_b))
+    ia.setflags(write=False)
+    ib.setflags(write=False)
+    return ia, ib
 
 
 def _percentile_intervals(draws: list[np.ndarray], level: float) -> np.ndarray:

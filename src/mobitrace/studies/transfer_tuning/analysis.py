@@ -240,20 +240,44 @@ def achieved_text(runs: pd.DataFrame, rate_mbit: float) -> str:
 # Energy
 
 
-def modeled_power(samples: pd.DataFrame, cpu, radio, base_w: float) -> tuple[np.ndarray, np.ndarray]:
-    """A modeled power-meter trace (t in s, P in W) from one run's samples:
+@dataclass(frozen=True)
+class RunRates:
+    """What the power model reads from one run's samples, which no
+    coefficient changes: the sample times t (s) and, over each interval
+    (t_{i-1}, t_i], the client's CPU share and the interface rates (Mbit/s)."""
+
+    t: np.ndarray
+    cpu_share: np.ndarray
+    rx_mbps: np.ndarray
+    tx_mbps: np.ndarray
+
+
+def run_rates(samples: pd.DataFrame) -> RunRates:
+    """The RunRates of one run's samples."""
+    t = samples["t_ns"].to_numpy(float) / 1e9
+    dt = np.diff(t)
+    return RunRates(t, np.diff(samples["client_cpu_ns"].to_numpy(float)) / 1e9 / dt,
+                    8 * np.diff(samples["if_rx_bytes"].to_numpy(float)) / dt / 1e6,
+                    8 * np.diff(samples["if_tx_bytes"].to_numpy(float)) / dt / 1e6)
+
+
+def rates_by_run(samples: pd.DataFrame) -> dict[tuple[str, str], RunRates]:
+    """{(device, run_id): RunRates} of every run in `samples`: computed once,
+    for pricing the runs at many coefficients (the robustness analysis)."""
+    return {k: run_rates(g) for k, g in samples.groupby(["device", "run_id"], sort=False)}
+
+
+def modeled_power(samples: pd.DataFrame | RunRates, cpu, radio, base_w: float) -> tuple[np.ndarray, np.ndarray]:
+    """A modeled power-meter trace (t in s, P in W) from one run's samples
+    (or their RunRates):
     P_i over (t_{i-1}, t_i] = base + cpu busy-core power x client CPU share
     + radio rx/tx dynamic power at the interface rates (see module doc).
     The first sample has no interval before it and gets P_base."""
-    t = samples["t_ns"].to_numpy(float) / 1e9
-    dt = np.diff(t)
-    cpu_share = np.diff(samples["client_cpu_ns"].to_numpy(float)) / 1e9 / dt
-    rx_mbps = 8 * np.diff(samples["if_rx_bytes"].to_numpy(float)) / dt / 1e6
-    tx_mbps = 8 * np.diff(samples["if_tx_bytes"].to_numpy(float)) / dt / 1e6
-    p_mw = (cpu.energy_from_cpu_seconds_mj(cpu_share)  # mJ per s of CPU = mW at share
-            + radio.dynamic_power_mw(rx_mbps, "rx") + radio.dynamic_power_mw(tx_mbps, "tx"))
+    r = samples if isinstance(samples, RunRates) else run_rates(samples)
+    p_mw = (cpu.energy_from_cpu_seconds_mj(r.cpu_share)  # mJ per s of CPU = mW at share
+            + radio.dynamic_power_mw(r.rx_mbps, "rx") + radio.dynamic_power_mw(r.tx_mbps, "tx"))
     p = np.concatenate(([base_w], base_w + p_mw / 1e3))
-    return t, p
+    return r.t, p
 
 
 def _energy(se: energy.StreamingRunEnergy, t_start: float, t_end: float, nbytes: int) -> dict:
@@ -333,13 +357,14 @@ def measured_power(runs: pd.DataFrame, power, tail_tolerance_w: float,
     return out
 
 
-def energy_table(runs: pd.DataFrame, samples: pd.DataFrame, power, cpu, radio,
+def energy_table(runs: pd.DataFrame, samples: pd.DataFrame | dict, power, cpu, radio,
                  base_w: float, tail_tolerance_w: float) -> pd.DataFrame:
     """run_energy for every run: from its measured power trace when there is
     one (energy_source 'measured'; `power`: a measured_power result, or what
-    measured_power reads), else from modeled_power ('modeled')."""
+    measured_power reads), else from modeled_power ('modeled'; `samples`:
+    the samples table, or its rates_by_run)."""
     rows = []
-    by_run = {k: g for k, g in samples.groupby(["device", "run_id"], sort=False)}
+    by_run = samples if isinstance(samples, dict) else rates_by_run(samples)
     meas = power if isinstance(power, dict) else measured_power(runs, power, tail_tolerance_w)
     for r in runs.itertuples(index=False):
         key = (r.device, r.run_id)

@@ -71,7 +71,8 @@ class Chapter(NotebookChapter):
         i = self.interim
         # measured power logs: one streaming pass (energies, and traces thinned for the figures)
         self.measured = tta.measured_power(i["runs"], self.power_paths, self.tail_tolerance_w)
-        self.table = tta.energy_table(i["runs"], i["samples"], self.measured, self.cpu, self.radio, self.base_w,
+        self.rates = tta.rates_by_run(i["samples"])  # once: _claims_at prices them again at other coefficients
+        self.table = tta.energy_table(i["runs"], self.rates, self.measured, self.cpu, self.radio, self.base_w,
                                       self.tail_tolerance_w)
         self._save(tta.runs_energy(self.table), "runs_energy")
         self.ref_device = self.devices[0]
@@ -106,7 +107,7 @@ class Chapter(NotebookChapter):
         """The claims with the reference device's energies priced by `models`
         (the CPU and radio models by name), the measured intervals given."""
         i, ref = self.interim, self.ref_device
-        table = tta.energy_table(i["runs"][i["runs"]["device"] == ref], i["samples"], self.measured,
+        table = tta.energy_table(i["runs"][i["runs"]["device"] == ref], self.rates, self.measured,
                                  models[self.cpu.name], models[self.radio.name], self.base_w, self.tail_tolerance_w)
         return self._analysis_at(table, intervals)["claims"]
 
