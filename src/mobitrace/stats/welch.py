@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from scipy import optimize, stats
@@ -96,6 +97,9 @@ def rounding_box(value: float, decimals: int, nonnegative: bool = False) -> tupl
     return (max(0.0, lo) if nonnegative else lo, value + half)
 
 
+# A pure function of printed numbers, called again for the same box: a cell printed at its
+# table's precision, and the methods page in the chapter's kernel (~77 ms per box).
+@cache
 def p_range(mean1, mean_dec1, sd1, sd_dec1, n1, mean2, mean_dec2, sd2, sd_dec2, n2,
             grid: int = 21) -> tuple[float, float]:
     """Smallest and largest two-sided Welch p over the rounding intervals of

@@ -38,14 +38,11 @@ def audit_published(stats: pd.DataFrame, table: str, p_table: str | None, baseli
         b = base.loc[r.column]
         t = w.welch_from_stats(r.mean, r.sd, r.n, b["mean"], b["sd"], b["n"])
         g, glo, ghi = w.hedges_g(r.mean, r.sd, r.n, b["mean"], b["sd"], b["n"], level)
-        printed = (r.mean_decimals, r.sd_decimals, b["mean_decimals"], b["sd_decimals"])
-        at_table = (max(r.mean_decimals, prec["mean"]), max(r.sd_decimals, prec["sd"]),
-                    max(b["mean_decimals"], prec["mean"]), max(b["sd_decimals"], prec["sd"]))
-        lo_p, hi_p = w.p_range(r.mean, printed[0], r.sd, printed[1], r.n,
-                               b["mean"], printed[2], b["sd"], printed[3], b["n"], grid)
-        # Most cells are printed at the table's precision: the same box, the same range.
-        lo_t, hi_t = (lo_p, hi_p) if at_table == printed else w.p_range(
-            r.mean, at_table[0], r.sd, at_table[1], r.n, b["mean"], at_table[2], b["sd"], at_table[3], b["n"], grid)
+        lo_p, hi_p = w.p_range(r.mean, r.mean_decimals, r.sd, r.sd_decimals, r.n,
+                               b["mean"], b["mean_decimals"], b["sd"], b["sd_decimals"], b["n"], grid)
+        lo_t, hi_t = w.p_range(r.mean, max(r.mean_decimals, prec["mean"]), r.sd, max(r.sd_decimals, prec["sd"]),
+                               r.n, b["mean"], max(b["mean_decimals"], prec["mean"]), b["sd"],
+                               max(b["sd_decimals"], prec["sd"]), b["n"], grid)
         row = {"table": table, "policy": r.policy, "column": r.column, "cpu_procs": r.cpu_procs,
                "cross_pct": r.cross_pct, "n": r.n, "mean": r.mean, "sd": r.sd, "mean_base": b["mean"],
                "sd_base": b["sd"], "diff": r.mean - b["mean"], "t": t.t, "df": t.df, "p": t.p,
