@@ -6,7 +6,10 @@ study writes; only the ledger, the overview and the book read every study.
 So N workers (default: one per CPU) each run `dvc --wait-for-lock repro
 <one arm's stages>`, the longest arm first, and one `dvc repro` then runs
 what is left. The outputs are those of a plain `dvc repro` (which still
-works, one stage after the other).
+works, one stage after the other). Without -f, only the arms with an output
+missing (a fresh clone: all) run side by side: a worker that finds nothing to
+do holds DVC's lock for its whole check, so a no-op would take one check per
+arm; the last `dvc repro` runs whatever else changed, serially.
 
 Why this is safe: DVC holds its repository lock while it collects the
 pipeline, checks a stage and writes dvc.lock, and releases it only while a
@@ -26,6 +29,7 @@ the runner exits with the failing `dvc repro`'s status after its message.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -46,21 +50,26 @@ def arm_stages(study: Study) -> list[str]:
             *([study.device_stage] if study.device_stage else []), *(c.stage for c in study.chapters)]
 
 
-def _commands(root: Path) -> dict[str, list[str]]:
-    """{stage or foreach group: its command lines}, from dvc.yaml as
-    `python -m mobitrace sync` writes it, foreach items from params.yaml."""
-    from mobitrace.pipeline import dvc_stages
-    params = yaml.safe_load((root / "params.yaml").read_text()) or {}
-    out = {}
-    for name, stage in dvc_stages().items():
+def stages(root: Path) -> dict[str, list[dict]]:
+    """dvc.yaml's stages: {name: [its body]}, a foreach group both as
+    {group: [a body per item]} and {group@item: [that body]}, `${item}`
+    filled in (the items from params.yaml)."""
+    params_file = root / "params.yaml"
+    params = (yaml.safe_load(params_file.read_text()) if params_file.exists() else None) or {}
+    out: dict[str, list[dict]] = {}
+    for name, stage in yaml.safe_load((root / "dvc.yaml").read_text())["stages"].items():
         if "foreach" not in stage:
-            out[name] = [stage["cmd"]]
+            out[name] = [stage]
             continue
         items = stage["foreach"]
-        if isinstance(items, str):  # "${section.devices}"
+        if isinstance(items, str):  # "${section.key}"
             section, key = items[2:-1].rsplit(".", 1)
             items = (params.get(section) or {}).get(key) or []
-        out[name] = [stage["do"]["cmd"].replace("${item}", str(item)) for item in items]
+        out[name] = []
+        for item in items:
+            body = json.loads(json.dumps(stage["do"]).replace("${item}", str(item)))
+            out[name].append(body)
+            out[f"{name}@{item}"] = [body]
     return out
 
 
@@ -69,22 +78,32 @@ def arms(root: Path) -> list[tuple[str, list[str]]]:
     time its commands took last (.mobitrace/timings.json), a command never
     timed counting as the mean of those that were (so a fresh clone orders
     by the number of commands)."""
-    commands, took = _commands(root), timings.load(root)
+    bodies, took = stages(root), timings.load(root)
     known = [v["wall_s"] for v in took.values()]
     default = sum(known) / len(known) if known else 1.0
 
-    def cost(stages: list[str]) -> float:
-        return sum(took.get(cmd, {}).get("wall_s", default) for s in stages for cmd in commands.get(s, []))
+    def cost(names: list[str]) -> float:
+        return sum(took.get(b["cmd"], {}).get("wall_s", default) for n in names for b in bodies.get(n, []))
     found = [(s.slug, arm_stages(s)) for s in studies()]
     return sorted(found, key=lambda arm: -cost(arm[1]))
 
 
-def rest(root: Path) -> list[str]:
-    """The stages no arm holds (the ledger, the overview, the book), in
-    pipeline order."""
-    from mobitrace.pipeline import dvc_stages
-    held = {stage.split("@")[0] for _, stages in arms(root) for stage in stages}  # foreach groups by name
-    return [name for name in dvc_stages() if name not in held]
+def rest(root: Path, arm_list: list[tuple[str, list[str]]]) -> list[str]:
+    """The dvc.yaml stages no arm holds (the ledger, the overview, the
+    book), in pipeline order."""
+    held = {stage.split("@")[0] for _, names in arm_list for stage in names}  # foreach groups by name
+    return [name for name in yaml.safe_load((root / "dvc.yaml").read_text())["stages"] if name not in held]
+
+
+def missing_outputs(root: Path, names: list[str]) -> bool:
+    """Whether an output of one of these stages is missing (a fresh clone:
+    all of them)."""
+    bodies = stages(root)
+    for body in (b for n in names for b in bodies.get(n, [])):
+        for out in body.get("outs", []) + body.get("metrics", []):
+            if not (root / (next(iter(out)) if isinstance(out, dict) else out)).exists():
+                return True
+    return False
 
 
 class _Workers:
@@ -138,7 +157,14 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, dvc: tuple[s
     the first `dvc repro` that failed (0 if none did). `plan`: (arms, the
     rest), by default the studies' (arms(), rest())."""
     out = out or sys.stdout
-    arm_list, last_stages = plan or (arms(root), rest(root))
+    arm_list = plan[0] if plan else arms(root)
+    last_stages = plan[1] if plan else rest(root, arm_list)
+    if not force:
+        # Side by side only the arms with an output missing (see above):
+        # finding other changes would cost a `dvc status`, as long as a no-op.
+        arm_list = [arm for arm in arm_list if missing_outputs(root, arm[1])]
+        if len(arm_list) < 2:  # nothing to run side by side
+            arm_list = []
     jobs = max(1, jobs or os.cpu_count() or 1)
     flags = ["-f"] if force else []
     todo: queue.Queue = queue.Queue()
@@ -149,10 +175,10 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, dvc: tuple[s
     def worker():
         while not workers.stopping.is_set():
             try:
-                slug, stages = todo.get_nowait()
+                slug, names = todo.get_nowait()
             except queue.Empty:
                 return
-            workers.run(slug, [*dvc, "--wait-for-lock", "repro", *flags, *stages])
+            workers.run(slug, [*dvc, "--wait-for-lock", "repro", *flags, *names])
 
     threads = [threading.Thread(target=worker, daemon=True) for _ in range(jobs)]
     try:

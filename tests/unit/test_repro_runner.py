@@ -74,6 +74,10 @@ def test_parallel_run_gives_the_serial_outputs_and_lock_synthetic(tmp_path):
         staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=par, capture_output=True,
                                 text=True, check=True).stdout.split()
         assert "dvc.lock" in staged
+    # Nothing missing: no worker, one plain `dvc repro`, which runs nothing.
+    again = io.StringIO()
+    assert repro.repro(par, jobs=2, dvc=DVC, out=again, plan=PLAN) == 0, again.getvalue()
+    assert " | " not in again.getvalue() and "Running stage" not in again.getvalue(), again.getvalue()
 
 
 def test_the_arms_run_side_by_side_synthetic(tmp_path):
@@ -108,7 +112,7 @@ def test_a_failing_stage_stops_every_worker_synthetic(tmp_path):
 
 def test_the_studies_arms_cover_every_stage_and_read_nothing_another_writes(repo):
     arms = repro.arms(repo)
-    rest = repro.rest(repo)
+    rest = repro.rest(repo, arms)
     stages = dvc_stages()
     held = [s for _, arm in arms for s in arm]
     assert len(held) == len(set(held)), held
