@@ -186,7 +186,7 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, dvc: tuple[s
             t.start()
         for t in threads:
             t.join()
-    except KeyboardInterrupt:
+    except BaseException:  # Ctrl-C, or SIGTERM (the CLI raises it): the workers stop too
         with workers.print_lock:
             workers.stop()
         for t in threads:
