@@ -1,6 +1,7 @@
 # `make`       set up .venv from the pinned lock if missing or stale, fetch
 #              the captures kept in DVC (scripts/pull_captures.py), then
-#              `dvc repro` (ingest -> analyze -> book).
+#              `python -m mobitrace repro`: `dvc repro` (ingest -> analyze ->
+#              book) with the studies' stages side by side, one per core.
 # `make test`  the same set-up, then pytest on every core (pytest-xdist),
 #              all but the capture tests; prints the 10 slowest.
 # `make test-capture`  the tests that need root and network namespaces
@@ -29,9 +30,12 @@ $(STAMP): requirements.txt pyproject.toml
 
 # Captures kept in DVC (add-device) are pulled first: a fresh clone fetches
 # them from the default remote, or stops before any stage when one is missing.
+# REPRO_JOBS: workers (default: one per CPU); `dvc repro` alone gives the
+# same outputs, one stage at a time.
+REPRO_JOBS ?=
 repro: $(STAMP)
 	$(VENV)/bin/python scripts/pull_captures.py
-	dvc repro
+	$(VENV)/bin/python -m mobitrace repro $(if $(REPRO_JOBS),-j $(REPRO_JOBS))
 
 # -n: pytest-xdist workers (auto: one per core). loadgroup keeps each
 # end-to-end module with an expensive module fixture on one worker.

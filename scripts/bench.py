@@ -3,13 +3,18 @@
 
 Over --runs runs (default 3) it reports the minimum and the median of:
 
-cold      `dvc repro -f` on a fresh copy of the repository (tracked and new
-          files, as `git clone` would give; your working tree is not touched)
-stages    each stage of that cold run: from DVC's "Running stage" line to the
-          next one (the command plus DVC's hashing of its deps and outs)
-noop      `dvc repro` with nothing changed
+cold      what `make` runs, `python -m mobitrace repro -f` (the studies side
+          by side, mobitrace.repro), and plain `dvc repro -f` (one stage at a
+          time), each on its own fresh copy of the repository (tracked and
+          new files, as `git clone` would give; your working tree is not
+          touched); wall and CPU s
+stages    each stage of the plain `dvc repro -f`: from DVC's "Running stage"
+          line to the next one (the command plus DVC's hashing of its deps and
+          outs)
+noop      `dvc repro` and `python -m mobitrace repro` with nothing changed
 add       `python -m mobitrace add-device` (an existing capture under a new
-          name, as book/byod.md does) and the `dvc repro` that rebuilds the book
+          name, as book/byod.md does) and the `python -m mobitrace repro`
+          that rebuilds the book (what `make` runs)
 book      the book stage alone (`dvc repro -f -s book`)
 test      `make test` (PYTEST_ARGS=--durations=10) and its 10 slowest tests
 ingest    a synthetic power-meter CSV (scripts/bench_power_trace_memory.py,
@@ -55,10 +60,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = ("cold", "noop", "add", "book", "test", "ingest", "sampler", "bigtrace")
 DEFAULT_SECTIONS = SECTIONS  # bigtrace: one run (about a minute, a 1 GB file in the temporary folder)
 # Targets of issue 18, shown next to the figures.
-TARGETS = {"cold dvc repro -f": "<= 60 s", "no-op dvc repro": "<= 3 s",
-           "add-device + dvc repro": "<= 20 s", "make test": "<= 300 s",
+TARGETS = {"cold mobitrace repro -f (make)": "<= 60 s", "no-op dvc repro": "<= 3 s",
+           "no-op mobitrace repro (make)": "<= 3 s", "add-device + mobitrace repro (make)": "<= 20 s",
+           "make test": "<= 300 s",
            "ingest ratio (mobitrace / pyarrow)": ">= 0.8"}
 SOURCE_DEVICE = "data/raw/cpu-gbps/vm-veth-default"  # the capture book/byod.md re-registers
+MAKE_REPRO = [sys.executable, "-m", "mobitrace", "repro"]  # what `make` runs (the copy's own, by PYTHONPATH)
 
 
 def env(clone: Path | None = None) -> dict:
@@ -159,9 +166,15 @@ def summary(values: list[float]) -> dict:
 # ---------------------------------------------------------------- pipeline
 def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: dict) -> None:
     cold, stages, commands, clone = [], {}, {}, None
+    made, made_cpu = [], []
     if "cold" in only or not only & {"noop", "add", "book"}:
         for i in range(runs if "cold" in only else 1):
-            if clone is not None:
+            if "cold" in only:
+                clone = fresh_copy(repo, work)
+                made.append(timed([*MAKE_REPRO, "-f"], clone, clone, made_cpu))
+                print(f"  cold run {i + 1}, mobitrace repro -f: {made[-1]:.1f} s", flush=True)
+                shutil.rmtree(clone.parent)
+            elif clone is not None:
                 shutil.rmtree(clone.parent)
             clone = fresh_copy(repo, work)
             wall, per = repro_with_stage_times(clone, "-f")
@@ -170,11 +183,13 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
                 stages.setdefault(k, []).append(v)
             for k, v in command_times(clone).items():
                 commands.setdefault(k, []).append(v)
-            print(f"  cold run {i + 1}: {wall:.1f} s", flush=True)
+            print(f"  cold run {i + 1}, dvc repro -f: {wall:.1f} s", flush=True)
     else:  # only the warm figures: one untimed build to start from
         clone = fresh_copy(repo, work)
-        sh(["dvc", "repro"], clone, clone)
+        sh(MAKE_REPRO, clone, clone)
     if "cold" in only:
+        results["cold mobitrace repro -f (make)"] = summary(made)
+        results["cold mobitrace repro -f (cpu s)"] = summary(made_cpu)
         results["cold dvc repro -f"] = summary(cold)
         results["cold dvc repro -f (cpu s)"] = summary(stages.pop("(cpu s of the whole run)"))
         results["stages"] = {k: summary(v) for k, v in stages.items()}
@@ -183,6 +198,7 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
     sh(["git", "commit", "-q", "-m", "built", "--allow-empty"], clone)
     if "noop" in only:
         results["no-op dvc repro"] = summary([timed(["dvc", "repro"], clone, clone) for _ in range(runs)])
+        results["no-op mobitrace repro (make)"] = summary([timed(MAKE_REPRO, clone, clone) for _ in range(runs)])
     if "book" in only:
         cpu: list[float] = []
         results["book stage alone"] = summary(
@@ -195,7 +211,7 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
             name = f"bench-{os.getpid()}-{i}"
             t0, c0 = time.monotonic(), children_cpu()
             sh([sys.executable, "-m", "mobitrace", "add-device", SOURCE_DEVICE, "--device", name], clone, clone)
-            sh(["dvc", "repro"], clone, clone)
+            sh(MAKE_REPRO, clone, clone)
             times.append(time.monotonic() - t0)
             cpu.append(children_cpu() - c0)
             print(f"  add-device run {i + 1}: {times[-1]:.1f} s", flush=True)
@@ -205,9 +221,9 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
             sh(["git", "reset", "-q", "--hard"], clone)
             sh(["git", "clean", "-qfd"], clone)
             sh(["dvc", "checkout", "-f", "-q"], clone, clone)
-            sh(["dvc", "repro", "-q"], clone, clone)
-        results["add-device + dvc repro"] = summary(times)
-        results["add-device + dvc repro (cpu s)"] = summary(cpu)
+            sh(MAKE_REPRO, clone, clone)
+        results["add-device + mobitrace repro (make)"] = summary(times)
+        results["add-device + mobitrace repro (cpu s)"] = summary(cpu)
     shutil.rmtree(clone.parent)
 
 
@@ -394,7 +410,8 @@ def table(results: dict) -> str:
     def add(name, s, unit, fmt="{:.1f}"):
         rows.append((name, fmt.format(s["min"]) + unit, fmt.format(s["median"]) + unit, TARGETS.get(name, "")))
 
-    for key in ("cold dvc repro -f", "cold dvc repro -f (cpu s)"):
+    for key in ("cold mobitrace repro -f (make)", "cold mobitrace repro -f (cpu s)", "cold dvc repro -f",
+                "cold dvc repro -f (cpu s)"):
         if key in results:
             add(key, results[key], " s")
     commands = results.get("stage commands", {})
@@ -404,7 +421,8 @@ def table(results: dict) -> str:
             add("    its command alone", commands[stage], " s")
     if commands:
         add("  sum of the commands alone", {k: sum(c[k] for c in commands.values()) for k in ("min", "median")}, " s")
-    for key in ("no-op dvc repro", "add-device + dvc repro", "add-device + dvc repro (cpu s)", "book stage alone",
+    for key in ("no-op dvc repro", "no-op mobitrace repro (make)", "add-device + mobitrace repro (make)",
+                "add-device + mobitrace repro (cpu s)", "book stage alone",
                 "book stage alone (cpu s)", "make test"):
         if key in results:
             add(key, results[key], " s")

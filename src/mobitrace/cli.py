@@ -22,7 +22,7 @@ from mobitrace.studies import registry
 EXIT = {"ok": 0, "problems": 1, "input": 2, "bug": 3, "interrupted": 130, "terminated": 143}
 # Commands that only read captures or register one: they leave no timing
 # behind (`validate` writes nothing; `add-device` writes only the device).
-_NO_TIMINGS = {"validate", "add-device", "sync", "capture", "new-study"}
+_NO_TIMINGS = {"validate", "add-device", "sync", "capture", "new-study", "repro"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("new-study", help="scaffold a study: its folder, notebook, published numbers, "
                                          "params section and book entry")
     p.add_argument("name", help="lower-case words joined by '-'")
+    p = sub.add_parser("repro", help="`dvc repro` with the studies' stages side by side (`make` runs it)")
+    p.add_argument("-f", "--force", action="store_true", help="run every stage (dvc repro -f)")
+    p.add_argument("-j", "--jobs", type=int, metavar="N", help="workers, one study each (default: one per CPU)")
     p = sub.add_parser("sync", help="write dvc.yaml and book/_toc.yml from the study registry")
     p = sub.add_parser("validate", help="check a capture folder (session or device) of any study; "
                                         "print every problem; exit 1 if there is one")
@@ -127,6 +130,10 @@ def _dispatch(args) -> None:
         for path in new_study(args.name, root):
             print(f"wrote {path.relative_to(root)}")
         print("Next: fill in the TODOs, then `make` runs the study's stages and builds its chapter.")
+    elif args.command == "repro":
+        from mobitrace import repro
+        from mobitrace.book.notebooks import repo_root
+        return repro.repro(repo_root(), force=args.force, jobs=args.jobs)
     elif args.command == "sync":
         from mobitrace import pipeline
         from mobitrace.book.notebooks import repo_root

@@ -1,7 +1,7 @@
-"""A clone-like copy of the repository, built once by a cold `dvc repro` and
-shared by every end-to-end test: the pipeline, browser, add-device,
-new-study and payload tests read it or work in a copy of it (a copy is
-seconds; a cold build is minutes).
+"""A clone-like copy of the repository, built once by a cold build (`python
+-m mobitrace repro`, what `make` runs) and shared by every end-to-end test:
+the pipeline, browser, add-device, new-study and payload tests read it or
+work in a copy of it (a copy is seconds; a cold build is minutes).
 
 The build starts in the background as soon as the tests are collected
 (tests/conftest.py calls start_background_builds), so the unit tests run
@@ -10,8 +10,8 @@ pytest-xdist (`make test` runs `pytest -n auto`) the workers share one
 build: whoever takes the file lock in the run's common temporary folder
 builds, the others wait and reuse it. Every command run in the shared clone,
 and every copy taken of it, holds that lock, so no copy sees a half-written
-DVC state. The forced rerun (`dvc repro --force`) the determinism checks
-need is made the same way, in a copy."""
+DVC state. The forced rerun (`python -m mobitrace repro --force`, every
+stage again) the determinism checks need is made the same way, in a copy."""
 
 from __future__ import annotations
 
@@ -28,6 +28,10 @@ from pathlib import Path
 import pytest
 
 BIN = Path(sys.executable).parent  # the venv's bin: dvc, jupyter-book, python
+# What `make` runs: `dvc repro` with the studies side by side (mobitrace.repro),
+# the clone's own runner (PYTHONPATH). Plain `dvc repro` is what the tests that
+# change a copy run, so both paths stay tested.
+REPRO = [sys.executable, "-m", "mobitrace", "repro"]
 
 
 def env():
@@ -140,18 +144,18 @@ class Built:
         run(["git", "init", "-q", "-b", "main"], self.clone)
         run(["git", "add", "-A"], self.clone)
         run(["git", "commit", "-q", "-m", "snapshot"], self.clone)
-        log = run(["dvc", "repro"], self.clone, self.env)
+        log = run(REPRO, self.clone, self.env)
         self.log_file.write_text(log)
 
     def rerun_forced(self) -> None:
-        """`dvc repro --force` in a copy of the built clone, unless done; call
+        """A forced rerun in a copy of the built clone, unless done; call
         with the forced lock held, after the build."""
         if self.forced_log.exists():
             return
         if self.forced.parent.exists():
             shutil.rmtree(self.forced.parent)
         self.copy(self.forced)
-        self.forced_log.write_text(run(["dvc", "repro", "--force"], self.forced, self.env_for(self.forced)))
+        self.forced_log.write_text(run([*REPRO, "--force"], self.forced, self.env_for(self.forced)))
 
 
 def shared_dir(tmp_path_factory) -> Path:
@@ -208,7 +212,7 @@ def stop_background_builds(interrupted: bool) -> None:
 @pytest.fixture(scope="session")
 def built_tree(repo, tmp_path_factory) -> Built:
     """A copy of the working tree's tracked and new files, as on a fresh clone,
-    after a cold `dvc repro`; built once per run."""
+    after a cold build (`python -m mobitrace repro`); built once per run."""
     built = Built(shared_dir(tmp_path_factory))
     with built.lock():
         built.build(repo)
@@ -224,7 +228,7 @@ def built(built_tree):
 
 @pytest.fixture(scope="session")
 def forced(built_tree):
-    """A copy of the built clone after `dvc repro --force` (the determinism
+    """A copy of the built clone after a forced rerun (the determinism
     checks compare it with the cold build); made once per run."""
     with _flock(built_tree.forced_lock):
         built_tree.rerun_forced()

@@ -1,7 +1,7 @@
 """End to end: a clean clone of the repository rebuilds the measured cpu-gbps
 chapter from the committed raw captures (no capture tool needed), a second
-`dvc repro` does nothing, and `dvc repro -f` reproduces byte-identical
-results. The clone, its cold build (which sees only the venv and git on its
+`dvc repro` does nothing, and a forced rerun (`python -m mobitrace repro
+-f`) reproduces byte-identical results. The clone, its cold build (which sees only the venv and git on its
 PATH) and the forced rerun are the ones every end-to-end test shares
 (tests/e2e/conftest.py)."""
 

@@ -1,0 +1,137 @@
+"""mobitrace.repro: `dvc repro` with the studies side by side.
+
+On a small synthetic DVC project (two independent arms and a stage that
+reads both): the parallel run gives the serial run's outputs and dvc.lock;
+a failing stage stops the run with DVC's message and a non-zero exit. On
+the real registry: the arms cover every stage and none reads what another
+writes."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from mobitrace import repro
+from mobitrace.pipeline import dvc_stages
+
+DVC = (sys.executable, "-m", "dvc")
+
+
+def _project(tmp_path: Path, b_cmd: str = "sleep 1; echo b > b/x", a_cmd: str = "echo a > a/x") -> Path:
+    """A git + DVC project (autostage on, as ours): arms a (two stages) and
+    b, and `join` reading both. Synthetic."""
+    root = tmp_path / "proj"
+    (root / "a").mkdir(parents=True)
+    (root / "b").mkdir()
+    stages = {
+        "a1": {"cmd": a_cmd, "outs": ["a/x"]},
+        "a2": {"cmd": "sleep 1; cat a/x a/x > a/y", "deps": ["a/x"], "outs": ["a/y"]},
+        "b1": {"cmd": b_cmd, "outs": ["b/x"]},
+        "join": {"cmd": "cat a/y b/x > j", "deps": ["a/y", "b/x"], "outs": ["j"]},
+    }
+    (root / "dvc.yaml").write_text(yaml.safe_dump({"stages": stages}, sort_keys=False))
+
+    def run(*args):
+        subprocess.run(args, cwd=root, check=True, capture_output=True)
+    run("git", "init", "-q")
+    run(*DVC, "init", "-q")
+    run(*DVC, "config", "core.autostage", "true")
+    run("git", "add", "-A")
+    run("git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "project")
+    return root
+
+
+PLAN = ([("b", ["b1"]), ("a", ["a1", "a2"])], ["join"])
+
+
+def _outs(lock: Path) -> dict:
+    stages = yaml.safe_load(lock.read_text())["stages"]
+    return {name: [(o["path"], o["md5"]) for o in s.get("outs", [])] for name, s in stages.items()}
+
+
+def test_parallel_run_gives_the_serial_outputs_and_lock_synthetic(tmp_path):
+    serial = _project(tmp_path / "serial")
+    subprocess.run([*DVC, "repro"], cwd=serial, check=True, capture_output=True)
+    for force in (False, True):
+        par = _project(tmp_path / f"parallel-{force}")
+        out = io.StringIO()
+        assert repro.repro(par, force=force, jobs=2, dvc=DVC, out=out, plan=PLAN) == 0, out.getvalue()
+        log = out.getvalue()
+        for stage in ("a1", "a2", "b1", "join"):
+            assert log.count(f"Running stage '{stage}'") == 1, log
+        assert "b | Running stage 'b1'" in log and "a | Running stage 'a1'" in log
+        assert _outs(par / "dvc.lock") == _outs(serial / "dvc.lock")
+        for f in ("a/x", "a/y", "b/x", "j"):
+            assert (par / f).read_bytes() == (serial / f).read_bytes(), f
+        # dvc.lock staged by autostage (git add under DVC's lock), and nothing left to do
+        status = subprocess.run([*DVC, "status"], cwd=par, capture_output=True, text=True, check=True).stdout
+        assert "up to date" in status, status
+        staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=par, capture_output=True,
+                                text=True, check=True).stdout.split()
+        assert "dvc.lock" in staged
+    # Nothing missing: no worker, one plain `dvc repro`, which runs nothing.
+    again = io.StringIO()
+    assert repro.repro(par, jobs=2, dvc=DVC, out=again, plan=PLAN) == 0, again.getvalue()
+    assert " | " not in again.getvalue() and "Running stage" not in again.getvalue(), again.getvalue()
+
+
+def test_the_arms_run_side_by_side_synthetic(tmp_path):
+    """Both arms sleep; two workers overlap them (one would take their sum)."""
+    par = _project(tmp_path, b_cmd="sleep 4; echo b > b/x", a_cmd="sleep 4; echo a > a/x")
+    t0 = time.monotonic()
+    out = io.StringIO()
+    assert repro.repro(par, jobs=2, dvc=DVC, out=out, plan=PLAN) == 0, out.getvalue()
+    both = time.monotonic() - t0
+    assert (par / "j").is_file()
+    # arm a is 4 + 1 s of sleep, arm b 4 s: serially 9 s of sleeping alone
+    log = out.getvalue()
+    assert both < 9 + 4, (both, log)  # 4 s of slack for DVC's own start and lock writes
+    assert log.index("Running stage 'b1'") < log.index("Running stage 'a2'"), log
+
+
+def test_a_failing_stage_stops_every_worker_synthetic(tmp_path):
+    par = _project(tmp_path, b_cmd="echo 'boom: b1 broke' >&2; exit 3", a_cmd="sleep 30; echo a > a/x")
+    out = io.StringIO()
+    t0 = time.monotonic()
+    code = repro.repro(par, jobs=2, dvc=DVC, out=out, plan=PLAN)
+    took = time.monotonic() - t0
+    log = out.getvalue()
+    assert code != 0, log
+    assert "b | boom: b1 broke" in log, log              # the stage's own message
+    assert "failed to reproduce 'b1'" in log, log        # DVC's
+    assert log.rstrip().splitlines()[-1].startswith("error: b: `dvc repro` failed"), log
+    assert took < 25, (took, log)                        # arm a's 30 s stage was interrupted
+    assert not (par / "j").exists() and not (par / "a" / "x").exists()
+    assert "Running stage 'join'" not in log
+
+
+def test_the_studies_arms_cover_every_stage_and_read_nothing_another_writes(repo):
+    arms = repro.arms(repo)
+    rest = repro.rest(repo, arms)
+    stages = dvc_stages()
+    held = [s for _, arm in arms for s in arm]
+    assert len(held) == len(set(held)), held
+    groups = {s.split("@")[0] for s in held}
+    assert groups | set(rest) == set(stages) and not groups & set(rest)
+    assert rest and all(s in stages for s in rest)
+
+    def paths(stage: str, key: str) -> list[str]:
+        name, _, item = stage.partition("@")
+        body = stages[name].get("do", stages[name])
+        return [next(iter(p)) if isinstance(p, dict) else p for p in body.get(key, [])
+                ] if not item else [p.replace("${item}", item) for p in body.get(key, [])]
+
+    def inside(a: str, b: str) -> bool:
+        return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/")
+    for slug, arm in arms:
+        others = [s for other, a in arms if other != slug for s in a]
+        writes = [o for s in others for o in paths(s, "outs") + paths(s, "metrics")]
+        for stage in arm:
+            for dep in paths(stage, "deps"):
+                assert not any(inside(dep.replace("${item}", "x"), w.replace("${item}", "x")) for w in writes), \
+                    (slug, stage, dep)
