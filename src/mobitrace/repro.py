@@ -46,8 +46,9 @@ from mobitrace.studies.registry import Study, studies
 
 def arm_stages(study: Study) -> list[str]:
     """The dvc.yaml stages of one study (foreach groups by their name)."""
+    chapters = dict.fromkeys(c.stage for c in study.chapters)  # a supplement runs in its chapter's stage
     return [f"ingest_published@{study.slug}", study.ingest_stage,
-            *([study.device_stage] if study.device_stage else []), *(c.stage for c in study.chapters)]
+            *([study.device_stage] if study.device_stage else []), *chapters]
 
 
 def stages(root: Path) -> dict[str, list[dict]]:
