@@ -83,7 +83,7 @@ def _study_params(study) -> dict:
     """The study's section of params.yaml (empty if it has none)."""
     import yaml
 
-    from mobitrace.book.notebooks import repo_root
+    from mobitrace.core.io import repo_root
     return yaml.safe_load((repo_root() / "params.yaml").read_text()).get(study.params_section) or {}
 
 
@@ -111,7 +111,7 @@ def _dispatch(args) -> None:
     elif args.command == "capture":
         import subprocess
 
-        from mobitrace.book.notebooks import repo_root
+        from mobitrace.core.io import repo_root
         study = registry.by_slug()[args.study]
         if study.capture_kit is None:
             raise InputError(Path("src/mobitrace/studies") / study.package / "study.yaml", None, "capture_kit",
@@ -120,7 +120,7 @@ def _dispatch(args) -> None:
         kit_args = args.kit_args[1:] if args.kit_args[:1] == ["--"] else args.kit_args
         return subprocess.run([sys.executable, str(kit), *kit_args]).returncode
     elif args.command == "new-study":
-        from mobitrace.book.notebooks import repo_root
+        from mobitrace.core.io import repo_root
         from mobitrace.scaffold import new_study
         root = repo_root()
         for path in new_study(args.name, root):
@@ -128,7 +128,7 @@ def _dispatch(args) -> None:
         print("Next: fill in the TODOs, then `make` runs the study's stages and builds its chapter.")
     elif args.command == "sync":
         from mobitrace import pipeline
-        from mobitrace.book.notebooks import repo_root
+        from mobitrace.core.io import repo_root
         for path in pipeline.sync(repo_root()):
             print(f"wrote {path}")
     elif args.command == "validate":
@@ -151,7 +151,7 @@ def _validate(path: str) -> int:
 
 def _add_device(path: str, device: str | None, append: bool = False, storage: str = "auto") -> None:
     from mobitrace import devices
-    from mobitrace.book.notebooks import repo_root
+    from mobitrace.core.io import repo_root
     root = repo_root()
     reg = devices.add_device(path, device, root=root, append=append, storage=storage,
                              notify=lambda line: print(f"note: {line}", flush=True))

@@ -829,6 +829,74 @@ def read_manifest(path: Path) -> dict:
 
 
 # --------------------------------------------------------------------------- #
+# Schema checks of per-file tables, run once per table
+
+# Inside checked_once(): the (schema, frame, fail) checks validated() deferred.
+_DEFERRED: list | None = None
+
+
+def validated(schema, frame, fail, lazy: bool = True):
+    """`schema.validate(frame, lazy=lazy)` (a pandera schema of one file's
+    table); a failure becomes `fail(exc)`, the InputError the caller raises
+    (or `fail` raises it). Inside checked_once() the check is deferred and
+    `frame` returned as it is (pandera checks here never coerce)."""
+    row_wise = getattr(schema, "unique", None) is None and not any(
+        getattr(col, "unique", False) for col in schema.columns.values())
+    if _DEFERRED is not None and row_wise:
+        _DEFERRED.append((schema, frame, fail, lazy))
+        return frame
+    return _check(schema, frame, fail, lazy)
+
+
+def _check(schema, frame, fail, lazy: bool):
+    from pandera.errors import SchemaError, SchemaErrors
+    try:
+        return schema.validate(frame, lazy=lazy)
+    except (SchemaError, SchemaErrors) as exc:
+        raise fail(exc) from None
+
+
+@contextlib.contextmanager
+def checked_once() -> Iterator[None]:
+    """Within the block, validated() checks of row-wise schemas (no
+    uniqueness) are deferred and run at its end once per schema on the
+    concatenation of the files' tables: pandera's fixed cost per call (~10 ms)
+    times a few hundred small files was most of an ingest's time. A row-wise
+    table passes exactly when each file's does (tables are grouped by their
+    columns and dtypes, so concatenating changes no dtype). When one fails, or
+    the block raises, the deferred checks run file by file in reading order,
+    so the error is the one the check at reading would have raised first."""
+    global _DEFERRED
+    saved, _DEFERRED = _DEFERRED, []
+    pending = _DEFERRED
+    try:
+        yield
+    except Exception:
+        _DEFERRED = saved
+        _check_each(pending)  # an earlier file's schema failure came first when each was checked on reading
+        raise
+    finally:
+        _DEFERRED = saved
+    import pandas as pd
+    from pandera.errors import SchemaError, SchemaErrors
+    groups: dict[tuple, list] = {}
+    for schema, frame, *_ in pending:
+        key = (id(schema), tuple(frame.columns), tuple(str(t) for t in frame.dtypes))
+        groups.setdefault(key, []).append((schema, frame))
+    try:
+        for items in groups.values():
+            frames = [frame for _, frame in items]
+            items[0][0].validate(frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True), lazy=False)
+    except (SchemaError, SchemaErrors):
+        _check_each(pending)
+
+
+def _check_each(pending: list) -> None:
+    for check in pending:
+        _check(*check)
+
+
+# --------------------------------------------------------------------------- #
 # The idle gate (mobitrace.capture.idle): background load per run
 
 IDLE_PCT_KEYS = ("before_pct", "during_pct")

@@ -187,13 +187,12 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
                                             "sent_bps": float, "received_seconds": float,
                                             "retransmits": "int64", "host_total_pct": float,
                                             "remote_total_pct": float, "protocol": str, "version": str})
-    try:
-        IPERF_SUMMARY_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
+    def summary_error(exc: pa.errors.SchemaErrors) -> InputError:
         case = exc.failure_cases.iloc[0]
         keys = IPERF_SUMMARY_KEYS.get(case["column"], [case["column"]])
-        raise InputError(path, "JSON record " + ".".join(keys[:-1]), ".".join(keys),
-                         f"to pass check {case['check']}", case["failure_case"]) from None
+        return InputError(path, "JSON record " + ".".join(keys[:-1]), ".".join(keys),
+                          f"to pass check {case['check']}", case["failure_case"])
+    capture_reader.validated(IPERF_SUMMARY_SCHEMA, frame, summary_error)
 
     raw_intervals = _get(doc, ["intervals"], path, "a list of intervals")
     if not isinstance(raw_intervals, list) or not raw_intervals:
@@ -213,10 +212,8 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
         rows.append(row)
     intervals = pd.DataFrame(rows).astype({"start": float, "end": float, "seconds": float,
                                            "bytes": "int64", "bits_per_second": float, "line": int})
-    try:
-        intervals = IPERF_INTERVAL_SCHEMA.validate(intervals, lazy=True)
-    except pa.errors.SchemaErrors as exc:
-        raise _schema_error(path, exc, intervals, "interval") from None
+    intervals = capture_reader.validated(IPERF_INTERVAL_SCHEMA, intervals,
+                                         lambda exc: _schema_error(path, exc, intervals, "interval"))
     return summary, intervals
 
 
@@ -252,10 +249,7 @@ def parse_proc_stat(path: str | Path) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=["t_ns", "cpu", *PROC_STAT_FIELDS, "line"])
     frame[PROC_STAT_FIELDS] = frame[PROC_STAT_FIELDS].fillna(0)
     frame = frame.astype({c: "int64" for c in ["t_ns", *PROC_STAT_FIELDS]}).astype({"line": int})
-    try:
-        frame = PROC_STAT_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
-        raise _schema_error(path, exc, frame, "line") from None
+    frame = capture_reader.validated(PROC_STAT_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
     check_monotonic(frame, "cpu", PROC_STAT_MONOTONIC, path)
     return frame
 
@@ -291,10 +285,7 @@ def parse_proc_pid(path: str | Path) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=[*PROC_PID_COLUMNS, "line"])
     frame = frame.astype({c: "int64" for c in PROC_PID_COLUMNS if c != "role"}).astype(
         {"role": str, "line": int})
-    try:
-        frame = PROC_PID_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
-        raise _schema_error(path, exc, frame, "line") from None
+    frame = capture_reader.validated(PROC_PID_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
     check_monotonic(frame, "role", ["t_ns", "schedstat_run_ns", "utime_ticks", "stime_ticks"], path)
     return frame
 
@@ -323,10 +314,7 @@ def parse_cpuacct(path: str | Path) -> pd.DataFrame:
     if not rows:
         raise InputError(path, None, None, "at least one sample", "an empty file")
     frame = pd.DataFrame(rows).astype({"t_ns": "int64", "cpu": "int64", "usage_ns": "int64", "line": int})
-    try:
-        frame = CPUACCT_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
-        raise _schema_error(path, exc, frame, "line") from None
+    frame = capture_reader.validated(CPUACCT_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
     check_monotonic(frame, "cpu", ["t_ns", "usage_ns"], path)
     return frame
 
@@ -452,13 +440,12 @@ def parse_session_manifest(path: str | Path) -> dict:
         pass  # the folder name is the device; checked by ingest
     frame = pd.DataFrame([rec])
     frame["cpu_quota"] = frame["cpu_quota"].astype(float)
-    try:
-        SESSION_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
+    def session_error(exc: pa.errors.SchemaErrors) -> InputError:
         case = exc.failure_cases.iloc[0]
         keys = hk.get(case["column"]) or SESSION_KEYS.get(case["column"], [case["column"]])
-        raise InputError(path, _line_of(node, keys), ".".join(keys), f"to pass check {case['check']}",
-                         case["failure_case"]) from None
+        return InputError(path, _line_of(node, keys), ".".join(keys), f"to pass check {case['check']}",
+                          case["failure_case"])
+    capture_reader.validated(SESSION_SCHEMA, frame, session_error)
     rec["runs"] = runs
     return rec
 
@@ -504,13 +491,12 @@ def parse_run_manifest(path: str | Path) -> dict:
         raise InputError(path, _line_of(node, ["run_id"]), "run_id", f"'{path.parent.name}' (the folder)",
                          rec["run_id"])
     frame = pd.DataFrame([rec]).astype({"client_cpu_s": float, "server_cpu_s": float})
-    try:
-        RUN_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
+    def run_error(exc: pa.errors.SchemaErrors) -> InputError:
         case = exc.failure_cases.iloc[0]
         keys = RUN_KEYS.get(case["column"], [case["column"]])
-        raise InputError(path, _line_of(node, keys), ".".join(keys),
-                         f"to pass check {case['check']}", case["failure_case"]) from None
+        return InputError(path, _line_of(node, keys), ".".join(keys),
+                          f"to pass check {case['check']}", case["failure_case"])
+    capture_reader.validated(RUN_SCHEMA, frame, run_error)
     return rec
 
 
@@ -649,7 +635,8 @@ def load_device(device_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Validate every capture of a device and write sessions.parquet and
     runs.parquet to out_dir; on any error nothing is written."""
-    sessions, runs = load_device(device_dir)
+    with capture_reader.checked_once():
+        sessions, runs = load_device(device_dir)
     runs = runs.sort_values(["session", "direction", "target_rate_bps", "repetition"])
     for name, frame, schema in (("sessions", sessions, SESSIONS_TABLE_SCHEMA), ("runs", runs, RUNS_TABLE_SCHEMA)):
         try:
