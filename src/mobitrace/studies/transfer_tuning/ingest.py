@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,25 @@ def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema, optiona
         raise InputError(path, None, None, "a file written by the capture kit", "no such file")
     path = capture_reader.resolve(path)
     text = capture_reader.read_text(path)
+    frame, missing = _int_csv(text, fields, file_schema, optional), ()
+    if frame is None:  # not all plain-digit integers: read as text, converting (and checking) column by column
+        frame, file_schema, missing = _text_csv(path, text, fields, file_schema, optional)
+
+    def fail(exc: pa.errors.SchemaError) -> InputError:
+        fc = exc.failure_cases
+        row = None if fc is None or fc.empty or pd.isna(fc["index"].iloc[0]) else int(fc["index"].iloc[0])
+        col = getattr(exc.schema, "name", None) if hasattr(exc, "schema") else None
+        found = None if fc is None or fc.empty else fc["failure_case"].iloc[0]
+        if row is not None and col is None:
+            found = frame.iloc[row].to_dict()
+        check = str(exc.check) if getattr(exc, "check", None) is not None else "the schema"
+        return InputError(path, f"line {row + 2}" if row is not None else None, col, check, found)
+    return capture_reader.validated(file_schema, frame, fail, lazy=False).assign(**{c: float("nan") for c in missing})
+
+
+def _text_csv(path: Path, text: str, fields: list[str], file_schema: pa.DataFrameSchema, optional: tuple):
+    """(frame, schema, optional fields missing) of a capture CSV read as text,
+    its int and float columns converted; InputError at the first bad cell."""
     try:
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
@@ -88,16 +108,26 @@ def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema, optiona
                 i = int(np.flatnonzero(bad.to_numpy())[0])
                 raise InputError(path, f"line {i + 2}", col, "a number", frame[col].iloc[i])
             frame[col] = num.astype(float)
-    def fail(exc: pa.errors.SchemaError) -> InputError:
-        fc = exc.failure_cases
-        row = None if fc is None or fc.empty or pd.isna(fc["index"].iloc[0]) else int(fc["index"].iloc[0])
-        col = getattr(exc.schema, "name", None) if hasattr(exc, "schema") else None
-        found = None if fc is None or fc.empty else fc["failure_case"].iloc[0]
-        if row is not None and col is None:
-            found = frame.iloc[row].to_dict()
-        check = str(exc.check) if getattr(exc, "check", None) is not None else "the schema"
-        return InputError(path, f"line {row + 2}" if row is not None else None, col, check, found)
-    return capture_reader.validated(file_schema, frame, fail, lazy=False).assign(**{c: float("nan") for c in missing})
+    return frame, file_schema, missing
+
+
+_PLAIN_INT_ROWS = re.compile(r"(?:\d{1,18}(?:,\d{1,18})*\n)*\d{1,18}(?:,\d{1,18})*\n?")
+
+
+def _int_csv(text: str, fields: list[str], file_schema: pa.DataFrameSchema, optional: tuple) -> pd.DataFrame | None:
+    """A CSV of the integer columns `fields` (the samples file) whose cells
+    are all plain ASCII digits (at most 18), read straight as int64: what
+    _text_csv makes of it, without a string per cell. None otherwise."""
+    if optional or not all(str(spec.dtype).startswith("int") for spec in file_schema.columns.values()):
+        return None
+    header, _, body = text.partition("\n")
+    if header != ",".join(fields) or not _PLAIN_INT_ROWS.fullmatch(body):
+        return None
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype="int64")
+    except (ValueError, pd.errors.ParserError):  # a short or long row: _text_csv names it
+        return None
+    return frame if list(frame.columns) == fields else None
 
 
 def _counts(cells: pd.DataFrame) -> np.ndarray | None:
