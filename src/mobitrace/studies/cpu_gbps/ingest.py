@@ -572,15 +572,19 @@ def proc_stat_utilization(stat: pd.DataFrame, t0: int, t1: int, path: Path) -> d
     """Total and SoftIRQ CPU % (aggregate and per CPU) from /proc/stat
     samples over the window bracketing [t0, t1] (see module docstring)."""
     out = {}
-    for cpu, g in stat.groupby("cpu", sort=True):
-        times = g["t_ns"].to_numpy()
+    cpus, all_times = stat["cpu"].to_numpy(), stat["t_ns"].to_numpy()
+    counters = stat[ALL_FIELDS].to_numpy(dtype="int64")  # numpy, not a groupby: one call per run
+    busy_cols = [ALL_FIELDS.index(f) for f in BUSY_FIELDS]
+    for cpu in sorted(set(cpus.tolist())):  # the order of groupby("cpu", sort=True)
+        mine = cpus == cpu
+        times = all_times[mine]
         i0, i1 = _bracket(times, t0, t1, path)
-        d = g.iloc[i1][ALL_FIELDS].astype("int64") - g.iloc[i0][ALL_FIELDS].astype("int64")
+        d = counters[mine][i1] - counters[mine][i0]
         total = int(d.sum())
-        busy = int(d[BUSY_FIELDS].sum())
+        busy = int(d[busy_cols].sum())
         key = "all" if cpu == "cpu" else cpu
         out[f"stat_{key}_total_pct"] = 100.0 * busy / total if total else float("nan")
-        out[f"stat_{key}_softirq_pct"] = 100.0 * int(d["softirq"]) / total if total else float("nan")
+        out[f"stat_{key}_softirq_pct"] = 100.0 * int(d[ALL_FIELDS.index("softirq")]) / total if total else float("nan")
         if cpu == "cpu":
             out["stat_window_s"] = (times[i1] - times[i0]) / 1e9
             out["stat_ticks"] = total
