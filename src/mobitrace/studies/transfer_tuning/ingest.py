@@ -86,7 +86,7 @@ def _text_csv(path: Path, text: str, fields: list[str], file_schema: pa.DataFram
     elif list(frame.columns) != fields:
         raise InputError(path, "line 1", "header", ",".join(fields), ",".join(frame.columns))
     ints = [c for c, spec in file_schema.columns.items() if spec.dtype is not None and str(spec.dtype).startswith("int")]
-    counts = _counts(frame[ints]) if ints and len(frame) else None
+    counts = capture_reader.count_matrix(frame[ints].to_numpy().tolist()) if ints and len(frame) else None
     if counts is not None:  # every integer cell plain digits: converted at once, as the loop below would
         for j, col in enumerate(ints):
             frame[col] = counts[:, j]
@@ -128,17 +128,6 @@ def _int_csv(text: str, fields: list[str], file_schema: pa.DataFrameSchema, opti
     except (ValueError, pd.errors.ParserError):  # a short or long row: _text_csv names it
         return None
     return frame if list(frame.columns) == fields else None
-
-
-def _counts(cells: pd.DataFrame) -> np.ndarray | None:
-    """String cells as an int64 matrix when every one is plain ASCII digits
-    (at most 18: below LIMITS.magnitude), which pd.to_numeric reads as that
-    integer; else None (the column-by-column check names the first bad cell)."""
-    flat = cells.to_numpy().ravel().tolist()
-    joined = "".join(flat) if all(isinstance(v, str) for v in flat) else ""
-    if not (joined.isascii() and joined.isdigit()) or not 0 < min(map(len, flat)) <= max(map(len, flat)) <= 18:
-        return None
-    return np.array(list(map(int, flat)), dtype="int64").reshape(cells.shape)
 
 
 def _steps(path: Path, frame: pd.DataFrame, col: str, strict: bool) -> None:
