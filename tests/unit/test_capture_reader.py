@@ -386,3 +386,16 @@ def test_checked_once_leaves_uniqueness_to_each_file_synthetic():
     with pytest.raises(InputError, match="^b: "):
         with cr.checked_once():
             _read_synthetic(schema, [("a", [1, 2]), ("b", [3, 3])])
+
+
+def test_checked_once_checks_early_past_its_row_bound_with_the_same_error_synthetic(monkeypatch):
+    import pandas as pd
+    monkeypatch.setattr(cr, "DEFERRED_ROWS", 3)
+    read = []
+    with pytest.raises(InputError) as info:
+        with cr.checked_once():
+            for name, values in [("a", [1, 2]), ("b", [3, -4]), ("c", [-5])]:
+                read.append(name)
+                cr.validated(_synthetic_schema(), pd.DataFrame({"n": pd.Series(values, dtype="int64")}), _fail(name))
+    assert str(info.value) == "b: line 3: field 'n': expected a count, found -4"
+    assert read == ["a", "b"]  # checked once 4 rows were held, before c was read

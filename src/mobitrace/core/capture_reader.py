@@ -891,8 +891,16 @@ def read_manifest(path: Path) -> dict:
 # --------------------------------------------------------------------------- #
 # Schema checks of per-file tables, run once per table
 
-# Inside checked_once(): the (schema, frame, fail) checks validated() deferred.
-_DEFERRED: list | None = None
+class _Deferred(list):
+    """The (schema, frame, fail, lazy) checks validated() deferred, in reading order."""
+
+    rows = 0
+
+
+# Inside checked_once(): the checks deferred so far.
+_DEFERRED: _Deferred | None = None
+# Deferred rows held at most: then they are checked (memory stays bounded for a large capture).
+DEFERRED_ROWS = 1_000_000
 
 
 def validated(schema, frame, fail, lazy: bool = True):
@@ -902,10 +910,15 @@ def validated(schema, frame, fail, lazy: bool = True):
     `frame` returned as it is (pandera checks here never coerce)."""
     row_wise = getattr(schema, "unique", None) is None and not any(
         getattr(col, "unique", False) for col in schema.columns.values())
-    if _DEFERRED is not None and row_wise:
-        _DEFERRED.append((schema, frame, fail, lazy))
-        return frame
-    return _check(schema, frame, fail, lazy)
+    if _DEFERRED is None or not row_wise:
+        return _check(schema, frame, fail, lazy)
+    _DEFERRED.append((schema, frame, fail, lazy))
+    _DEFERRED.rows += len(frame)
+    if _DEFERRED.rows > DEFERRED_ROWS:  # no error came between: checking now finds the same first failure
+        _check_batched(_DEFERRED)
+        _DEFERRED.clear()
+        _DEFERRED.rows = 0
+    return frame
 
 
 def _check(schema, frame, fail, lazy: bool):
@@ -919,16 +932,17 @@ def _check(schema, frame, fail, lazy: bool):
 @contextlib.contextmanager
 def checked_once() -> Iterator[None]:
     """Within the block, validated() checks of row-wise schemas (no
-    uniqueness) are deferred and run at its end once per schema on the
-    concatenation of the files' tables: pandera's fixed cost per call (~10 ms)
-    times a few hundred small files was most of an ingest's time. A table
-    whose checks are all element- or row-wise (as every per-file schema's
-    are) passes exactly when each file's does (tables are grouped by their
-    columns and dtypes, so concatenating changes no dtype). When one fails, or
-    the block raises, the deferred checks run file by file in reading order,
-    so the error is the one the check at reading would have raised first."""
+    uniqueness) are deferred and run at its end (or every DEFERRED_ROWS rows)
+    once per schema on the concatenation of the files' tables: pandera's fixed
+    cost per call (~10 ms) times a few hundred small files was most of an
+    ingest's time. A table whose checks are all element- or row-wise (as
+    every per-file schema's are) passes exactly when each file's does (tables
+    are grouped by their columns and dtypes, so concatenating changes no
+    dtype). When one fails, or the block raises, the deferred checks run file
+    by file in reading order, so the error is the one the check at reading
+    would have raised first."""
     global _DEFERRED
-    saved, _DEFERRED = _DEFERRED, []
+    saved, _DEFERRED = _DEFERRED, _Deferred()
     pending = _DEFERRED
     try:
         yield
@@ -938,6 +952,12 @@ def checked_once() -> Iterator[None]:
         raise
     finally:
         _DEFERRED = saved
+    _check_batched(pending)
+
+
+def _check_batched(pending: list) -> None:
+    """The deferred checks, once per (schema, columns, dtypes); on a failure,
+    file by file (the first failing file's error)."""
     import pandas as pd
     from pandera.errors import SchemaError, SchemaErrors
     groups: dict[tuple, list] = {}
