@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mobitrace.core import timings
 from mobitrace.core.errors import InputError
+from mobitrace.core.io import repo_root  # light: no pandas
 from mobitrace.studies import registry
 
 EXIT = {"ok": 0, "problems": 1, "input": 2, "bug": 3, "interrupted": 130, "terminated": 143}
@@ -87,7 +88,6 @@ def _study_params(study) -> dict:
     """The study's section of params.yaml (empty if it has none)."""
     import yaml
 
-    from mobitrace.book.notebooks import repo_root
     return yaml.safe_load((repo_root() / "params.yaml").read_text()).get(study.params_section) or {}
 
 
@@ -115,7 +115,6 @@ def _dispatch(args) -> None:
     elif args.command == "capture":
         import subprocess
 
-        from mobitrace.book.notebooks import repo_root
         study = registry.by_slug()[args.study]
         if study.capture_kit is None:
             raise InputError(Path("src/mobitrace/studies") / study.package / "study.yaml", None, "capture_kit",
@@ -124,7 +123,6 @@ def _dispatch(args) -> None:
         kit_args = args.kit_args[1:] if args.kit_args[:1] == ["--"] else args.kit_args
         return subprocess.run([sys.executable, str(kit), *kit_args]).returncode
     elif args.command == "new-study":
-        from mobitrace.book.notebooks import repo_root
         from mobitrace.scaffold import new_study
         root = repo_root()
         for path in new_study(args.name, root):
@@ -132,11 +130,9 @@ def _dispatch(args) -> None:
         print("Next: fill in the TODOs, then `make` runs the study's stages and builds its chapter.")
     elif args.command == "repro":
         from mobitrace import repro
-        from mobitrace.book.notebooks import repo_root
         return repro.repro(repo_root(), force=args.force, jobs=args.jobs)
     elif args.command == "sync":
         from mobitrace import pipeline
-        from mobitrace.book.notebooks import repo_root
         for path in pipeline.sync(repo_root()):
             print(f"wrote {path}")
     elif args.command == "validate":
@@ -159,7 +155,6 @@ def _validate(path: str) -> int:
 
 def _add_device(path: str, device: str | None, append: bool = False, storage: str = "auto") -> None:
     from mobitrace import devices
-    from mobitrace.book.notebooks import repo_root
     root = repo_root()
     reg = devices.add_device(path, device, root=root, append=append, storage=storage,
                              notify=lambda line: print(f"note: {line}", flush=True))

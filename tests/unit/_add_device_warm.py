@@ -6,7 +6,7 @@ in every forked run (validate writes nothing)."""
 from pathlib import Path
 
 from mobitrace import cli, devices  # noqa: F401  (what every run imports)
-from mobitrace.book import notebooks  # noqa: F401  (add-device's repo_root)
+from mobitrace.core import io  # noqa: F401  (add-device's repo_root)
 
 SMOKE = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "cpu-gbps" / "smoke-test"
 devices.validate(SMOKE)

@@ -3,6 +3,7 @@ what it refuses, with which one-line message (issue 16, item 1)."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import os
@@ -185,6 +186,44 @@ def test_broken_gzip_is_one_line(tmp_path, data, found):
 ])
 def test_yaml_refusals(text, message):
     _refused(cr.loads_yaml, text, "m.yaml", match=message)
+    assert cr._loads_yaml_c(text, "m.yaml") is None  # the C path never answers a refusal: the Python loader does
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _node_lines(node):
+    """(tag, value, line, column) of every node of a composed YAML tree."""
+    if isinstance(node, cr.yaml.ScalarNode):
+        return [(node.tag, node.value, node.start_mark.line, node.start_mark.column)]
+    items = node.value if isinstance(node, cr.yaml.SequenceNode) else [x for kv in node.value for x in kv]
+    return [(node.tag, None, node.start_mark.line, node.start_mark.column)] + [t for n in items for t in _node_lines(n)]
+
+
+def test_yaml_c_loader_reads_every_committed_session_manifest_as_the_python_loader():
+    if cr._CCaptureLoader is None:
+        pytest.skip("PyYAML without libyaml: only the Python loader")
+    paths = sorted(p for p in (REPO / "data" / "raw").glob("*/*/*/manifest.yaml*"))
+    assert paths
+    for path in paths:
+        text = cr.read_text(path)
+        fast = cr._loads_yaml_c(text, path)
+        assert fast is not None, path
+        slow = cr.CaptureLoader(text, path)
+        try:
+            node = slow.get_single_node()
+            doc = slow.construct_document(node)
+        finally:
+            slow.dispose()
+        assert repr(fast[0]) == repr(doc), path
+        assert _node_lines(fast[1]) == _node_lines(node), path  # the lines errors name
+
+
+@pytest.mark.parametrize("text", ["a: 1\tb\n", "a: 1\r\n", "\ufeffa: 1\n", "a: caf\u00e9\n", "a: 1\x85b: 2\n"])
+def test_yaml_beyond_plain_ascii_goes_to_the_python_loader(text):
+    assert cr._loads_yaml_c(text, "m.yaml") is None
+    with contextlib.suppress(InputError):
+        cr.loads_yaml(text, "m.yaml")  # read, or refused in one line, by the Python loader as before
 
 
 def test_yaml_node_count_is_bounded():
@@ -290,3 +329,73 @@ def test_synthetic_power_trace_has_its_own_row_limit(session):
     err = _refused(lambda: list(pt.iter_chunks(trace, spec, chunk_rows=4, limits=small)),
                    match="power.csv: expected at most 12 rows of a power trace, found 'more'")
     assert err.path.endswith("power.csv")
+
+
+# --------------------------------------------------------------------------- checks run once per table
+
+
+def _synthetic_schema(unique: bool = False):
+    import pandera.pandas as pa
+    return pa.DataFrameSchema({"n": pa.Column("int64", pa.Check.ge(0), unique=unique)}, strict=True)
+
+
+def _fail(name):
+    return lambda exc: InputError(name, f"line {int(exc.failure_cases['index'].iloc[0]) + 2}", "n",
+                                  "a count", exc.failure_cases["failure_case"].iloc[0])
+
+
+def _read_synthetic(schema, frames, then=None):
+    import pandas as pd
+    for name, values in frames:
+        cr.validated(schema, pd.DataFrame({"n": pd.Series(values, dtype="int64")}), _fail(name))
+        if then and then[0] == name:
+            raise then[1]
+
+
+@pytest.mark.parametrize("frames, message", [
+    ([("a", [1, 2]), ("b", [3, -4]), ("c", [-5])], "b: line 3: field 'n': expected a count, found -4"),
+    ([("a", [1, 2]), ("b", [3, 4])], None),
+])
+def test_checked_once_names_the_first_bad_file_as_a_check_per_file_does_synthetic(frames, message):
+    schema = _synthetic_schema()
+    for batched in (False, True):
+        if message is None:
+            with cr.checked_once() if batched else contextlib.nullcontext():
+                _read_synthetic(schema, frames)
+            continue
+        with pytest.raises(InputError) as info:
+            with cr.checked_once() if batched else contextlib.nullcontext():
+                _read_synthetic(schema, frames)
+        assert str(info.value) == message
+
+
+def test_checked_once_puts_an_earlier_schema_failure_before_a_later_error_synthetic():
+    later = InputError("c", "line 9", None, "a later problem", "x")
+    with pytest.raises(InputError, match="^b: line 2: field 'n'"):
+        with cr.checked_once():
+            _read_synthetic(_synthetic_schema(), [("a", [1]), ("b", [-1]), ("c", [2])], then=("c", later))
+    with pytest.raises(InputError, match="^c: line 9"):  # no schema failure before it: the error itself
+        with cr.checked_once():
+            _read_synthetic(_synthetic_schema(), [("a", [1]), ("c", [2])], then=("c", later))
+
+
+def test_checked_once_leaves_uniqueness_to_each_file_synthetic():
+    schema = _synthetic_schema(unique=True)
+    with cr.checked_once():  # 1 in two files: unique within each, as when checked one by one
+        _read_synthetic(schema, [("a", [1, 2]), ("b", [1])])
+    with pytest.raises(InputError, match="^b: "):
+        with cr.checked_once():
+            _read_synthetic(schema, [("a", [1, 2]), ("b", [3, 3])])
+
+
+def test_checked_once_checks_early_past_its_row_bound_with_the_same_error_synthetic(monkeypatch):
+    import pandas as pd
+    monkeypatch.setattr(cr, "DEFERRED_ROWS", 3)
+    read = []
+    with pytest.raises(InputError) as info:
+        with cr.checked_once():
+            for name, values in [("a", [1, 2]), ("b", [3, -4]), ("c", [-5])]:
+                read.append(name)
+                cr.validated(_synthetic_schema(), pd.DataFrame({"n": pd.Series(values, dtype="int64")}), _fail(name))
+    assert str(info.value) == "b: line 3: field 'n': expected a count, found -4"
+    assert read == ["a", "b"]  # checked once 4 rows were held, before c was read

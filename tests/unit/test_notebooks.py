@@ -2,6 +2,7 @@ import nbformat
 import pytest
 
 from mobitrace.book import notebooks
+from mobitrace.core import io
 from mobitrace.book.chapter import KEY_FINDINGS
 
 
@@ -22,12 +23,12 @@ def test_strip_volatile_removes_times_paths_and_random_ids_synthetic():
 
 
 def test_repo_root_is_found_from_a_subfolder(repo):
-    assert notebooks.repo_root(repo / "src" / "mobitrace") == repo
+    assert io.repo_root(repo / "src" / "mobitrace") == repo
 
 
 def test_repo_root_outside_a_repo_is_an_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="dvc.yaml"):
-        notebooks.repo_root(tmp_path)
+        io.repo_root(tmp_path)
 
 
 def _display(mime: dict, metadata: dict | None = None):

@@ -16,24 +16,15 @@ from pathlib import Path
 
 import yaml
 
+from mobitrace.core.io import repo_root
 from mobitrace.studies import registry
 
 # nbformat, jupytext and papermill (0.5 s) are imported where they are used,
 # after `run` has started the kernel, which boots meanwhile.
 
-ROOT_FILES = ("dvc.yaml", "params.yaml")
 # Papermill and nbclient record run times and paths; none of that is a result.
 _VOLATILE_NB_KEYS = ("start_time", "end_time", "duration", "input_path", "output_path",
                      "environment_variables", "version")
-
-
-def repo_root(start: Path | None = None) -> Path:
-    """The folder holding dvc.yaml and params.yaml, searched upwards."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if all((folder / f).exists() for f in ROOT_FILES):
-            return folder
-    raise FileNotFoundError(f"no {' and '.join(ROOT_FILES)} in {here} or above")
 
 
 def strip_volatile(nb: "nbformat.NotebookNode") -> "nbformat.NotebookNode":
@@ -167,7 +158,9 @@ def imported_modules(source: Path) -> list[str]:
 
 # Imports `names` without binding any name in the user's namespace (m.x that
 # is not a module is skipped); a module that fails fails again in its cell.
-_PRELOAD = """for __mobitrace_module in {names!r}:
+# pandera goes without hypothesis here too (see mobitrace/__main__.py).
+_PRELOAD = """__import__("sys").modules.setdefault("hypothesis", None)
+for __mobitrace_module in {names!r}:
     try:
         __import__(__mobitrace_module)
     except ImportError:

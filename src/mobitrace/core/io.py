@@ -1,4 +1,5 @@
-"""Writing outputs: a folder appears whole or not at all."""
+"""Where the project is (repo_root), and writing outputs: a folder appears
+whole or not at all."""
 
 from __future__ import annotations
 
@@ -9,6 +10,19 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from mobitrace.core.errors import InputError
+
+ROOT_FILES = ("dvc.yaml", "params.yaml")
+
+
+def repo_root(start: Path | None = None) -> Path:
+    """The folder holding dvc.yaml and params.yaml, searched upwards. (Here,
+    not in mobitrace.book.notebooks: the CLI's ingest commands need it
+    without importing papermill.)"""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if all((folder / f).exists() for f in ROOT_FILES):
+            return folder
+    raise FileNotFoundError(f"no {' and '.join(ROOT_FILES)} in {here} or above")
 
 
 @contextmanager

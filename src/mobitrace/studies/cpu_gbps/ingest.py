@@ -100,6 +100,9 @@ def check_monotonic(frame: pd.DataFrame, group_col: str, cols: list[str], path: 
     """Counters that must not decrease from one sample to the next within a
     group (a CPU, a process): the first decrease raises InputError naming the
     line and the field."""
+    prev = frame.groupby(group_col, sort=False)[cols].shift()  # one groupby for all the counters
+    if not (frame[cols] < prev).to_numpy().any():
+        return
     first = None
     for col in cols:
         prev = frame.groupby(group_col, sort=False)[col].shift()
@@ -187,13 +190,12 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
                                             "sent_bps": float, "received_seconds": float,
                                             "retransmits": "int64", "host_total_pct": float,
                                             "remote_total_pct": float, "protocol": str, "version": str})
-    try:
-        IPERF_SUMMARY_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
+    def summary_error(exc: pa.errors.SchemaErrors) -> InputError:
         case = exc.failure_cases.iloc[0]
         keys = IPERF_SUMMARY_KEYS.get(case["column"], [case["column"]])
-        raise InputError(path, "JSON record " + ".".join(keys[:-1]), ".".join(keys),
-                         f"to pass check {case['check']}", case["failure_case"]) from None
+        return InputError(path, "JSON record " + ".".join(keys[:-1]), ".".join(keys),
+                          f"to pass check {case['check']}", case["failure_case"])
+    capture_reader.validated(IPERF_SUMMARY_SCHEMA, frame, summary_error)
 
     raw_intervals = _get(doc, ["intervals"], path, "a list of intervals")
     if not isinstance(raw_intervals, list) or not raw_intervals:
@@ -213,10 +215,8 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
         rows.append(row)
     intervals = pd.DataFrame(rows).astype({"start": float, "end": float, "seconds": float,
                                            "bytes": "int64", "bits_per_second": float, "line": int})
-    try:
-        intervals = IPERF_INTERVAL_SCHEMA.validate(intervals, lazy=True)
-    except pa.errors.SchemaErrors as exc:
-        raise _schema_error(path, exc, intervals, "interval") from None
+    intervals = capture_reader.validated(IPERF_INTERVAL_SCHEMA, intervals,
+                                         lambda exc: _schema_error(path, exc, intervals, "interval"))
     return summary, intervals
 
 
@@ -234,8 +234,26 @@ def parse_proc_stat(path: str | Path) -> pd.DataFrame:
     USER_HZ ticks). Time and every counter but idle and iowait must not
     decrease per CPU (proc(5): iowait may decrease)."""
     path, text = read_text(path)
+    records = list(_records(text))
+    width = len(records[0][1]) if records else 0
+    counts = capture_reader.count_matrix([[p[0], *p[2:]] for _, p in records]) if 10 <= width <= 12 and all(
+        len(p) == width and p[1].startswith("cpu") for _, p in records) else None
+    if counts is None:  # a malformed line (or none): name it, line by line
+        frame = _proc_stat_rows(records, path)
+    else:
+        columns = dict(zip(["t_ns", *PROC_STAT_FIELDS], counts.T))
+        zeros = np.zeros(len(records), dtype="int64")  # guest, guest_nice: absent on old kernels
+        frame = pd.DataFrame({"t_ns": columns["t_ns"], "cpu": [p[1] for _, p in records],
+                              **{f: columns.get(f, zeros) for f in PROC_STAT_FIELDS},
+                              "line": np.array([n for n, _ in records], dtype="int64")})
+    frame = capture_reader.validated(PROC_STAT_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
+    check_monotonic(frame, "cpu", PROC_STAT_MONOTONIC, path)
+    return frame
+
+
+def _proc_stat_rows(records: list, path: Path) -> pd.DataFrame:
     rows = []
-    for n, parts in _records(text):
+    for n, parts in records:
         if len(parts) < 10 or len(parts) > 12:
             raise InputError(path, f"line {n}", None,
                              "'<t_ns> cpuN' and 8 to 10 counters", " ".join(parts)[:80])
@@ -251,13 +269,7 @@ def parse_proc_stat(path: str | Path) -> pd.DataFrame:
         raise InputError(path, None, None, "at least one sample", "an empty file")
     frame = pd.DataFrame(rows, columns=["t_ns", "cpu", *PROC_STAT_FIELDS, "line"])
     frame[PROC_STAT_FIELDS] = frame[PROC_STAT_FIELDS].fillna(0)
-    frame = frame.astype({c: "int64" for c in ["t_ns", *PROC_STAT_FIELDS]}).astype({"line": int})
-    try:
-        frame = PROC_STAT_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
-        raise _schema_error(path, exc, frame, "line") from None
-    check_monotonic(frame, "cpu", PROC_STAT_MONOTONIC, path)
-    return frame
+    return frame.astype({c: "int64" for c in ["t_ns", *PROC_STAT_FIELDS]}).astype({"line": int})
 
 
 # --------------------------------------------------------------------------- #
@@ -272,11 +284,23 @@ def parse_proc_pid(path: str | Path) -> pd.DataFrame:
     lines = text.splitlines()
     if not lines or lines[0].split("\t") != PROC_PID_COLUMNS:
         raise InputError(path, "line 1", "header", "\t".join(PROC_PID_COLUMNS), lines[0] if lines else "")
+    records = [(n, line.split("\t")) for n, line in enumerate(lines[1:], 2) if line.strip()]
+    counts = capture_reader.count_matrix([[p[0], *p[2:]] for _, p in records]) if records and all(
+        len(p) == len(PROC_PID_COLUMNS) for _, p in records) else None
+    if counts is None:  # a malformed line (or none): name it, line by line
+        frame = _proc_pid_rows(records, path)
+    else:
+        frame = pd.DataFrame({"t_ns": counts[:, 0], "role": [p[1] for _, p in records],
+                              **dict(zip(PROC_PID_COLUMNS[2:], counts[:, 1:].T)),
+                              "line": np.array([n for n, _ in records], dtype="int64")})
+    frame = capture_reader.validated(PROC_PID_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
+    check_monotonic(frame, "role", ["t_ns", "schedstat_run_ns", "utime_ticks", "stime_ticks"], path)
+    return frame
+
+
+def _proc_pid_rows(records: list, path: Path) -> pd.DataFrame:
     rows = []
-    for n, line in enumerate(lines[1:], 2):
-        if not line.strip():
-            continue
-        parts = line.split("\t")
+    for n, parts in records:
         if len(parts) != len(PROC_PID_COLUMNS):
             raise InputError(path, f"line {n}", None, f"{len(PROC_PID_COLUMNS)} tab-separated fields",
                              len(parts))
@@ -289,14 +313,7 @@ def parse_proc_pid(path: str | Path) -> pd.DataFrame:
             row[name] = int(val)
         rows.append(row)
     frame = pd.DataFrame(rows, columns=[*PROC_PID_COLUMNS, "line"])
-    frame = frame.astype({c: "int64" for c in PROC_PID_COLUMNS if c != "role"}).astype(
-        {"role": str, "line": int})
-    try:
-        frame = PROC_PID_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
-        raise _schema_error(path, exc, frame, "line") from None
-    check_monotonic(frame, "role", ["t_ns", "schedstat_run_ns", "utime_ticks", "stime_ticks"], path)
-    return frame
+    return frame.astype({c: "int64" for c in PROC_PID_COLUMNS if c != "role"}).astype({"role": str, "line": int})
 
 
 # --------------------------------------------------------------------------- #
@@ -309,8 +326,26 @@ def parse_cpuacct(path: str | Path) -> pd.DataFrame:
     `<t_ns> cgroup2_usage_ns <ns>` (cgroup v2 cpu.stat usage_usec x 1000).
     Long format: one row per sample and CPU (cpu 0 for the v2 total)."""
     path, text = read_text(path)
+    records = list(_records(text))
+    width = len(records[0][1]) if records else 0
+    counts = capture_reader.count_matrix([[p[0], *p[2:]] for _, p in records]) if width >= 3 and all(
+        len(p) == width and p[1] in CPUACCT_SOURCES for _, p in records) else None
+    if counts is None:  # a malformed line (or none): name it, line by line
+        frame = _cpuacct_rows(records, path)
+    else:  # long format: one row per sample and CPU
+        k = width - 2
+        frame = pd.DataFrame({"t_ns": np.repeat(counts[:, 0], k), "source": np.repeat([p[1] for _, p in records], k),
+                              "cpu": np.tile(np.arange(k, dtype="int64"), len(records)),
+                              "usage_ns": counts[:, 1:].ravel(),
+                              "line": np.repeat(np.array([n for n, _ in records], dtype="int64"), k)})
+    frame = capture_reader.validated(CPUACCT_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
+    check_monotonic(frame, "cpu", ["t_ns", "usage_ns"], path)
+    return frame
+
+
+def _cpuacct_rows(records: list, path: Path) -> pd.DataFrame:
     rows = []
-    for n, parts in _records(text):
+    for n, parts in records:
         if len(parts) < 3:
             raise InputError(path, f"line {n}", None, "'<t_ns> <source> <ns>...'", " ".join(parts)[:80])
         if parts[1] not in CPUACCT_SOURCES:
@@ -322,13 +357,7 @@ def parse_cpuacct(path: str | Path) -> pd.DataFrame:
             rows.append({"t_ns": int(parts[0]), "source": parts[1], "cpu": i, "usage_ns": int(val), "line": n})
     if not rows:
         raise InputError(path, None, None, "at least one sample", "an empty file")
-    frame = pd.DataFrame(rows).astype({"t_ns": "int64", "cpu": "int64", "usage_ns": "int64", "line": int})
-    try:
-        frame = CPUACCT_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
-        raise _schema_error(path, exc, frame, "line") from None
-    check_monotonic(frame, "cpu", ["t_ns", "usage_ns"], path)
-    return frame
+    return pd.DataFrame(rows).astype({"t_ns": "int64", "cpu": "int64", "usage_ns": "int64", "line": int})
 
 
 def cpuacct_utilization(acct: pd.DataFrame, t0: int, t1: int, n_cpus: int, path: Path) -> float:
@@ -452,13 +481,12 @@ def parse_session_manifest(path: str | Path) -> dict:
         pass  # the folder name is the device; checked by ingest
     frame = pd.DataFrame([rec])
     frame["cpu_quota"] = frame["cpu_quota"].astype(float)
-    try:
-        SESSION_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
+    def session_error(exc: pa.errors.SchemaErrors) -> InputError:
         case = exc.failure_cases.iloc[0]
         keys = hk.get(case["column"]) or SESSION_KEYS.get(case["column"], [case["column"]])
-        raise InputError(path, _line_of(node, keys), ".".join(keys), f"to pass check {case['check']}",
-                         case["failure_case"]) from None
+        return InputError(path, _line_of(node, keys), ".".join(keys), f"to pass check {case['check']}",
+                          case["failure_case"])
+    capture_reader.validated(SESSION_SCHEMA, frame, session_error)
     rec["runs"] = runs
     return rec
 
@@ -504,13 +532,12 @@ def parse_run_manifest(path: str | Path) -> dict:
         raise InputError(path, _line_of(node, ["run_id"]), "run_id", f"'{path.parent.name}' (the folder)",
                          rec["run_id"])
     frame = pd.DataFrame([rec]).astype({"client_cpu_s": float, "server_cpu_s": float})
-    try:
-        RUN_SCHEMA.validate(frame, lazy=True)
-    except pa.errors.SchemaErrors as exc:
+    def run_error(exc: pa.errors.SchemaErrors) -> InputError:
         case = exc.failure_cases.iloc[0]
         keys = RUN_KEYS.get(case["column"], [case["column"]])
-        raise InputError(path, _line_of(node, keys), ".".join(keys),
-                         f"to pass check {case['check']}", case["failure_case"]) from None
+        return InputError(path, _line_of(node, keys), ".".join(keys),
+                          f"to pass check {case['check']}", case["failure_case"])
+    capture_reader.validated(RUN_SCHEMA, frame, run_error)
     return rec
 
 
@@ -532,15 +559,19 @@ def proc_stat_utilization(stat: pd.DataFrame, t0: int, t1: int, path: Path) -> d
     """Total and SoftIRQ CPU % (aggregate and per CPU) from /proc/stat
     samples over the window bracketing [t0, t1] (see module docstring)."""
     out = {}
-    for cpu, g in stat.groupby("cpu", sort=True):
-        times = g["t_ns"].to_numpy()
+    cpus, all_times = stat["cpu"].to_numpy(), stat["t_ns"].to_numpy()
+    counters = stat[ALL_FIELDS].to_numpy(dtype="int64")  # numpy, not a groupby: one call per run
+    busy_cols = [ALL_FIELDS.index(f) for f in BUSY_FIELDS]
+    for cpu in sorted(set(cpus.tolist())):  # the order of groupby("cpu", sort=True)
+        mine = cpus == cpu
+        times = all_times[mine]
         i0, i1 = _bracket(times, t0, t1, path)
-        d = g.iloc[i1][ALL_FIELDS].astype("int64") - g.iloc[i0][ALL_FIELDS].astype("int64")
+        d = counters[mine][i1] - counters[mine][i0]
         total = int(d.sum())
-        busy = int(d[BUSY_FIELDS].sum())
+        busy = int(d[busy_cols].sum())
         key = "all" if cpu == "cpu" else cpu
         out[f"stat_{key}_total_pct"] = 100.0 * busy / total if total else float("nan")
-        out[f"stat_{key}_softirq_pct"] = 100.0 * int(d["softirq"]) / total if total else float("nan")
+        out[f"stat_{key}_softirq_pct"] = 100.0 * int(d[ALL_FIELDS.index("softirq")]) / total if total else float("nan")
         if cpu == "cpu":
             out["stat_window_s"] = (times[i1] - times[i0]) / 1e9
             out["stat_ticks"] = total
@@ -649,7 +680,8 @@ def load_device(device_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Validate every capture of a device and write sessions.parquet and
     runs.parquet to out_dir; on any error nothing is written."""
-    sessions, runs = load_device(device_dir)
+    with capture_reader.checked_once():
+        sessions, runs = load_device(device_dir)
     runs = runs.sort_values(["session", "direction", "target_rate_bps", "repetition"])
     for name, frame, schema in (("sessions", sessions, SESSIONS_TABLE_SCHEMA), ("runs", runs, RUNS_TABLE_SCHEMA)):
         try:

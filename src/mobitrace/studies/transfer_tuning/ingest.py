@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,25 @@ def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema, optiona
         raise InputError(path, None, None, "a file written by the capture kit", "no such file")
     path = capture_reader.resolve(path)
     text = capture_reader.read_text(path)
+    frame, missing = _int_csv(text, fields, file_schema, optional), ()
+    if frame is None:  # not all plain-digit integers: read as text, converting (and checking) column by column
+        frame, file_schema, missing = _text_csv(path, text, fields, file_schema, optional)
+
+    def fail(exc: pa.errors.SchemaError) -> InputError:
+        fc = exc.failure_cases
+        row = None if fc is None or fc.empty or pd.isna(fc["index"].iloc[0]) else int(fc["index"].iloc[0])
+        col = getattr(exc.schema, "name", None) if hasattr(exc, "schema") else None
+        found = None if fc is None or fc.empty else fc["failure_case"].iloc[0]
+        if row is not None and col is None:
+            found = frame.iloc[row].to_dict()
+        check = str(exc.check) if getattr(exc, "check", None) is not None else "the schema"
+        return InputError(path, f"line {row + 2}" if row is not None else None, col, check, found)
+    return capture_reader.validated(file_schema, frame, fail, lazy=False).assign(**{c: float("nan") for c in missing})
+
+
+def _text_csv(path: Path, text: str, fields: list[str], file_schema: pa.DataFrameSchema, optional: tuple):
+    """(frame, schema, optional fields missing) of a capture CSV read as text,
+    its int and float columns converted; InputError at the first bad cell."""
     try:
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
@@ -65,7 +85,14 @@ def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema, optiona
         missing, file_schema = optional, file_schema.remove_columns(list(optional))
     elif list(frame.columns) != fields:
         raise InputError(path, "line 1", "header", ",".join(fields), ",".join(frame.columns))
+    ints = [c for c, spec in file_schema.columns.items() if spec.dtype is not None and str(spec.dtype).startswith("int")]
+    counts = capture_reader.count_matrix(frame[ints].to_numpy().tolist()) if ints and len(frame) else None
+    if counts is not None:  # every integer cell plain digits: converted at once, as the loop below would
+        for j, col in enumerate(ints):
+            frame[col] = counts[:, j]
     for col, spec in file_schema.columns.items():
+        if counts is not None and col in ints:
+            continue
         if spec.dtype is not None and str(spec.dtype).startswith("int"):
             num = pd.to_numeric(frame[col], errors="coerce")
             bad = num.isna() | (num.astype(float).abs() > capture_reader.LIMITS.magnitude)
@@ -81,17 +108,26 @@ def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema, optiona
                 i = int(np.flatnonzero(bad.to_numpy())[0])
                 raise InputError(path, f"line {i + 2}", col, "a number", frame[col].iloc[i])
             frame[col] = num.astype(float)
+    return frame, file_schema, missing
+
+
+_PLAIN_INT_ROWS = re.compile(r"(?:\d{1,18}(?:,\d{1,18})*\n)*\d{1,18}(?:,\d{1,18})*\n?")
+
+
+def _int_csv(text: str, fields: list[str], file_schema: pa.DataFrameSchema, optional: tuple) -> pd.DataFrame | None:
+    """A CSV of the integer columns `fields` (the samples file) whose cells
+    are all plain ASCII digits (at most 18), read straight as int64: what
+    _text_csv makes of it, without a string per cell. None otherwise."""
+    if optional or not all(str(spec.dtype).startswith("int") for spec in file_schema.columns.values()):
+        return None
+    header, _, body = text.partition("\n")
+    if header != ",".join(fields) or not _PLAIN_INT_ROWS.fullmatch(body):
+        return None
     try:
-        return file_schema.validate(frame, lazy=False).assign(**{c: float("nan") for c in missing})
-    except (pa.errors.SchemaError,) as exc:
-        fc = exc.failure_cases
-        row = None if fc is None or fc.empty or pd.isna(fc["index"].iloc[0]) else int(fc["index"].iloc[0])
-        col = getattr(exc.schema, "name", None) if hasattr(exc, "schema") else None
-        found = None if fc is None or fc.empty else fc["failure_case"].iloc[0]
-        if row is not None and col is None:
-            found = frame.iloc[row].to_dict()
-        check = str(exc.check) if getattr(exc, "check", None) is not None else "the schema"
-        raise InputError(path, f"line {row + 2}" if row is not None else None, col, check, found) from None
+        frame = pd.read_csv(io.StringIO(text), dtype="int64")
+    except (ValueError, pd.errors.ParserError):  # a short or long row: _text_csv names it
+        return None
+    return frame if list(frame.columns) == fields else None
 
 
 def _steps(path: Path, frame: pd.DataFrame, col: str, strict: bool) -> None:
@@ -181,9 +217,12 @@ def read_session(folder: str | Path, stream_power: bool = False) -> dict:
             if meta.get(key) != getattr(r, key):
                 raise InputError(meta_path, None, key, f"{getattr(r, key)!r} (runs.csv)", meta.get(key))
         s = _csv(rdir / "samples.csv.gz", SAMPLE_FIELDS, SAMPLES_SCHEMA)
-        _steps(rdir / "samples.csv.gz", s, "t_ns", strict=True)
-        for col in ("client_cpu_ns", "server_cpu_ns", "rx_bytes_app", "if_rx_bytes", "if_tx_bytes"):
-            _steps(rdir / "samples.csv.gz", s, col, strict=False)
+        counters = ["client_cpu_ns", "server_cpu_ns", "rx_bytes_app", "if_rx_bytes", "if_tx_bytes"]
+        steps = np.diff(s[["t_ns", *counters]].to_numpy(), axis=0)  # int64: the signs pandas' diff gives
+        if not ((steps[:, 0] > 0).all() and (steps[:, 1:] >= 0).all()):  # name the first bad step
+            _steps(rdir / "samples.csv.gz", s, "t_ns", strict=True)
+            for col in counters:
+                _steps(rdir / "samples.csv.gz", s, col, strict=False)
         tr = _csv(rdir / "transfers.csv.gz", TRANSFER_FIELDS, TRANSFERS_SCHEMA)
         nbytes = int(tr["bytes"].sum())
         if nbytes != client["bytes_expected"] or nbytes != sum(meta.get("file_sizes", [])):
@@ -264,7 +303,8 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Every session of a device -> runs/samples/power/sessions parquet (atomic)."""
     device_dir, out_dir = Path(device_dir), Path(out_dir)
     sessions = capture_reader.session_folders(device_dir)
-    parts = [read_session(s, stream_power=True) for s in sessions]
+    with capture_reader.checked_once():
+        parts = [read_session(s, stream_power=True) for s in sessions]
     sess = pd.DataFrame([{
         "device": p["manifest"]["device"], "session": p["manifest"]["session"],
         "kind": str(p["manifest"].get("kind")), "content_md5": _tree_hash(s),
