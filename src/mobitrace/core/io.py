@@ -44,9 +44,13 @@ def replacing_dir(out_dir: str | Path) -> Iterator[Path]:
 def problems(check: Callable[[Path], object], folder: Path) -> list[InputError]:
     """`check(folder)`'s InputError as a list (empty when it passes): a
     `validate_session` for studies whose session reader stops at the first
-    problem."""
+    problem. Its per-file pandera checks run once per table, as in ingest
+    (capture_reader.checked_once: the same first error)."""
+    from mobitrace.core.capture_reader import checked_once
+
     try:
-        check(folder)
+        with checked_once():
+            check(folder)
     except InputError as exc:
         return [exc]
     return []

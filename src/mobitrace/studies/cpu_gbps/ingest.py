@@ -707,9 +707,21 @@ def validate_session(folder: Path) -> list[InputError]:
             problems.append(InputError(manifest, None, key, f"'{want}' (the folder's name)", rec[key]))
     runs_dir = folder / "runs"
     present = {p.name for p in runs_dir.iterdir() if p.is_dir()} if runs_dir.is_dir() else set()
+    # All runs read with one check per table first (ingest's path); only when
+    # a run has a problem is each run read again alone, to list every problem.
+    try:
+        with capture_reader.checked_once():
+            for run_id in rec["runs"]:
+                if run_id in present:
+                    run_row(runs_dir / run_id, rec["n_cpus"])
+        runs_ok = True
+    except InputError:
+        runs_ok = False
     for run_id in rec["runs"]:
         if run_id not in present:
             problems.append(InputError(manifest, None, "runs", f"a folder runs/{run_id}", "no such folder"))
+            continue
+        if runs_ok:
             continue
         try:
             run_row(runs_dir / run_id, rec["n_cpus"])
