@@ -146,10 +146,23 @@ class _Workers:
 
     @staticmethod
     def _interrupt(proc: subprocess.Popen) -> None:
-        try:
-            os.killpg(proc.pid, signal.SIGINT)
-        except ProcessLookupError:
-            pass
+        # SIGINT, as Ctrl-C would: dvc stops, and its stage's command too. One
+        # that lands while dvc forks the command is lost to the child, which then
+        # runs on with our pipe open: the group gets SIGTERM after a grace.
+        _signal_group(proc.pid, signal.SIGINT)
+        timer = threading.Timer(STOP_GRACE_S, _signal_group, (proc.pid, signal.SIGTERM))
+        timer.daemon = True
+        timer.start()
+
+
+STOP_GRACE_S = 5.0
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:  # every process of the group has ended
+        pass
 
 
 def repro(root: Path, force: bool = False, jobs: int | None = None, dvc: tuple[str, ...] = ("dvc",),

@@ -135,3 +135,16 @@ def test_the_studies_arms_cover_every_stage_and_read_nothing_another_writes(repo
             for dep in paths(stage, "deps"):
                 assert not any(inside(dep.replace("${item}", "x"), w.replace("${item}", "x")) for w in writes), \
                     (slug, stage, dep)
+
+
+def test_a_stage_command_deaf_to_sigint_is_stopped_after_the_grace_synthetic(tmp_path):
+    # As when the stop's SIGINT lands while dvc forks the command: the command
+    # never sees it, and would run on with the runner's pipe open.
+    par = _project(tmp_path, b_cmd="sleep 2; echo 'boom' >&2; exit 3", a_cmd="trap '' INT; sleep 60; echo a > a/x")
+    out = io.StringIO()
+    t0 = time.monotonic()
+    code = repro.repro(par, jobs=2, dvc=DVC, out=out, plan=PLAN)
+    took = time.monotonic() - t0
+    assert code != 0, out.getvalue()
+    assert took < 40, (took, out.getvalue())             # the grace (5 s) and SIGTERM, not the 60 s
+    assert not (par / "j").exists() and not (par / "a" / "x").exists()
