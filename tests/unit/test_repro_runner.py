@@ -94,13 +94,17 @@ def test_the_arms_run_side_by_side_synthetic(tmp_path):
     assert log.index("Running stage 'b1'") < log.index("Running stage 'a2'"), log
 
 
-def test_a_failing_stage_stops_every_worker_synthetic(tmp_path):
-    par = _project(tmp_path, b_cmd="echo 'boom: b1 broke' >&2; exit 3", a_cmd="sleep 30; echo a > a/x")
+def _run_until_b_fails(tmp_path: Path, b_cmd: str, a_cmd: str) -> tuple[Path, int, float, str]:
+    """The synthetic project run with two workers: (project, exit status, seconds, log)."""
+    par = _project(tmp_path, b_cmd=b_cmd, a_cmd=a_cmd)
     out = io.StringIO()
     t0 = time.monotonic()
     code = repro.repro(par, jobs=2, dvc=DVC, out=out, plan=PLAN)
-    took = time.monotonic() - t0
-    log = out.getvalue()
+    return par, code, time.monotonic() - t0, out.getvalue()
+
+
+def test_a_failing_stage_stops_every_worker_synthetic(tmp_path):
+    par, code, took, log = _run_until_b_fails(tmp_path, "echo 'boom: b1 broke' >&2; exit 3", "sleep 30; echo a > a/x")
     assert code != 0, log
     assert "b | boom: b1 broke" in log, log              # the stage's own message
     assert "failed to reproduce 'b1'" in log, log        # DVC's
@@ -140,11 +144,8 @@ def test_the_studies_arms_cover_every_stage_and_read_nothing_another_writes(repo
 def test_a_stage_command_deaf_to_sigint_is_stopped_after_the_grace_synthetic(tmp_path):
     # As when the stop's SIGINT lands while dvc forks the command: the command
     # never sees it, and would run on with the runner's pipe open.
-    par = _project(tmp_path, b_cmd="sleep 2; echo 'boom' >&2; exit 3", a_cmd="trap '' INT; sleep 60; echo a > a/x")
-    out = io.StringIO()
-    t0 = time.monotonic()
-    code = repro.repro(par, jobs=2, dvc=DVC, out=out, plan=PLAN)
-    took = time.monotonic() - t0
-    assert code != 0, out.getvalue()
-    assert took < 40, (took, out.getvalue())             # the grace (5 s) and SIGTERM, not the 60 s
+    par, code, took, log = _run_until_b_fails(tmp_path, "sleep 2; echo 'boom' >&2; exit 3",
+                                              "trap '' INT; sleep 60; echo a > a/x")
+    assert code != 0, log
+    assert took < 40, (took, log)                        # the grace (5 s) and SIGTERM, not the 60 s
     assert not (par / "j").exists() and not (par / "a" / "x").exists()
