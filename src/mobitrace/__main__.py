@@ -1,3 +1,4 @@
+import os
 import sys
 
 # pandera imports hypothesis (and with it pytest) at its first validation when
@@ -6,6 +7,13 @@ import sys
 # None in sys.modules fails, and pandera then goes without (setdefault: a
 # process that already imported it keeps it).
 sys.modules.setdefault("hypothesis", None)
+
+if os.environ.get("MOBITRACE_WARM"):  # a run's warm server (mobitrace.warm) runs us in a fork of it
+    from mobitrace import warm
+
+    code = warm.delegate("mobitrace", sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
 
 from mobitrace.cli import main  # noqa: E402
 

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import yaml
 
+from mobitrace import warm
 from mobitrace.core import timings
 from mobitrace.studies.registry import Study, studies
 
@@ -110,17 +111,16 @@ def missing_outputs(root: Path, names: list[str]) -> bool:
 class _Workers:
     """The running `dvc repro` processes, their output prefixed by their arm."""
 
-    def __init__(self, root: Path, out):
-        self.root, self.out = root, out
+    def __init__(self, root: Path, out, env: dict):
+        self.root, self.out, self.env = root, out, env
         self.procs: dict[str, subprocess.Popen] = {}
         self.failed: tuple[str, int] | None = None
         self.stopping = threading.Event()
         self.print_lock = threading.Lock()
 
     def run(self, label: str, args: list[str]) -> int:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         # Own process group: a stop reaches dvc and its stage's command, not us.
-        proc = subprocess.Popen(args, cwd=self.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(args, cwd=self.root, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, process_group=0)
         with self.print_lock:
             self.procs[label] = proc
@@ -181,10 +181,17 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, dvc: tuple[s
             arm_list = []
     jobs = max(1, jobs or os.cpu_count() or 1)
     flags = ["-f"] if force else []
+    # One warm server for every stage command and notebook kernel of the run
+    # (mobitrace.warm): its forks skip Python's start and the libraries' imports.
+    with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root) as env:
+        return _run(root, arm_list, last_stages, force, jobs, flags, dvc, out, env)
+
+
+def _run(root: Path, arm_list, last_stages, force: bool, jobs: int, flags: list[str], dvc, out, env: dict) -> int:
     todo: queue.Queue = queue.Queue()
     for arm in arm_list:
         todo.put(arm)
-    workers = _Workers(root, out)
+    workers = _Workers(root, out, env)
 
     def worker():
         while not workers.stopping.is_set():

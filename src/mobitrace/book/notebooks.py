@@ -10,12 +10,14 @@ every output of the stage is removed: no partial results are left behind.
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import tempfile
 from pathlib import Path
 
 import yaml
 
+from mobitrace import warm
 from mobitrace.core.io import repo_root
 from mobitrace.studies import registry
 
@@ -181,6 +183,10 @@ def _start_kernel(root: Path, preload: list[str]):
     from jupyter_core.utils import run_sync
 
     km = AsyncKernelManager(kernel_name="python3")
+    argv = km.kernel_spec.argv
+    if os.environ.get(warm.ENV) and argv[1:3] == ["-m", "ipykernel_launcher"]:
+        # A fork of the run's warm server, its libraries loaded (mobitrace.warm).
+        km.kernel_spec.argv = [argv[0], "-m", "mobitrace.warm", "kernel", *argv[3:]]
     run_sync(km.start_kernel)(extra_arguments=["--HistoryManager.hist_file=:memory:"], cwd=str(root))
     kc = km.blocking_client()
     kc.start_channels(iopub=False, stdin=False, hb=False, control=False)

@@ -1,0 +1,397 @@
+"""A warm fork server for the pipeline's Python processes.
+
+Every stage command starts Python and imports pandas, pandera and pyarrow
+(~0.8 s CPU), and a notebook stage also starts a kernel that imports seaborn,
+scipy and statsmodels (~2 s). `python -m mobitrace repro` starts one server
+that imports those libraries once; each stage command (`python -m mobitrace
+...`, via __main__.py) and each notebook kernel (`python -m mobitrace.warm
+kernel ...`, the kernel spec book/notebooks.py uses) then asks it for a fork
+of itself that runs the command with the caller's argv, working directory,
+environment, sys.path and standard streams, and waits for the fork's exit
+status, which it exits with (a signal that ended the fork ends it too).
+Signals the caller gets (SIGINT, SIGTERM, SIGHUP) go to the fork; a caller
+that dies takes the fork's process group with it.
+
+The server preloads third-party libraries only, never mobitrace's own
+modules, so a fork imports the project's code as a new process would. It
+serves only the user that started it (SO_PEERCRED), through a socket in a
+private (0700) folder, and only callers whose interpreter, working directory
+and import-relevant environment (PYTHON*, MPL*, locale, thread counts, ...)
+are its own: anything else, or no server, runs the command in the calling
+process as before. Plain `dvc repro` does not use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import io
+import json
+import os
+import re
+import selectors
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ENV = "MOBITRACE_WARM"  # the server's socket, for the processes of one run
+_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# Environment that changes what an import does or finds: a caller whose
+# values differ from the server's gets no fork.
+_IMPORT_ENV = re.compile(r"^(PYTHON|MPL|MATPLOTLIB|OMP_|OPENBLAS|MKL_|NUMEXPR|ARROW|JUPYTER|IPYTHON|XDG_|LC_)"
+                         r"|^(HOME|LANG|LANGUAGE|TZ)$")
+# hypothesis: see __main__.py. matplotlib reads MPLBACKEND at import, and a
+# kernel sets it when it is unset, so without it no plotting library is
+# preloaded. Nor is ipykernel.kernelapp, whose defaults read the kernel's own
+# environment at import (JPY_PARENT_PID).
+_PRELOAD = ("numpy", "pandas", "pyarrow", "pyarrow.parquet", "pandera.pandas", "yaml",
+            "scipy.stats", "statsmodels.api", "statsmodels.formula.api",
+            "nbformat", "jupytext", "papermill", "jupyter_client")
+_PLOTTING = ("matplotlib", "matplotlib.pyplot", "seaborn")
+
+_in_fork = False  # True in a fork: its own commands run here, not in another fork
+
+
+def _import_env(env: dict) -> dict:
+    return {k: v for k, v in env.items() if _IMPORT_ENV.match(k)}
+
+
+def _send(sock: socket.socket, message: dict, fds: list[int] | None = None) -> None:
+    data = json.dumps(message).encode()
+    data = struct.pack("!I", len(data)) + data
+    if fds:
+        socket.send_fds(sock, [data], fds)
+    else:
+        sock.sendall(data)
+
+
+def _recv(sock: socket.socket, with_fds: bool = False) -> tuple[dict | None, list[int]]:
+    """One message (None at end of stream) and the descriptors sent with it."""
+    buf, fds = b"", []
+    while len(buf) < 4 or len(buf) < 4 + struct.unpack("!I", buf[:4])[0]:
+        if with_fds and not fds:
+            chunk, fds, _, _ = socket.recv_fds(sock, 65536, 3)
+        else:
+            chunk = sock.recv(65536)
+        if not chunk:
+            for fd in fds:
+                os.close(fd)
+            return None, []
+        buf += chunk
+    return json.loads(buf[4:]), list(fds)
+
+
+# --- the caller ---------------------------------------------------------------
+
+def delegate(kind: str, argv: list[str]) -> int | None:
+    """Run `python -m <kind's module> argv` in a fork of the server named by
+    $MOBITRACE_WARM and return its exit status, or None if there is no server
+    or it refused (the caller then runs the command itself)."""
+    path = os.environ.get(ENV)
+    if not path or _in_fork:
+        return None
+    # From here on our signals are the fork's: kept until it has started.
+    pending: list[int] = []
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+
+    previous = {sig: signal.signal(sig, lambda signum, frame: pending.append(signum)) for sig in _FORWARDED}
+    try:
+        sock.connect(path)
+        _send(sock, {"kind": kind, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
+                     "path": sys.path, "executable": sys.executable}, [0, 1, 2])
+        reply, _ = _recv(sock)
+    except (OSError, ValueError):
+        reply = None
+    if not reply or "started" not in reply:  # run here, with what we got meanwhile
+        sock.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in pending:
+            os.kill(os.getpid(), sig)
+        return None
+    return _wait(sock, pending)
+
+
+def _wait(sock: socket.socket, pending: list[int]) -> int:
+    """Forward our signals to the fork until its exit status arrives."""
+    def forward(signum, frame):
+        with contextlib.suppress(OSError):
+            _send(sock, {"signal": signum})
+    for sig in _FORWARDED:
+        signal.signal(sig, forward)
+    for sig in pending:
+        forward(sig, None)
+    reply, _ = _recv(sock)
+    if reply is None:  # the server died: its forks died with it
+        return 1
+    status = reply["exit"]
+    if status < 0:  # ended by a signal: so do we, as a process of our own would
+        signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+        return 128 - status
+    return status
+
+
+# --- the server ---------------------------------------------------------------
+
+class _Server:
+    def __init__(self, path: str):
+        self.path, self.pid = path, os.getpid()
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(path)
+        self.listener.listen(64)  # callers queue while the libraries load
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.listener, selectors.EVENT_READ, ("accept", None))
+        self.forks: dict[int, tuple[socket.socket, int]] = {}  # pid -> (caller, pidfd)
+        self.env = _import_env(os.environ)
+        self.stopping = False
+
+    def serve(self) -> dict | None:
+        """Serve until SIGTERM; in a fork, return its request instead."""
+        todo = [*_PRELOAD, *(_PLOTTING if os.environ.get("MPLBACKEND") else ())]
+        while not self.stopping or self.forks:
+            for key, _ in self.selector.select(0 if todo else None):
+                what, data = key.data
+                if what == "accept":
+                    request = self._accept()
+                elif what == "caller":
+                    request = self._from_caller(key.fileobj, data)
+                else:
+                    request = self._reap(data)
+                if request is not None:
+                    return request
+            if todo:  # one import at a time, so that a waiting caller is served meanwhile
+                with contextlib.suppress(ImportError):
+                    importlib.import_module(todo.pop(0))
+                if not todo:
+                    gc.freeze()  # forks then share the loaded modules' pages
+        return None
+
+    def _accept(self) -> dict | None:
+        conn, _ = self.listener.accept()
+        pid, uid, gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        try:
+            conn.settimeout(10)
+            request, fds = _recv(conn, with_fds=True)
+            conn.settimeout(None)
+        except (OSError, ValueError):
+            conn.close()
+            return None
+        if request is None:
+            conn.close()
+            return None
+        why = self._refusal(request, uid, len(fds))
+        if why or self.stopping:
+            with contextlib.suppress(OSError):
+                _send(conn, {"refused": why or "stopping"})
+            conn.close()
+            for fd in fds:
+                os.close(fd)
+            return None
+        pid = os.fork()
+        if pid == 0:
+            return self._become_fork(request, fds)
+        for fd in fds:
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            os.setpgid(pid, pid)  # also done in the fork: whichever runs first
+        pidfd = os.pidfd_open(pid)
+        self.forks[pid] = (conn, pidfd)
+        self.selector.register(conn, selectors.EVENT_READ, ("caller", pid))
+        self.selector.register(pidfd, selectors.EVENT_READ, ("exit", pid))
+        with contextlib.suppress(OSError):
+            _send(conn, {"started": pid})
+        return None
+
+    def _refusal(self, request: dict, uid: int, nfds: int) -> str | None:
+        if uid != os.getuid():
+            return "another user"
+        if nfds != 3 or request.get("kind") not in _MODULES:
+            return "malformed request"
+        if request.get("executable") != sys.executable:
+            return "another interpreter"
+        if request.get("cwd") != os.getcwd():
+            return "another working directory"
+        if _import_env(request.get("env") or {}) != self.env:
+            return "another environment"
+        return None
+
+    def _from_caller(self, conn: socket.socket, pid: int) -> None:
+        try:
+            message, _ = _recv(conn)
+        except (OSError, ValueError):
+            message = None
+        if message is None:  # the caller is gone: so is its fork
+            self.selector.unregister(conn)
+            _kill_group(pid, signal.SIGKILL)
+            return None
+        if message.get("signal") in _FORWARDED:
+            _kill_group(pid, message["signal"])
+        return None
+
+    def _reap(self, pid: int) -> None:
+        _, status = os.waitpid(pid, 0)
+        conn, pidfd = self.forks.pop(pid)
+        self.selector.unregister(pidfd)
+        os.close(pidfd)
+        with contextlib.suppress(KeyError, ValueError):
+            self.selector.unregister(conn)
+        with contextlib.suppress(OSError):
+            _send(conn, {"exit": os.waitstatus_to_exitcode(status)})
+        conn.close()
+        return None
+
+    def _become_fork(self, request: dict, fds: list[int]) -> dict:
+        global _in_fork
+        _in_fork = True
+        with contextlib.suppress(OSError):
+            os.setpgid(0, 0)
+        for sig in (*_FORWARDED, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        self.selector.close()
+        self.listener.close()
+        for conn, pidfd in self.forks.values():
+            conn.close()
+            os.close(pidfd)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        return request
+
+    def stop(self, signum=None, frame=None) -> None:
+        """SIGTERM: refuse new callers, end the running forks, then exit."""
+        self.stopping = True
+        for pid in self.forks:
+            _kill_group(pid, signal.SIGKILL)
+        if not self.forks:  # else the loop ends once they are reaped
+            raise SystemExit(0)
+
+    def close(self) -> None:
+        if os.getpid() == self.pid:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+_MODULES = {"mobitrace": "mobitrace", "kernel": "ipykernel_launcher"}
+
+
+def _std_streams() -> None:
+    """New sys.stdin/stdout/stderr over descriptors 0-2 (now the caller's),
+    buffered as Python buffers a new process's."""
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
+    for fd, name in enumerate(("stdin", "stdout", "stderr")):
+        old = getattr(sys, name)
+        raw = io.FileIO(fd, "rb" if fd == 0 else "wb", closefd=False)
+        if fd and unbuffered:
+            buffered = raw
+        else:
+            buffered = (io.BufferedReader if fd == 0 else io.BufferedWriter)(raw)
+        stream = io.TextIOWrapper(buffered, encoding=old.encoding, errors=old.errors,
+                                  line_buffering=bool(fd) and (fd == 2 or os.isatty(fd)),
+                                  write_through=bool(fd) and unbuffered)
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
+
+
+def _run_request(request: dict) -> int:
+    """In the fork: run the caller's command as `python -m` would."""
+    import runpy
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.path[:] = request["path"]
+    _std_streams()
+    sys.argv = ["-m", *request["argv"]]
+    try:
+        runpy.run_module(_MODULES[request["kind"]], run_name="__main__", alter_sys=True)
+    except SystemExit as exc:
+        code = exc.code
+        if code is None:
+            return 0
+        if isinstance(code, int):
+            return code
+        print(code, file=sys.stderr)
+        return 1
+    return 0
+
+
+def serve(path: str) -> int:
+    server = _Server(path)
+    signal.signal(signal.SIGTERM, server.stop)
+    try:
+        request = server.serve()
+    finally:
+        server.close()
+    if request is None:
+        return 0
+    code = _run_request(request)
+    # Exit as a new process would, but without tearing down the preloaded
+    # libraries' objects one by one (seconds for a fork that never used them).
+    threading = sys.modules.get("threading")
+    if threading is not None and hasattr(threading, "_shutdown"):
+        threading._shutdown()  # non-daemon threads, as at interpreter exit
+    import atexit
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
+
+
+@contextlib.contextmanager
+def running(env: dict | None = None, cwd: Path | None = None):
+    """A server for the callers in `cwd` (by default ours) for the duration
+    of the block; yields the environment they need (`env`, by default
+    os.environ, plus $MOBITRACE_WARM)."""
+    env = dict(os.environ if env is None else env)
+    folder = tempfile.mkdtemp(prefix="mobitrace-warm-")  # 0700: only we can connect
+    path = os.path.join(folder, "socket")
+    proc = subprocess.Popen([sys.executable, "-m", "mobitrace.warm", "serve", path], env=env, cwd=cwd,
+                            stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not os.path.exists(path) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        yield {**env, ENV: path} if os.path.exists(path) else env
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["serve"] and len(argv) == 2:
+        return serve(argv[1])
+    if argv[:1] == ["kernel"]:  # a notebook kernel: forked if a server runs, else here
+        code = delegate("kernel", argv[1:])
+        if code is not None:
+            return code
+        sys.argv = ["-m", *argv[1:]]
+        import runpy
+        runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
+        return 0
+    print("usage: python -m mobitrace.warm serve SOCKET | kernel KERNEL-ARGS", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    from mobitrace import warm  # the module's state (_in_fork) lives in one copy
+
+    sys.exit(warm.main(sys.argv[1:]))
