@@ -4,9 +4,9 @@ Every stage command starts Python and imports pandas, pandera and pyarrow
 (~0.8 s CPU), and a notebook stage also starts a kernel that imports seaborn,
 scipy and statsmodels (~2 s). `python -m mobitrace repro` starts one server
 that imports those libraries once; each stage command (`python -m mobitrace
-...`, via __main__.py) and each notebook kernel (`python -m mobitrace.warm
-kernel ...`, the kernel spec book/notebooks.py uses) then asks it for a fork
-of itself that runs the command with the caller's argv, working directory,
+...`, via __main__.py) and each notebook kernel (`python -m mobitrace.warm run
+ipykernel_launcher ...`, the kernel spec book/notebooks.py uses) then asks it
+for a fork of itself that runs `python -m MODULE` with the caller's argv, working directory,
 environment, sys.path and standard streams, and waits for the fork's exit
 status, which it exits with (a signal that ended the fork ends it too).
 Signals the caller gets (SIGINT, SIGTERM, SIGHUP) go to the fork; a caller
@@ -90,8 +90,8 @@ def _recv(sock: socket.socket, with_fds: bool = False) -> tuple[dict | None, lis
 
 # --- the caller ---------------------------------------------------------------
 
-def delegate(kind: str, argv: list[str]) -> int | None:
-    """Run `python -m <kind's module> argv` in a fork of the server named by
+def delegate(module: str, argv: list[str]) -> int | None:
+    """Run `python -m module argv` in a fork of the server named by
     $MOBITRACE_WARM and return its exit status, or None if there is no server
     or it refused (the caller then runs the command itself)."""
     path = os.environ.get(ENV)
@@ -104,7 +104,7 @@ def delegate(kind: str, argv: list[str]) -> int | None:
     previous = {sig: signal.signal(sig, lambda signum, frame: pending.append(signum)) for sig in _FORWARDED}
     try:
         sock.connect(path)
-        _send(sock, {"kind": kind, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
+        _send(sock, {"module": module, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
                      "path": sys.path, "executable": sys.executable}, [0, 1, 2])
         reply, _ = _recv(sock)
     except (OSError, ValueError):
@@ -133,7 +133,8 @@ def _wait(sock: socket.socket, pending: list[int]) -> int:
         return 1
     status = reply["exit"]
     if status < 0:  # ended by a signal: so do we, as a process of our own would
-        signal.signal(-status, signal.SIG_DFL)
+        if -status != signal.SIGKILL:
+            signal.signal(-status, signal.SIG_DFL)
         os.kill(os.getpid(), -status)
         return 128 - status
     return status
@@ -213,7 +214,7 @@ class _Server:
     def _refusal(self, request: dict, uid: int, nfds: int) -> str | None:
         if uid != os.getuid():
             return "another user"
-        if nfds != 3 or request.get("kind") not in _MODULES:
+        if nfds != 3 or not re.fullmatch(r"\w+(\.\w+)*", str(request.get("module"))):
             return "malformed request"
         if request.get("executable") != sys.executable:
             return "another interpreter"
@@ -285,9 +286,6 @@ def _kill_group(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
 
 
-_MODULES = {"mobitrace": "mobitrace", "kernel": "ipykernel_launcher"}
-
-
 def _std_streams() -> None:
     """New sys.stdin/stdout/stderr over descriptors 0-2 (now the caller's),
     buffered as Python buffers a new process's."""
@@ -307,16 +305,18 @@ def _std_streams() -> None:
 
 
 def _run_request(request: dict) -> int:
-    """In the fork: run the caller's command as `python -m` would."""
+    """Run the caller's command as `python -m` would: in a fork, in the
+    caller's folder, environment and streams (a request without them: here)."""
     import runpy
-    os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
-    sys.path[:] = request["path"]
-    _std_streams()
+    if "cwd" in request:
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.path[:] = request["path"]
+        _std_streams()
     sys.argv = ["-m", *request["argv"]]
     try:
-        runpy.run_module(_MODULES[request["kind"]], run_name="__main__", alter_sys=True)
+        runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
     except SystemExit as exc:
         code = exc.code
         if code is None:
@@ -379,15 +379,12 @@ def running(env: dict | None = None, cwd: Path | None = None):
 def main(argv: list[str]) -> int:
     if argv[:1] == ["serve"] and len(argv) == 2:
         return serve(argv[1])
-    if argv[:1] == ["kernel"]:  # a notebook kernel: forked if a server runs, else here
-        code = delegate("kernel", argv[1:])
+    if argv[:1] == ["run"] and len(argv) >= 2:  # e.g. a notebook kernel: forked if a server runs, else here
+        code = delegate(argv[1], argv[2:])
         if code is not None:
             return code
-        sys.argv = ["-m", *argv[1:]]
-        import runpy
-        runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
-        return 0
-    print("usage: python -m mobitrace.warm serve SOCKET | kernel KERNEL-ARGS", file=sys.stderr)
+        return _run_request({"module": argv[1], "argv": argv[2:]})
+    print("usage: python -m mobitrace.warm serve SOCKET | run MODULE [ARGS]", file=sys.stderr)
     return 2
 
 

@@ -186,7 +186,7 @@ def _start_kernel(root: Path, preload: list[str]):
     argv = km.kernel_spec.argv
     if os.environ.get(warm.ENV) and argv[1:3] == ["-m", "ipykernel_launcher"]:
         # A fork of the run's warm server, its libraries loaded (mobitrace.warm).
-        km.kernel_spec.argv = [argv[0], "-m", "mobitrace.warm", "kernel", *argv[3:]]
+        km.kernel_spec.argv = [argv[0], "-m", "mobitrace.warm", "run", "ipykernel_launcher", *argv[3:]]
     run_sync(km.start_kernel)(extra_arguments=["--HistoryManager.hist_file=:memory:"], cwd=str(root))
     kc = km.blocking_client()
     kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
