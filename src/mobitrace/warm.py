@@ -173,6 +173,7 @@ class _Server:
                     importlib.import_module(todo.pop(0))
                 if not todo:
                     gc.freeze()  # forks then share the loaded modules' pages
+                    _log("preloaded")
         return None
 
     def _accept(self) -> dict | None:
@@ -189,6 +190,7 @@ class _Server:
             conn.close()
             return None
         why = self._refusal(request, uid, len(fds))
+        _log(f"{'refused (' + why + ')' if why else 'fork'}: {request.get('module')} {request.get('argv')}")
         if why or self.stopping:
             with contextlib.suppress(OSError):
                 _send(conn, {"refused": why or "stopping"})
@@ -279,6 +281,14 @@ class _Server:
         if os.getpid() == self.pid:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
+
+
+def _log(line: str) -> None:
+    """$MOBITRACE_WARM_LOG, if set: a line per request (is the run warm?)."""
+    path = os.environ.get("MOBITRACE_WARM_LOG")
+    if path:
+        with open(path, "a") as log:
+            log.write(f"{time.time():.3f} {line}\n")
 
 
 def _kill_group(pid: int, sig: int) -> None:
