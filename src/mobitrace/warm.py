@@ -55,6 +55,8 @@ _PRELOAD = ("numpy", "pandas", "pyarrow", "pyarrow.parquet", "pandera.pandas", "
             "scipy.stats", "statsmodels.api", "statsmodels.formula.api",
             "nbformat", "jupytext", "papermill", "jupyter_client")
 _PLOTTING = ("matplotlib", "matplotlib.pyplot", "seaborn")
+_BOOK = ("jupyter_book.cli.main", "jupyter_book.sphinx", "myst_nb.sphinx_ext", "sphinx_book_theme",
+         "sphinx_design.extension")  # the book stage's Sphinx, loaded last: it runs last
 
 _in_fork = False  # True in a fork: its own commands run here, not in another fork
 
@@ -156,7 +158,7 @@ class _Server:
 
     def serve(self) -> dict | None:
         """Serve until SIGTERM; in a fork, return its request instead."""
-        todo = [*_PRELOAD, *(_PLOTTING if os.environ.get("MPLBACKEND") else ())]
+        todo = [*_PRELOAD, *(_PLOTTING if os.environ.get("MPLBACKEND") else ()), *_BOOK]
         while not self.stopping or self.forks:
             for key, _ in self.selector.select(0 if todo else None):
                 what, data = key.data

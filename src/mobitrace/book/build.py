@@ -7,8 +7,6 @@ from __future__ import annotations
 import html
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from mobitrace.core import timings
@@ -36,9 +34,10 @@ def build(book_dir: str | Path = "book") -> Path:
         reproducibility.write_page(root, book_dir / "reproducibility.md")
         build_dir = book_dir / "_build"
         shutil.rmtree(build_dir, ignore_errors=True)
-        jb = Path(sys.executable).with_name("jupyter-book")
-        subprocess.run([str(jb), "build", str(book_dir), "--path-output", str(book_dir),
-                        "--warningiserror", "--quiet"], check=True)
+        # In this process: in a warm run (mobitrace.warm) Sphinx is loaded already.
+        from jupyter_book.cli.main import main as jupyter_book
+        jupyter_book.main(["build", str(book_dir), "--path-output", str(book_dir), "--warningiserror", "--quiet"],
+                          prog_name="jupyter-book", standalone_mode=False)
         html_dir = build_dir / "html"
         (html_dir / ".buildinfo").unlink(missing_ok=True)
         copy_results(root / "data" / "results", html_dir / "results")
