@@ -283,6 +283,8 @@ class _Server:
         if os.getpid() == self.pid:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
+            with contextlib.suppress(OSError):  # the private folder, if its creator is gone
+                os.rmdir(os.path.dirname(self.path))
 
 
 def _log(line: str) -> None:
@@ -291,6 +293,9 @@ def _log(line: str) -> None:
     if path:
         with open(path, "a") as log:
             log.write(f"{time.time():.3f} {line}\n")
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def _kill_group(pid: int, sig: int) -> None:
@@ -340,10 +345,15 @@ def _run_request(request: dict) -> int:
     return 0
 
 
-def serve(path: str) -> int:
+def serve(path: str, parent: int) -> int:
     server = _Server(path)
     signal.signal(signal.SIGTERM, server.stop)
+    # A run killed outright (SIGKILL) takes its server along (forks do not inherit this).
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     try:
+        if os.getppid() != parent:  # it died before that
+            return 0
         request = server.serve()
     finally:
         server.close()
@@ -371,7 +381,7 @@ def running(env: dict | None = None, cwd: Path | None = None):
     env = dict(os.environ if env is None else env)
     folder = tempfile.mkdtemp(prefix="mobitrace-warm-")  # 0700: only we can connect
     path = os.path.join(folder, "socket")
-    proc = subprocess.Popen([sys.executable, "-m", "mobitrace.warm", "serve", path], env=env, cwd=cwd,
+    proc = subprocess.Popen([sys.executable, "-m", "mobitrace.warm", "serve", path, str(os.getpid())], env=env, cwd=cwd,
                             stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 10
@@ -389,14 +399,14 @@ def running(env: dict | None = None, cwd: Path | None = None):
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["serve"] and len(argv) == 2:
-        return serve(argv[1])
+    if argv[:1] == ["serve"] and len(argv) == 3:
+        return serve(argv[1], int(argv[2]))
     if argv[:1] == ["run"] and len(argv) >= 2:  # e.g. a notebook kernel: forked if a server runs, else here
         code = delegate(argv[1], argv[2:])
         if code is not None:
             return code
         return _run_request({"module": argv[1], "argv": argv[2:]})
-    print("usage: python -m mobitrace.warm serve SOCKET | run MODULE [ARGS]", file=sys.stderr)
+    print("usage: python -m mobitrace.warm serve SOCKET PARENT-PID | run MODULE [ARGS]", file=sys.stderr)
     return 2
 
 

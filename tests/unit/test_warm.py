@@ -58,6 +58,14 @@ def _caller(project, env, *args, **kw):
                             text=True, **kw)
 
 
+def _alive(pid: int) -> bool:
+    """Running, not a zombie (its reaper may be slow: not what is tested)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def _report(out: str) -> dict:
     return json.loads(out.splitlines()[0])
 
@@ -133,9 +141,9 @@ def test_synthetic_probe_dies_with_its_caller(project):
         proc.kill()
         proc.wait(timeout=30)
         deadline = time.monotonic() + 10
-        while Path(f"/proc/{fork}").exists() and time.monotonic() < deadline:
+        while _alive(fork) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not Path(f"/proc/{fork}").exists()
+        assert not _alive(fork)
 
 
 def test_synthetic_probe_the_server_stops_its_forks_and_removes_its_socket(project):
@@ -146,7 +154,7 @@ def test_synthetic_probe_the_server_stops_its_forks_and_removes_its_socket(proje
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL  # the fork's end, relayed
     assert not Path(env[warm.ENV]).parent.exists()
-    assert not Path(f"/proc/{server}").exists() and not Path(f"/proc/{fork}").exists()
+    assert not _alive(server) and not _alive(fork)
 
 
 @pytest.mark.parametrize("change", ["environment", "folder"])
@@ -161,6 +169,24 @@ def test_synthetic_probe_a_caller_unlike_the_server_runs_it_itself(project, chan
         out, _ = proc.communicate(timeout=60)
     assert _report(out)["pid"] == proc.pid
     assert proc.returncode == 4
+
+
+def test_synthetic_run_killed_outright_takes_its_server_along(project):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom mobitrace import warm\n"
+         "with warm.running() as env:\n    print(env[warm.ENV], flush=True)\n    time.sleep(120)"],
+        cwd=project, env=_env(), stdout=subprocess.PIPE, text=True)
+    socket_path = Path(holder.stdout.readline().strip())
+    assert socket_path.exists()
+    server = [int(p) for p in Path(f"/proc/{holder.pid}/task/{holder.pid}/children").read_text().split()]
+    holder.kill()
+    holder.wait()
+    deadline = time.monotonic() + 10
+    while (socket_path.parent.exists() or any(_alive(p) for p in server)) \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not socket_path.parent.exists()
+    assert not any(_alive(p) for p in server)
 
 
 def test_only_its_user_reaches_the_server(project):
