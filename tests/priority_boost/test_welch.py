@@ -102,6 +102,17 @@ def test_p_range_overlapping_means_reach_one_synthetic():
     assert hi == 1.0 and lo < 0.6
 
 
+@pytest.mark.parametrize("stats", [(82.4, 1, 2.55, 2, 10, 80.1, 1, 0.32, 2, 10),   # equal mean precisions
+                                   (81.0, 0, 3.0, 0, 5, 75.3, 1, 0.0, 0, 5),     # an SD box clipped at 0
+                                   (5.0, 0, 0.0, 0, 4, 5.0, 0, 0.0, 0, 4)])      # both SDs can be 0
+def test_p_lattice_equals_p_grid_on_the_meshgrid_synthetic(stats):
+    m1, d1, s1, e1, n1, m2, d2, s2, e2, n2 = stats
+    boxes = [w.rounding_box(m1, d1), w.rounding_box(s1, e1, True), w.rounding_box(m2, d2), w.rounding_box(s2, e2, True)]
+    axes = [np.linspace(lo, hi, 21) for lo, hi in boxes]
+    M1, S1, M2, S2 = np.meshgrid(*axes, indexing="ij")
+    np.testing.assert_array_equal(w._p_lattice(axes, n1, n2), w._p_grid(M1, S1, n1, M2, S2, n2))  # bit for bit
+
+
 def test_p_consistent():
     assert w.p_consistent("=", 0.0031, 4, 0.0014, 0.0069)
     assert not w.p_consistent("<", 0.0001, 4, 0.015, 0.024)

@@ -9,6 +9,7 @@ figures and save with `save_svg`; anything random (bootstrap intervals) takes
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib
@@ -48,6 +49,19 @@ def legend_outside(ax, title: str | None = None, below: bool = False) -> None:
         sns.move_legend(ax, "upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, title=title, frameon=False)
     else:
         sns.move_legend(ax, "upper left", bbox_to_anchor=(1.02, 1.0), title=title, frameon=False)
+
+
+@contextmanager
+def layout_only_draws(fig: "plt.Figure"):
+    """Within the block, ``fig.canvas.draw()`` lays the figure out without
+    rasterizing it (Figure.draw_without_rendering). seaborn's heatmap draws
+    the whole figure only to measure tick labels for overlap: the sizes are
+    the same, the Agg rendering of every artist drawn so far is skipped."""
+    fig.canvas.draw = fig.draw_without_rendering
+    try:
+        yield fig
+    finally:
+        del fig.canvas.draw
 
 
 def save_svg(fig: "plt.Figure", path: str | Path) -> Path:

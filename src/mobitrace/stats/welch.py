@@ -89,6 +89,19 @@ def _p_grid(m1, s1, n1, m2, s2, n2):
     return p
 
 
+def _p_lattice(axes, n1, n2):
+    """`_p_grid` over the lattice of `axes` (mean1, sd1, mean2, sd2), indexed
+    [i, j, k, l] as np.meshgrid(*axes, indexing="ij"). Each distinct
+    |mean1 - mean2| is evaluated once against every (sd1, sd2) pair: the same
+    elementwise operations give the same values, and equal printed
+    precisions repeat most differences (~70 of 441 distinct)."""
+    m1, s1, m2, s2 = axes
+    diff, inv = np.unique(np.abs(m1[:, None] - m2[None, :]), return_inverse=True)
+    S1, S2 = np.meshgrid(s1, s2, indexing="ij")
+    p = _p_grid(diff[:, None, None], S1, n1, 0.0, S2, n2)  # [distinct difference, j, l]
+    return p[inv.reshape(len(m1), len(m2))].transpose(0, 2, 1, 3)
+
+
 def rounding_box(value: float, decimals: int, nonnegative: bool = False) -> tuple[float, float]:
     """Interval of true values that print as `value` with `decimals` digits
     after the point: value ± 0.5 * 10**-decimals (clipped at 0 if nonnegative)."""
@@ -114,8 +127,7 @@ def p_range(mean1, mean_dec1, sd1, sd_dec1, n1, mean2, mean_dec2, sd2, sd_dec2, 
     boxes = [rounding_box(mean1, mean_dec1), rounding_box(sd1, sd_dec1, True),
              rounding_box(mean2, mean_dec2), rounding_box(sd2, sd_dec2, True)]
     axes = [np.linspace(lo, hi, grid) for lo, hi in boxes]
-    M1, S1, M2, S2 = np.meshgrid(*axes, indexing="ij")
-    P = _p_grid(M1, S1, n1, M2, S2, n2)
+    P = _p_lattice(axes, n1, n2)
     finite = np.isfinite(P)
     if not finite.any():
         return (float("nan"), float("nan"))
