@@ -273,11 +273,14 @@ class _Server:
 
     def stop(self, signum=None, frame=None) -> None:
         """SIGTERM: refuse new callers, end the running forks, then exit."""
+        if os.getpid() != self.pid:  # a fork, before its own handlers are set
+            os._exit(128 + signal.SIGTERM)
         self.stopping = True
         for pid in self.forks:
             _kill_group(pid, signal.SIGKILL)
         if not self.forks:  # else the loop ends once they are reaped
-            raise SystemExit(0)
+            self.close()
+            os._exit(0)  # no teardown of the loaded libraries: the run waits for this
 
     def close(self) -> None:
         if os.getpid() == self.pid:
@@ -358,7 +361,7 @@ def serve(path: str, parent: int) -> int:
     finally:
         server.close()
     if request is None:
-        return 0
+        os._exit(0)  # as in stop()
     code = _run_request(request)
     # Exit as a new process would, but without tearing down the preloaded
     # libraries' objects one by one (seconds for a fork that never used them).
