@@ -377,10 +377,11 @@ def serve(path: str, parent: int) -> int:
 
 
 @contextlib.contextmanager
-def running(env: dict | None = None, cwd: Path | None = None):
+def running(env: dict | None = None, cwd: Path | None = None, wait: bool = True):
     """A server for the callers in `cwd` (by default ours) for the duration
     of the block; yields the environment they need (`env`, by default
-    os.environ, plus $MOBITRACE_WARM)."""
+    os.environ, plus $MOBITRACE_WARM). wait=False: do not wait for it to
+    listen (a caller that comes first runs its command itself)."""
     env = dict(os.environ if env is None else env)
     folder = tempfile.mkdtemp(prefix="mobitrace-warm-")  # 0700: only we can connect
     path = os.path.join(folder, "socket")
@@ -388,9 +389,9 @@ def running(env: dict | None = None, cwd: Path | None = None):
                             stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 10
-        while not os.path.exists(path) and proc.poll() is None and time.monotonic() < deadline:
+        while wait and not os.path.exists(path) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
-        yield {**env, ENV: path} if os.path.exists(path) else env
+        yield {**env, ENV: path}
     finally:
         proc.terminate()
         try:
