@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -185,7 +186,16 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, dvc: tuple[s
     # (mobitrace.warm): its forks skip Python's start and the libraries' imports.
     # DVC takes longer to start a stage than the server to listen: no wait.
     with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root, wait=False) as env:
-        return _run(root, arm_list, last_stages, force, jobs, flags, dvc, out, env)
+        return _run(root, arm_list, last_stages, force, jobs, flags, _warm_dvc(dvc), out, env)
+
+
+def _warm_dvc(dvc: tuple[str, ...]) -> tuple[str, ...]:
+    """`dvc` as a fork of the warm server too (it preloads DVC first), if
+    it is this interpreter's DVC: each `dvc repro` then skips importing it."""
+    found = shutil.which(dvc[0]) if dvc == ("dvc",) else None
+    if found and Path(found).parent == Path(sys.executable).parent:
+        return (sys.executable, "-m", "mobitrace.warm", "run", "dvc")
+    return dvc
 
 
 def _run(root: Path, arm_list, last_stages, force: bool, jobs: int, flags: list[str], dvc, out, env: dict) -> int:

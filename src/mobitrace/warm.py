@@ -47,12 +47,14 @@ _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # values differ from the server's gets no fork.
 _IMPORT_ENV = re.compile(r"^(PYTHON|MPL|MATPLOTLIB|OMP_|OPENBLAS|MKL_|NUMEXPR|ARROW|JUPYTER|IPYTHON|XDG_|LC_)"
                          r"|^(HOME|LANG|LANGUAGE|TZ)$")
-# hypothesis: see __main__.py. matplotlib reads MPLBACKEND at import, and a
-# kernel sets it when it is unset, so without it no plotting library is
-# preloaded. Nor is ipykernel.kernelapp, whose defaults read the kernel's own
-# environment at import (JPY_PARENT_PID).
-_PRELOAD = ("numpy", "pandas", "pyarrow", "pyarrow.parquet", "pandera.pandas", "yaml",
-            "scipy.stats", "statsmodels.api", "statsmodels.formula.api",
+# DVC first: the run's `dvc repro` processes are forks too (mobitrace.repro).
+# matplotlib reads MPLBACKEND at import, and a kernel sets it when it is
+# unset, so without it no plotting library is preloaded. Nor is
+# ipykernel.kernelapp, whose defaults read the kernel's own environment at
+# import (JPY_PARENT_PID). pandera imports hypothesis only at its first
+# validation, which a command then blocks (__main__.py) as it would alone.
+_PRELOAD = ("dvc.cli", "dvc.repo", "dvc.repo.reproduce",
+            "numpy", "pandas", "pyarrow", "pyarrow.parquet", "pandera.pandas", "yaml", "scipy.stats", "statsmodels.api", "statsmodels.formula.api",
             "nbformat", "jupytext", "papermill", "jupyter_client")
 _PLOTTING = ("matplotlib", "matplotlib.pyplot", "seaborn")
 _BOOK = ("jupyter_book.cli.main", "jupyter_book.sphinx", "myst_nb.sphinx_ext", "sphinx_book_theme",
