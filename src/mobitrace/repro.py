@@ -184,8 +184,7 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, dvc: tuple[s
     flags = ["-f"] if force else []
     # One warm server for every stage command and notebook kernel of the run
     # (mobitrace.warm): its forks skip Python's start and the libraries' imports.
-    # DVC takes longer to start a stage than the server to listen: no wait.
-    with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root, wait=False) as env:
+    with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root) as env:
         return _run(root, arm_list, last_stages, force, jobs, flags, _warm_dvc(dvc), out, env)
 
 
