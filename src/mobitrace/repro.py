@@ -3,9 +3,11 @@
 DVC runs one stage at a time. A study's stages (an "arm": its published
 numbers, ingest, per-device analysis and chapters) read nothing another
 study writes; only the ledger, the overview and the book read every study.
-So N workers (default: one per CPU) each run `dvc --wait-for-lock repro
-<one arm's stages>`, the longest arm first, and one `dvc repro` then runs
-what is left. The outputs are those of a plain `dvc repro` (which still
+So the arms are dealt to N workers (default: one per CPU; `bins`: by their
+expected time, the longest to the least loaded), each worker runs one `dvc
+--wait-for-lock repro <its arms' stages>`, and one `dvc repro` then runs
+what is left. Every `dvc` and stage command of the run is a fork of one warm
+server (mobitrace.warm) that has imported DVC and the libraries once. The outputs are those of a plain `dvc repro` (which still
 works, one stage after the other). Without -f, only the arms with an output
 missing (a fresh clone: all) run side by side: a worker that finds nothing to
 do holds DVC's lock for its whole check, so a no-op would take one check per
@@ -76,19 +78,41 @@ def stages(root: Path) -> dict[str, list[dict]]:
     return out
 
 
-def arms(root: Path) -> list[tuple[str, list[str]]]:
-    """(study slug, its stages) for every study, longest first: by the wall
-    time its commands took last (.mobitrace/timings.json), a command never
-    timed counting as the mean of those that were (so a fresh clone orders
-    by the number of commands)."""
+def cost_of(root: Path):
+    """The expected time of a list of stages: the wall time their commands
+    took last (.mobitrace/timings.json), a command never timed counting as
+    the mean of those that were (so a fresh clone counts commands), plus
+    DVC's own ~1 s per stage."""
     bodies, took = stages(root), timings.load(root)
     known = [v["wall_s"] for v in took.values()]
     default = sum(known) / len(known) if known else 1.0
 
     def cost(names: list[str]) -> float:
-        return sum(took.get(b["cmd"], {}).get("wall_s", default) for n in names for b in bodies.get(n, []))
+        return sum(took.get(b["cmd"], {}).get("wall_s", default) + DVC_PER_STAGE_S
+                   for n in names for b in bodies.get(n, []))
+    return cost
+
+
+DVC_PER_STAGE_S = 1.0
+
+
+def arms(root: Path) -> list[tuple[str, list[str]]]:
+    """(study slug, its stages) for every study, longest first (cost_of)."""
+    cost = cost_of(root)
     found = [(s.slug, arm_stages(s)) for s in studies()]
     return sorted(found, key=lambda arm: -cost(arm[1]))
+
+
+def bins(arm_list: list[tuple[str, list[str]]], jobs: int, cost) -> list[tuple[str, list[str]]]:
+    """The arms dealt to `jobs` workers, longest first to the least loaded
+    (LPT): ("a+b", a's and b's stages) per worker, so each worker starts DVC
+    once (its start and its walk of the repository, ~1-2 s) and not once per arm."""
+    loads: list[tuple[float, list[tuple[str, list[str]]]]] = [(0.0, []) for _ in range(min(jobs, len(arm_list)))]
+    for arm in sorted(arm_list, key=lambda a: -cost(a[1])):
+        i = min(range(len(loads)), key=lambda k: loads[k][0])
+        loads[i] = (loads[i][0] + cost(arm[1]), loads[i][1] + [arm])
+    dealt = sorted(loads, key=lambda load: -load[0])
+    return [("+".join(slug for slug, _ in held), [n for _, names in held for n in names]) for _, held in dealt]
 
 
 def rest(root: Path, arm_list: list[tuple[str, list[str]]]) -> list[str]:
@@ -184,6 +208,7 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, dvc: tuple[s
     flags = ["-f"] if force else []
     # One warm server for every stage command and notebook kernel of the run
     # (mobitrace.warm): its forks skip Python's start and the libraries' imports.
+    arm_list = bins(arm_list, jobs, cost_of(root))
     with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root) as env:
         return _run(root, arm_list, last_stages, force, jobs, flags, _warm_dvc(dvc), out, env)
 

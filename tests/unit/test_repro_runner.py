@@ -149,3 +149,16 @@ def test_a_stage_command_deaf_to_sigint_is_stopped_after_the_grace_synthetic(tmp
     assert code != 0, log
     assert took < 40, (took, log)                        # the grace (5 s) and SIGTERM, not the 60 s
     assert not (par / "j").exists() and not (par / "a" / "x").exists()
+
+
+def test_bins_deal_the_longest_arm_to_the_least_loaded_worker():
+    costs = {"a": 7.0, "b": 5.0, "c": 4.0, "d": 3.0, "e": 2.0}
+    arm_list = [(slug, [f"{slug}1", f"{slug}2"]) for slug in "edcba"]  # any order in
+
+    def cost(names):
+        return sum(costs[n[0]] / 2 for n in names)
+    # by hand: a->1 (7), b->2 (5), c->2 (9), d->1 (10), e->2 (11)
+    assert repro.bins(arm_list, 2, cost) == [("b+c+e", ["b1", "b2", "c1", "c2", "e1", "e2"]),
+                                             ("a+d", ["a1", "a2", "d1", "d2"])]
+    assert [label for label, _ in repro.bins(arm_list, 8, cost)] == ["a", "b", "c", "d", "e"]
+    assert repro.bins(arm_list, 1, cost)[0][0] == "a+b+c+d+e"
