@@ -108,8 +108,9 @@ class Built:
         self.env = self.env_for(self.clone)
 
     def env_for(self, clone: Path) -> dict:
+        # MOBITRACE_WARM_LOG: what the runner's warm server forked (test_pipeline checks it).
         return {**env(), "PATH": f"{BIN}{os.pathsep}{self.tools}", "MPLBACKEND": "Agg",
-                "PYTHONPATH": str(clone / "src")}
+                "PYTHONPATH": str(clone / "src"), "MOBITRACE_WARM_LOG": str(clone.parent / "warm.log")}
 
     @property
     def log(self) -> str:

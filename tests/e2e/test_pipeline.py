@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from mobitrace.studies import registry
+from tests.e2e.conftest import run
 
 
 pytestmark = pytest.mark.e2e
@@ -84,6 +85,26 @@ def test_forced_rerun_gives_byte_identical_tables_metrics_figures(built, forced)
     before = _digests(clone)
     assert any(k.endswith(".svg") for k in before) and any(k.endswith(".csv") for k in before)
     assert _digests(forced) == before
+
+
+def test_the_warm_builds_forks_give_the_bytes_of_processes_of_their_own(built_tree, tmp_path):
+    """The cold build ran every `dvc`, stage command and notebook kernel as a
+    fork of the runner's warm server (mobitrace.warm); plain `dvc repro`
+    starts each afresh. A device's ingest and fit and a notebook stage, rerun
+    plain in a copy, write the same bytes: dvc.lock does not move."""
+    forked = (built_tree.root / "warm.log").read_text()
+    for what in ("fork: dvc ['--wait-for-lock', 'repro'", "fork: mobitrace ['ingest', 'cpu-gbps'",
+                 "fork: mobitrace ['run-notebook', 'cpu-gbps']", "fork: ipykernel_launcher",
+                 "fork: mobitrace ['build-book', 'book']"):
+        assert what in forked, forked
+    assert "refused" not in forked, forked
+    work = built_tree.copy(tmp_path / "repo")
+    env = {k: v for k, v in built_tree.env_for(work).items() if k != "MOBITRACE_WARM_LOG"}
+    lock = (work / "dvc.lock").read_text()
+    stages = ["ingest_cpu_gbps@vm-veth-default", "analyze_cpu_gbps_device@vm-veth-default", "analyze_cpu_gbps"]
+    log = run(["dvc", "repro", "-f", "-s", *stages], work, env)
+    assert log.count("Running stage") == len(stages), log
+    assert (work / "dvc.lock").read_text() == lock
 
 
 def test_the_claims_audit_covers_every_claim_of_the_ledger_once(built):
