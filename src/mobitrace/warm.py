@@ -157,13 +157,15 @@ class _Server:
         self.selector.register(self.listener, selectors.EVENT_READ, ("accept", None))
         self.forks: dict[int, tuple[socket.socket, int]] = {}  # pid -> (caller, pidfd)
         self.env = _import_env(os.environ)
-        self.stopping = False
+        self.stopping, self.asked = False, False
+        self.todo: list[str] = []  # modules to preload, one per turn of the loop
 
     def serve(self) -> dict | None:
-        """Serve until SIGTERM; in a fork, return its request instead."""
-        todo = [*_PRELOAD, *(_PLOTTING if os.environ.get("MPLBACKEND") else ()), *_BOOK]
+        """Serve until SIGTERM; in a fork, return its request instead. The
+        libraries load from the first request on (a run with no Python to
+        fork, e.g. a no-op whose `dvc` is not this interpreter's, costs nothing)."""
         while not self.stopping or self.forks:
-            for key, _ in self.selector.select(0 if todo else None):
+            for key, _ in self.selector.select(0 if self.todo else None):
                 what, data = key.data
                 if what == "accept":
                     request = self._accept()
@@ -173,19 +175,22 @@ class _Server:
                     request = self._reap(data)
                 if request is not None:
                     return request
-            if todo:  # one import at a time, so that a waiting caller is served meanwhile
-                module = todo.pop(0)
+            if self.todo:  # one import at a time, so that a waiting caller is served meanwhile
+                module = self.todo.pop(0)
                 try:
                     importlib.import_module(module)
                 except Exception as exc:  # noqa: BLE001 -- a fork imports it again, and fails visibly
                     _log(f"not preloaded: {module}: {type(exc).__name__}: {exc}")
-                if not todo:
+                if not self.todo:
                     _log("preloaded")
         return None
 
     def _accept(self) -> dict | None:
         conn, _ = self.listener.accept()
         pid, uid, gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        if not self.asked:
+            self.asked = True
+            self.todo += [*_PRELOAD, *(_PLOTTING if os.environ.get("MPLBACKEND") else ()), *_BOOK]
         try:
             conn.settimeout(10)
             request, fds = _recv(conn, with_fds=True)
