@@ -214,6 +214,7 @@ class _Server:
         pid = os.fork()
         if pid == 0:
             return self._become_fork(request, fds)
+        _log(f"forked {pid}")
         for fd in fds:
             os.close(fd)
         with contextlib.suppress(OSError):
@@ -254,6 +255,7 @@ class _Server:
 
     def _reap(self, pid: int) -> None:
         _, status = os.waitpid(pid, 0)
+        _log(f"exit {os.waitstatus_to_exitcode(status)}: {pid}")
         conn, pidfd = self.forks.pop(pid)
         self.selector.unregister(pidfd)
         os.close(pidfd)
