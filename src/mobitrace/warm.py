@@ -47,15 +47,15 @@ _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # values differ from the server's gets no fork.
 _IMPORT_ENV = re.compile(r"^(PYTHON|MPL|MATPLOTLIB|OMP_|OPENBLAS|MKL_|NUMEXPR|ARROW|JUPYTER|IPYTHON|XDG_|LC_)"
                          r"|^(HOME|LANG|LANGUAGE|TZ)$")
-# DVC first: the run's `dvc repro` processes are forks too (mobitrace.repro).
+# The run's `dvc repro` processes are forks too (mobitrace.repro).
 # matplotlib reads MPLBACKEND at import, and a kernel sets it when it is
 # unset, so without it no plotting library is preloaded. Nor is
 # ipykernel.kernelapp, whose defaults read the kernel's own environment at
 # import (JPY_PARENT_PID). pandera imports hypothesis only at its first
 # validation, which a command then blocks (__main__.py) as it would alone.
-_PRELOAD = ("dvc.cli", "dvc.repo", "dvc.repo.reproduce",
-            "numpy", "pandas", "pyarrow", "pyarrow.parquet", "pandera.pandas", "yaml", "scipy.stats", "statsmodels.api", "statsmodels.formula.api",
-            "nbformat", "jupytext", "papermill", "jupyter_client")
+_DVC = ("dvc.cli", "dvc.repo", "dvc.repo.reproduce")
+_LIBRARIES = ("numpy", "pandas", "pyarrow", "pyarrow.parquet", "pandera.pandas", "yaml", "scipy.stats",
+              "statsmodels.api", "statsmodels.formula.api", "nbformat", "jupytext", "papermill", "jupyter_client")
 _PLOTTING = ("matplotlib", "matplotlib.pyplot", "seaborn")
 _BOOK = ("jupyter_book.cli.main", "jupyter_book.sphinx", "myst_nb.sphinx_ext", "sphinx_book_theme",
          "sphinx_design.extension")  # the book stage's Sphinx, loaded last: it runs last
@@ -157,13 +157,11 @@ class _Server:
         self.selector.register(self.listener, selectors.EVENT_READ, ("accept", None))
         self.forks: dict[int, tuple[socket.socket, int]] = {}  # pid -> (caller, pidfd)
         self.env = _import_env(os.environ)
-        self.stopping, self.asked = False, False
+        self.stopping, self.dvc_asked, self.libraries_asked = False, False, False
         self.todo: list[str] = []  # modules to preload, one per turn of the loop
 
     def serve(self) -> dict | None:
-        """Serve until SIGTERM; in a fork, return its request instead. The
-        libraries load from the first request on (a run with no Python to
-        fork, e.g. a no-op whose `dvc` is not this interpreter's, costs nothing)."""
+        """Serve until SIGTERM; in a fork, return its request instead."""
         while not self.stopping or self.forks:
             for key, _ in self.selector.select(0 if self.todo else None):
                 what, data = key.data
@@ -188,9 +186,6 @@ class _Server:
     def _accept(self) -> dict | None:
         conn, _ = self.listener.accept()
         pid, uid, gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
-        if not self.asked:
-            self.asked = True
-            self.todo += [*_PRELOAD, *(_PLOTTING if os.environ.get("MPLBACKEND") else ()), *_BOOK]
         try:
             conn.settimeout(10)
             request, fds = _recv(conn, with_fds=True)
@@ -202,6 +197,7 @@ class _Server:
             conn.close()
             return None
         why = self._refusal(request, uid, len(fds))
+        self._preload_for(request.get("module"))
         _log(f"{'refused (' + why + ')' if why else 'fork'}: {request.get('module')} {request.get('argv')}")
         if why or self.stopping:
             with contextlib.suppress(OSError):
@@ -226,6 +222,16 @@ class _Server:
         with contextlib.suppress(OSError):
             _send(conn, {"started": pid})
         return None
+
+    def _preload_for(self, module) -> None:
+        """DVC from the first request on, the libraries from the first other
+        one: a no-op run, only `dvc repro`, loads no library beside it."""
+        if module != "dvc" and not self.libraries_asked:
+            self.libraries_asked = True
+            self.todo += [*_LIBRARIES, *(_PLOTTING if os.environ.get("MPLBACKEND") else ()), *_BOOK]
+        if not self.dvc_asked:
+            self.dvc_asked = True
+            self.todo[:0] = _DVC
 
     def _refusal(self, request: dict, uid: int, nfds: int) -> str | None:
         if uid != os.getuid():
