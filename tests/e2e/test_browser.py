@@ -10,7 +10,12 @@ practices at least 95. Screenshots of the top of every page at 1280 and
 390 px land in book/_build/screens/.
 
 axe-core and Lighthouse come from tests/browser/ (`npm ci`, run by `make
-browser-tools`, which `make test` depends on).
+browser-tools`, which `make test` depends on). Lighthouse runs in
+tests/e2e/test_lighthouse.py, on the other xdist worker.
+
+Each page is loaded once per window size (the default, 1280 and 390 px) and
+everything the checks read is gathered on that load (`visits`, `at_widths`);
+each check still asserts on its own share, so each can fail alone.
 """
 
 from __future__ import annotations
@@ -22,7 +27,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import threading
 import urllib.error
 import urllib.request
@@ -32,7 +36,8 @@ from urllib.parse import urldefrag, urlparse
 import pytest
 import yaml
 
-pytestmark = pytest.mark.e2e
+# One worker runs the module: the page visits (module fixtures) are made once.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_browser")]
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -92,10 +97,13 @@ def _pages(html_dir: Path) -> list[str]:
                   if "_sources" not in p.parts and "_static" not in p.parts)
 
 
-def _load(browser, url):
+def _load(browser, url, drain=True):
+    """Load url (math typeset); its console errors. drain=False keeps the
+    performance log for `visits` to read."""
     browser.get(url)
     _wait_for_math(browser)
-    browser.get_log("performance")  # drained here; test_pages_request_nothing_from_other_hosts reads it
+    if drain:
+        browser.get_log("performance")
     return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
@@ -140,14 +148,64 @@ def _viewport(browser, width, height):
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
-def test_every_page_loads_without_console_errors_and_with_all_images(browser, site):
+
+# Read on each page right after its load (math typeset), for the checks below.
+_FACTS = """
+    const text = document.body.innerText;
+    return {raw: ["\\\\(", "\\\\[", "$$"].filter(t => text.includes(t)),
+            math: document.querySelectorAll(".math").length,
+            typeset: document.querySelectorAll(".math mjx-container").length,
+            inputs: Array.from(document.querySelectorAll('.cell_input')).filter(e => e.checkVisibility()).length,
+            hrefs: Array.from(document.querySelectorAll('a[href]')).map(a => a.href)};"""
+_AXE_RUN = """
+    const done = arguments[arguments.length - 1];
+    axe.run(document, {resultTypes: ["violations"]})
+       .then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
+                                               first: v.nodes[0].target.join(" ")}))),
+             e => done([{id: "axe-error", impact: "critical", nodes: 0, first: String(e)}]));"""
+
+
+def _requests(browser) -> list[str]:
+    """The URLs of Chromium's performance log (drained) since it was last read."""
+    return [json.loads(e["message"])["message"]["params"]["request"]["url"]
+            for e in browser.get_log("performance") if '"Network.requestWillBeSent"' in e["message"]]
+
+
+@pytest.fixture(scope="module")
+def visits(browser, site) -> dict:
+    """{page: what the checks at the window's default size read}, from one
+    load of each page: its console errors and every request it made (its
+    images' included, made eager and fetched, see _load_every_image), the
+    facts of _FACTS, then axe-core's violations (None without axe-core)."""
+    axe_js = BROWSER_TOOLS / "axe-core" / "axe.min.js"
+    axe = axe_js.read_text() if axe_js.exists() else None  # test_axe_... skips or fails on its own
     base, html_dir = site
-    pages = _pages(html_dir)
+    browser.get("about:blank")  # ends the start-up tab, whose chrome:// requests are no page's
+    found = {}
+    for page in _pages(html_dir):
+        browser.get_log("performance")  # what the previous page left
+        errors = _load(browser, base + page, drain=False)
+        visit = browser.execute_script(_FACTS)
+        visit["images"] = _load_every_image(browser)
+        visit["console"] = errors + [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        visit["requests"] = _requests(browser)
+        visit["axe"] = None
+        if axe is not None:
+            browser.execute_script(axe)
+            browser.set_script_timeout(60)
+            visit["axe"] = browser.execute_async_script(_AXE_RUN)
+            browser.get_log("browser")  # axe's own messages are no page's errors
+        found[page] = visit
+    return found
+
+
+def test_every_page_loads_without_console_errors_and_with_all_images(visits):
+    pages = list(visits)
     assert "chapters/cpu-gbps.html" in pages and "chapters/claims-ledger.html" in pages
     problems = {}
-    for page in pages:
-        errors = _load(browser, base + page)
-        broken = [i["src"] for i in _load_every_image(browser) if not i["width"] > 0]
+    for page, visit in visits.items():
+        errors = visit["console"]
+        broken = [i["src"] for i in visit["images"] if not i["width"] > 0]
         if errors or broken:
             problems[page] = {"console": [e["message"] for e in errors], "broken images": broken}
     assert not problems, problems
@@ -187,8 +245,8 @@ def _ids(html: str) -> set[str]:
     return set(re.findall(r'\sid="([^"]+)"', html))
 
 
-def test_every_internal_link_resolves(browser, site):
-    base, html_dir = site
+def test_every_internal_link_resolves(visits, site):
+    base, _ = site
     host = urlparse(base).netloc
     fetched: dict[str, str | None] = {}
 
@@ -202,11 +260,8 @@ def test_every_internal_link_resolves(browser, site):
         return fetched[url]
 
     broken = []
-    for page in _pages(html_dir):
-        _load(browser, base + page)
-        hrefs = browser.execute_script(
-            "return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
-        for href in hrefs:
+    for page, visit in visits.items():
+        for href in visit["hrefs"]:
             parsed = urlparse(href)
             if parsed.scheme not in ("http", "https") or parsed.netloc != host:
                 continue
@@ -242,92 +297,91 @@ def test_reproducibility_page_shows_the_build_machine(browser, site):
     assert "Python" in text and "analyze_cpu_gbps" in text and "book" in text
 
 
-def _on_each_page(browser, base, pages, script) -> dict:
-    """{page: what `script` returns there}, each page loaded (math typeset) first."""
-    found = {}
-    for page in pages:
-        _load(browser, base + page)
-        found[page] = browser.execute_script(script)
-    return found
-
-
-def test_math_is_typeset_and_no_raw_tex_is_visible(browser, site):
-    base, html_dir = site
-    found = _on_each_page(browser, base, _pages(html_dir), """
-        const text = document.body.innerText;
-        return {raw: ["\\\\(", "\\\\[", "$$"].filter(t => text.includes(t)),
-                math: document.querySelectorAll(".math").length,
-                typeset: document.querySelectorAll(".math mjx-container").length};""")
-    problems = {page: f for page, f in found.items() if f["raw"] or f["typeset"] < f["math"]}
+def test_math_is_typeset_and_no_raw_tex_is_visible(visits):
+    problems = {page: {k: v[k] for k in ("raw", "math", "typeset")} for page, v in visits.items()
+                if v["raw"] or v["typeset"] < v["math"]}
     assert not problems, f"raw TeX visible or math not typeset: {problems}"
 
 
-def test_pages_request_nothing_from_other_hosts(browser, site):
-    """Chromium's performance log of every page load, MathJax's fonts included."""
-    base, html_dir = site
+def test_pages_request_nothing_from_other_hosts(visits, site):
+    """Chromium's performance log of every page load, MathJax's fonts and
+    every image included."""
+    base, _ = site
     host = urlparse(base).netloc
     foreign = {}
-    for page in _pages(html_dir):
-        browser.get_log("performance")
-        browser.get(base + page)
-        _wait_for_math(browser)
-        urls = [json.loads(e["message"])["message"]["params"]["request"]["url"]
-                for e in browser.get_log("performance")
-                if '"Network.requestWillBeSent"' in e["message"]]
-        others = sorted({u for u in urls if urlparse(u).scheme not in ("data", "blob", "about")
+    for page, visit in visits.items():
+        others = sorted({u for u in visit["requests"] if urlparse(u).scheme not in ("data", "blob", "about")
                          and urlparse(u).netloc != host})
         if others:
             foreign[page] = others
     assert not foreign, foreign
 
 
-def test_no_code_input_is_visible_by_default(browser, site):
-    base, html_dir = site
-    found = _on_each_page(browser, base, _pages(html_dir),
-                          "return Array.from(document.querySelectorAll('.cell_input')).filter(e => e.checkVisibility()).length")
-    shown = {page: n for page, n in found.items() if n}
+def test_no_code_input_is_visible_by_default(visits):
+    shown = {page: v["inputs"] for page, v in visits.items() if v["inputs"]}
     assert not shown, f"visible code inputs per page: {shown}"
 
 
-def test_each_study_chapter_shows_a_figure_or_its_findings_in_the_first_800px(browser, site):
+_FIRST_FIGURE_TOP = """
+    const found = Array.from(document.querySelectorAll(
+        ".bd-article .key-findings, .bd-article figure, .bd-article img, .bd-article .cell_output svg"))
+      .filter(e => e.checkVisibility());
+    return found.length ? Math.min(...found.map(e => e.getBoundingClientRect().top + window.scrollY)) : null;"""
+_SIDEWAYS = """
+    const root = document.documentElement, vw = root.clientWidth;
+    if (root.scrollWidth <= vw) return null;
+    const inScrollBox = e => { for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
+        if (["auto", "scroll", "hidden"].includes(getComputedStyle(a).overflowX)) return true; return false; };
+    const out = Array.from(document.body.querySelectorAll("*")).filter(e =>
+        e.getBoundingClientRect().right > vw + 1 && !inScrollBox(e) && getComputedStyle(e).position !== "fixed");
+    return {scrollWidth: root.scrollWidth, width: vw,
+            widest: out.slice(-5).map(e => e.tagName.toLowerCase() + "." + e.className)};"""
+
+
+@pytest.fixture(scope="module")
+def at_widths(browser, site, repo) -> dict:
+    """{width: {page: {"shot": (png, saved), "found": ...}}} from one load of
+    each page at 1280 x 800 and at 390 x 844 px: the screenshot of its top in
+    book/_build/screens/, and what _FIRST_FIGURE_TOP finds on the study
+    chapters at 1280 px and _SIDEWAYS on every page at 390 px."""
     base, html_dir = site
-    with _viewport(browser, *DESKTOP):
-        tops = _on_each_page(browser, base, _study_chapters(html_dir), """
-            const found = Array.from(document.querySelectorAll(
-                ".bd-article .key-findings, .bd-article figure, .bd-article img, .bd-article .cell_output svg"))
-              .filter(e => e.checkVisibility());
-            return found.length ? Math.min(...found.map(e => e.getBoundingClientRect().top + window.scrollY)) : null;""")
+    screens = repo / "book" / "_build" / "screens"
+    screens.mkdir(parents=True, exist_ok=True)
+    study = set(_study_chapters(html_dir))
+    out = {}
+    for (width, height), script, pages in ((DESKTOP, _FIRST_FIGURE_TOP, study), (PHONE, _SIDEWAYS, None)):
+        out[width] = {}
+        with _viewport(browser, width, height):
+            for page in _pages(html_dir):
+                _load(browser, base + page)
+                seen = {"found": browser.execute_script(script)} if pages is None or page in pages else {}
+                shot = screens / f"{page.removesuffix('.html').replace('/', '--')}-{width}.png"
+                seen["shot"] = (shot, browser.save_screenshot(str(shot)))
+                out[width][page] = seen
+    return out
+
+
+def test_each_study_chapter_shows_a_figure_or_its_findings_in_the_first_800px(at_widths, site):
+    _, html_dir = site
+    desktop = at_widths[DESKTOP[0]]
+    tops = {page: desktop.get(page, {}).get("found") for page in _study_chapters(html_dir)}
     late = {page: top for page, top in tops.items() if top is None or top >= 800}
     assert not late, f"first figure or findings block at (px from the top; None: none): {late}"
 
 
-def test_no_page_scrolls_sideways_on_a_phone(browser, site):
-    base, html_dir = site
-    with _viewport(browser, *PHONE):
-        found = _on_each_page(browser, base, _pages(html_dir), """
-            const root = document.documentElement, vw = root.clientWidth;
-            if (root.scrollWidth <= vw) return null;
-            const inScrollBox = e => { for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
-                if (["auto", "scroll", "hidden"].includes(getComputedStyle(a).overflowX)) return true; return false; };
-            const out = Array.from(document.body.querySelectorAll("*")).filter(e =>
-                e.getBoundingClientRect().right > vw + 1 && !inScrollBox(e) && getComputedStyle(e).position !== "fixed");
-            return {scrollWidth: root.scrollWidth, width: vw,
-                    widest: out.slice(-5).map(e => e.tagName.toLowerCase() + "." + e.className)};""")
-    wide = {page: f for page, f in found.items() if f}
+def test_no_page_scrolls_sideways_on_a_phone(at_widths):
+    wide = {page: seen["found"] for page, seen in at_widths[PHONE[0]].items() if seen["found"]}
     assert not wide, wide
 
 
-def test_screenshots_of_every_page_top_at_desktop_and_phone_width(browser, site, repo):
+def test_screenshots_of_every_page_top_at_desktop_and_phone_width(at_widths, site):
     """book/_build/screens/<page>-<width>.png, to look at."""
-    base, html_dir = site
-    screens = repo / "book" / "_build" / "screens"
-    screens.mkdir(parents=True, exist_ok=True)
-    for width, height in (DESKTOP, PHONE):
-        with _viewport(browser, width, height):
-            for page in _pages(html_dir):
-                _load(browser, base + page)
-                shot = screens / f"{page.removesuffix('.html').replace('/', '--')}-{width}.png"
-                assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 0, shot
+    _, html_dir = site
+    for width, _ in (DESKTOP, PHONE):
+        assert sorted(at_widths[width]) == _pages(html_dir)
+        for seen in at_widths[width].values():
+            shot, saved = seen["shot"]
+            assert saved and shot.stat().st_size > 0, shot
 
 
 def _tool(relative: str) -> Path:
@@ -347,20 +401,11 @@ def _report(repo: Path, name: str, data) -> None:
     out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
-def test_axe_finds_no_serious_or_critical_violation(browser, site, repo):
-    axe = _tool("axe-core/axe.min.js").read_text()
-    base, html_dir = site
-    browser.set_script_timeout(60)
+def test_axe_finds_no_serious_or_critical_violation(visits, repo):
+    _tool("axe-core/axe.min.js")
     results, bad = {}, {}
-    for page in _pages(html_dir):
-        _load(browser, base + page)
-        browser.execute_script(axe)
-        violations = browser.execute_async_script("""
-            const done = arguments[arguments.length - 1];
-            axe.run(document, {resultTypes: ["violations"]})
-               .then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
-                                                       first: v.nodes[0].target.join(" ")}))),
-                     e => done([{id: "axe-error", impact: "critical", nodes: 0, first: String(e)}]));""")
+    for page, visit in visits.items():
+        violations = visit["axe"]
         results[page] = {impact: sum(1 for v in violations if v["impact"] == impact)
                          for impact in ("minor", "moderate", "serious", "critical")}
         serious = [v for v in violations if v["impact"] in ("serious", "critical")]
@@ -368,53 +413,6 @@ def test_axe_finds_no_serious_or_critical_violation(browser, site, repo):
             bad[page] = serious
     _report(repo, "axe.json", results)
     assert not bad, bad
-
-
-LIGHTHOUSE_LANES = 2  # Node processes, each with its own Chrome, auditing a share of the pages
-
-
-def test_lighthouse_scores_accessibility_and_best_practices_at_least_95(site, repo):
-    """Lighthouse (mobile form factor) drives Debian's Chromium via
-    CHROME_PATH, in one Node and one Chrome per lane
-    (tests/browser/lighthouse-pages.mjs)."""
-    _tool(".bin/lighthouse")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"needs {CHROMIUM}")
-    base, html_dir = site
-    env = dict(os.environ, CHROME_PATH=CHROMIUM)
-    pages = _landing_and_chapters(html_dir)
-    command = ["node", str(BROWSER_TOOLS.parent / "lighthouse-pages.mjs"),
-               "--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage"]
-
-    def start(lane):
-        return subprocess.Popen([*command, *(base + p for p in lane)], env=env, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-    lanes = [pages[i::LIGHTHOUSE_LANES] for i in range(LIGHTHOUSE_LANES)]
-    reports = {}
-    for lane, proc in [(lane, start(lane)) for lane in lanes]:
-        for attempt in range(2):
-            out, err = proc.communicate(timeout=300 * len(lane))
-            # Lighthouse's own Chrome sometimes drops its DevTools connection on
-            # a loaded machine (CI: "Runtime error encountered: Connection
-            # closed"); that is the tool failing, not the page: one more try.
-            if proc.returncode == 0 or "Connection closed" not in err or attempt:
-                break
-            proc = start(lane)
-        assert proc.returncode == 0, f"lighthouse {lane}: {err[-2000:]}"
-        reports.update(json.loads(out))
-    scores, low = {}, {}
-    for page in pages:
-        report = reports[base + page]
-        cats = report["categories"]
-        scores[page] = {k: round(100 * cats[k]) for k in ("accessibility", "best-practices")}
-        if min(scores[page].values()) < 95:
-            low[page] = scores[page] | {"failing audits": sorted(
-                a for refs in report["refs"].values() for a in refs
-                if report["audits"][a][0] is not None and report["audits"][a][0] < 1
-                and report["audits"][a][1] == "binary")}
-    _report(repo, "lighthouse.json", scores)
-    assert not low, low
 
 
 def test_site_folder_works_from_file_urls(browser, site, tmp_path_factory):

@@ -2,6 +2,7 @@
 the CLI, the Makefile, params.yaml and the tests follow it, and each study's
 stages depend on its own code only (issue 17, items 1 and 4)."""
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,7 @@ def test_every_study_has_its_files_and_params():
         assert (ROOT / "data" / "results" / study.thumbnail.chapter).parent.name == "results"
 
 
+@functools.cache  # ~1 s of DVC's index per call; the checked-in files don't change during a run
 def _stage_deps() -> dict[str, list[str]]:
     """Every stage DVC sees (foreach expanded) with its dependency paths."""
     with Repo(str(ROOT)) as repo:
