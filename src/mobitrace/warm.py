@@ -3,12 +3,14 @@
 Every stage command starts Python and imports pandas, pandera and pyarrow
 (~0.8 s CPU), and a notebook stage also starts a kernel that imports seaborn,
 scipy and statsmodels (~2 s). `python -m mobitrace repro` starts one server
-that imports those libraries once; each stage command (`python -m mobitrace
-...`, via __main__.py) and each notebook kernel (`python -m mobitrace.warm run
+that imports those libraries (and DVC and Sphinx) once; each `dvc repro` of
+the run (mobitrace.repro), each stage command (`python -m mobitrace ...`, via
+__main__.py) and each notebook kernel (`python -m mobitrace.warm run
 ipykernel_launcher ...`, the kernel spec book/notebooks.py uses) then asks it
-for a fork of itself that runs `python -m MODULE` with the caller's argv, working directory,
-environment, sys.path and standard streams, and waits for the fork's exit
-status, which it exits with (a signal that ended the fork ends it too).
+for a fork of itself that runs `python -m MODULE` with the caller's argv,
+working directory, environment, sys.path and standard streams, and waits for
+the fork's exit status, which it exits with (a signal that ended the fork
+ends it too).
 Signals the caller gets (SIGINT, SIGTERM, SIGHUP) go to the fork; a caller
 that dies takes the fork's process group with it.
 
@@ -209,6 +211,7 @@ class _Server:
         gc.freeze()  # the fork's collections skip what is loaded, and leave its pages shared
         pid = os.fork()
         if pid == 0:
+            conn.close()  # the server's end of it: the fork talks through its descriptors only
             return self._become_fork(request, fds)
         _log(f"forked {pid}")
         for fd in fds:
