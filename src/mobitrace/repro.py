@@ -6,9 +6,10 @@ study writes; only the ledger, the overview and the book read every study.
 So the arms are dealt to N workers (default: one per CPU; `bins`: by their
 expected time, the longest to the least loaded), each worker runs one `dvc
 --wait-for-lock repro <its arms' stages>`, and one `dvc repro` then runs
-what is left. Every `dvc` and stage command of the run is a fork of one warm
-server (mobitrace.warm) that has imported DVC and the libraries once. The outputs are those of a plain `dvc repro` (which still
-works, one stage after the other). Without -f, only the arms with an output
+what is left. Every `dvc` and stage command of the run is a fork of one
+warm server (mobitrace.warm) that has imported DVC and the libraries once.
+The outputs are those of a plain `dvc repro` (which still works, one stage
+after the other). Without -f, only the arms with an output
 missing (a fresh clone: all) run side by side: a worker that finds nothing to
 do holds DVC's lock for its whole check, so a no-op would take one check per
 arm; the last `dvc repro` runs whatever else changed, serially.
@@ -96,9 +97,10 @@ def cost_of(root: Path):
 DVC_PER_STAGE_S = 1.0
 
 
-def arms(root: Path) -> list[tuple[str, list[str]]]:
-    """(study slug, its stages) for every study, longest first (cost_of)."""
-    cost = cost_of(root)
+def arms(root: Path, cost=None) -> list[tuple[str, list[str]]]:
+    """(study slug, its stages) for every study, longest first (`cost`: by
+    default cost_of(root))."""
+    cost = cost or cost_of(root)
     found = [(s.slug, arm_stages(s)) for s in studies()]
     return sorted(found, key=lambda arm: -cost(arm[1]))
 
@@ -196,7 +198,8 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, dvc: tuple[s
     the first `dvc repro` that failed (0 if none did). `plan`: (arms, the
     rest), by default the studies' (arms(), rest())."""
     out = out or sys.stdout
-    arm_list = plan[0] if plan else arms(root)
+    cost = cost_of(root)
+    arm_list = plan[0] if plan else arms(root, cost)
     last_stages = plan[1] if plan else rest(root, arm_list)
     if not force:
         # Side by side only the arms with an output missing (see above):
@@ -206,9 +209,9 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, dvc: tuple[s
             arm_list = []
     jobs = max(1, jobs or os.cpu_count() or 1)
     flags = ["-f"] if force else []
-    # One warm server for every stage command and notebook kernel of the run
-    # (mobitrace.warm): its forks skip Python's start and the libraries' imports.
-    arm_list = bins(arm_list, jobs, cost_of(root))
+    arm_list = bins(arm_list, jobs, cost)
+    # One warm server for every process of the run (mobitrace.warm): its
+    # forks skip Python's start and the libraries' imports.
     with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root) as env:
         return _run(root, arm_list, last_stages, force, jobs, flags, _warm_dvc(dvc), out, env)
 
