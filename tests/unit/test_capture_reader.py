@@ -437,3 +437,16 @@ def test_validated_record_batched_gives_what_a_frame_per_file_gives_synthetic(re
         except InputError as exc:
             outcomes.append(str(exc))
     assert outcomes == [message, message]
+
+
+def test_validated_record_a_cast_that_fails_names_the_file_as_reading_it_would_synthetic():
+    schema, dtypes = _record_schema(), {"n": "int64", "x": float, "name": str}
+    records = [("a", {"n": 1, "x": 2.0, "name": "TCP"}), ("b", {"n": 2 ** 70, "x": 1.0, "name": "TCP"})]
+    errors = []
+    for batched in (False, True):
+        with pytest.raises(OverflowError) as info:
+            with cr.checked_once() if batched else contextlib.nullcontext():
+                for name, record in records:
+                    cr.validated_record(schema, record, dtypes, _record_fail(name))
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]

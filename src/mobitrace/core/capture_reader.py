@@ -1006,7 +1006,11 @@ def _check_batched(pending: list) -> None:
         for key, items in groups.items():
             frames = [frame for _, frame in items]
             if key[1] == "records":
-                table = pd.DataFrame([r.record for r in frames]).astype(frames[0].dtypes)
+                try:
+                    table = pd.DataFrame([r.record for r in frames]).astype(frames[0].dtypes)
+                except (TypeError, ValueError, OverflowError):  # a cast that fails in a file's frame or only here
+                    _check_each(pending)  # that file's error, in reading order; else each file passed
+                    return
             else:
                 table = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
             items[0][0].validate(table, lazy=False)
