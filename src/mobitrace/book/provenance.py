@@ -39,19 +39,6 @@ def _parsed_lock(path: str, mtime_ns: int, size: int) -> dict:
     return lock.get("stages", {})
 
 
-def lock_sources(path: str | Path, stage: str) -> list[Source]:
-    """sources(load_lock(path), stage), cached per file version and stage:
-    the book asks once per provenance box, and many boxes name one stage."""
-    path = Path(path).resolve()
-    st = path.stat()
-    return list(_lock_sources(str(path), st.st_mtime_ns, st.st_size, stage))
-
-
-@functools.lru_cache(maxsize=256)
-def _lock_sources(path: str, mtime_ns: int, size: int, stage: str) -> tuple[Source, ...]:
-    return tuple(sources(_parsed_lock(path, mtime_ns, size), stage))
-
-
 def _is_source(path: str) -> bool:
     return any(path == root.rstrip("/") or path.startswith(root) for root in SOURCE_ROOTS)
 
