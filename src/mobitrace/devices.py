@@ -184,13 +184,16 @@ def _checkpoint(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def validate(path: str | Path, device: str | None = None) -> tuple[Study | None, list[InputError]]:
+def validate(path: str | Path, device: str | None = None,
+             stage: Callable[[Path, str], Path] | None = None) -> tuple[Study | None, list[InputError]]:
     """Every problem of the capture sessions under `path` (see module doc).
 
     The sessions are checked as they would be ingested, laid out as
     <device>/<session>: in place when they already are, else in a copy in a
-    private temporary folder, always removed. Returns the study (None when
-    the sessions disagree or none could be read) and the problems."""
+    private temporary folder, always removed, or in the copy that
+    `stage(session, device)` returns (add-device's staging copy, which it
+    then moves into place). Returns the study (None when the sessions
+    disagree or none could be read) and the problems."""
     try:
         sessions = sessions_in(path)
         if device is not None:
@@ -214,6 +217,8 @@ def validate(path: str | Path, device: str | None = None) -> tuple[Study | None,
             in_raw_tree = session.parent.parent.name == study.slug and device is None
             if in_raw_tree or session.parent.name == name:
                 laid_out = session
+            elif stage is not None:
+                laid_out = stage(session, name)
             else:
                 tmp = tmp or Path(tempfile.mkdtemp(prefix="mobitrace-validate-"))
                 laid_out = _stage(session, name, tmp)
@@ -288,6 +293,28 @@ class Registration:
 
 
 STAGING_PREFIX = ".staging-"
+
+
+class _Staging:
+    """add-device's data/raw/.staging-<pid>-* folder, made at the first
+    session copied into it (fsync, checkpoints); `copies` maps each session
+    to its copy, so a session checked there is not copied again."""
+
+    def __init__(self, raw_root: Path):
+        self.raw_root, self.folder, self.copies = raw_root, None, {}
+
+    def stage(self, session: Path, device: str) -> Path:
+        if self.folder is None:
+            self.raw_root.mkdir(parents=True, exist_ok=True)
+            self.folder = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=self.raw_root))
+            _checkpoint("staging created")
+        self.copies[session] = _stage(session, device, self.folder, sync=True)
+        _checkpoint("session staged")
+        return self.copies[session]
+
+    def remove(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def clean_stale_staging(raw: Path) -> list[str]:
@@ -478,7 +505,18 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
         notify(line)  # said even when this run then fails
     if device is not None:
         check_name(device, path, "device")
-    study, problems = validate(path, device)
+    staging = _Staging(raw_root)  # a renamed session is checked in its staging copy: copied once, not twice
+    try:
+        return _register(path, device, root, append, storage, cleaned, staging)
+    finally:
+        staging.remove()
+
+
+def _register(path, device: str | None, root: Path, append: bool, storage: str, cleaned: list[str],
+              staging: _Staging) -> Registration:
+    """add_device's work once stale staging is cleaned (see there)."""
+    raw_root = root / "data" / "raw"
+    study, problems = validate(path, device, staging.stage)
     if problems:
         raise problems[0]
     sessions = sessions_in(path)
@@ -501,54 +539,49 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
         clash = [d for d in dests if os.path.lexists(d)]
         if clash:
             raise InputError(clash[0], None, None, "a session not yet registered", "an existing folder")
-        raw_root.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=raw_root))
+        for s in sessions:
+            if staging.copies.get(s) is None or staging.copies[s].parent.name != name:
+                staging.stage(s, name)
+        folder = staging.folder  # every session is staged by now
+        _fsync_dir(folder / name)
+        moved = device_dir if not device_dir.exists() else None
+        (folder / "journal.json").write_text(json.dumps(
+            {"device": name, "section": study.params_section,
+             "moved": moved.relative_to(root).as_posix() if moved else None}))
+        _fsync_dir(folder)
+        _checkpoint("journal written")
+        device_dir.parent.mkdir(parents=True, exist_ok=True)
+        gitignore = device_dir / ".gitignore"  # restored when an --append is rolled back
+        ignored = gitignore.read_bytes() if moved is None and gitignore.is_file() else None
+        was_listed = _listed(root / "params.yaml", study.params_section, name)  # --append
+        placed: list[Path] = []
         try:
-            _checkpoint("staging created")
-            for s in sessions:
-                _stage(s, name, staging, sync=True)
-                _checkpoint("session staged")
-            _fsync_dir(staging / name)
-            moved = device_dir if not device_dir.exists() else None
-            (staging / "journal.json").write_text(json.dumps(
-                {"device": name, "section": study.params_section,
-                 "moved": moved.relative_to(root).as_posix() if moved else None}))
-            _fsync_dir(staging)
-            _checkpoint("journal written")
-            device_dir.parent.mkdir(parents=True, exist_ok=True)
-            gitignore = device_dir / ".gitignore"  # restored when an --append is rolled back
-            ignored = gitignore.read_bytes() if moved is None and gitignore.is_file() else None
-            was_listed = _listed(root / "params.yaml", study.params_section, name)  # --append
-            placed: list[Path] = []
-            try:
-                if moved is not None:
-                    os.rename(staging / name, device_dir)  # the whole device appears at once
-                    placed.append(device_dir)
-                else:
-                    for s in sessions:  # --append: one rename per session
-                        os.rename(staging / name / s.name, device_dir / s.name)
-                        placed.append(device_dir / s.name)
-                _fsync_dir(device_dir.parent)
-                _checkpoint("device in place")
-                if kept:
-                    remote, to_stage = _keep_in_dvc(root, kept)
-                listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
-            except BaseException:  # an error, Ctrl-C or SIGTERM before params.yaml lists it: roll back
-                if was_listed or not _listed(root / "params.yaml", study.params_section, name):
-                    for p in placed:
-                        shutil.rmtree(p, ignore_errors=True)
-                    if moved is None and kept:  # --append: the .dvc files and .gitignore lines it wrote
-                        for d in kept:
-                            d.with_name(d.name + ".dvc").unlink(missing_ok=True)
-                        if ignored is not None:
-                            gitignore.write_bytes(ignored)
-                        else:
-                            gitignore.unlink(missing_ok=True)
-                raise
-            copied = True
-            _checkpoint("params.yaml written")
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            if moved is not None:
+                os.rename(folder / name, device_dir)  # the whole device appears at once
+                placed.append(device_dir)
+            else:
+                for s in sessions:  # --append: one rename per session
+                    os.rename(folder / name / s.name, device_dir / s.name)
+                    placed.append(device_dir / s.name)
+            _fsync_dir(device_dir.parent)
+            _checkpoint("device in place")
+            if kept:
+                remote, to_stage = _keep_in_dvc(root, kept)
+            listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
+        except BaseException:  # an error, Ctrl-C or SIGTERM before params.yaml lists it: roll back
+            if was_listed or not _listed(root / "params.yaml", study.params_section, name):
+                for p in placed:
+                    shutil.rmtree(p, ignore_errors=True)
+                if moved is None and kept:  # --append: the .dvc files and .gitignore lines it wrote
+                    for d in kept:
+                        d.with_name(d.name + ".dvc").unlink(missing_ok=True)
+                    if ignored is not None:
+                        gitignore.write_bytes(ignored)
+                    else:
+                        gitignore.unlink(missing_ok=True)
+            raise
+        copied = True
+        _checkpoint("params.yaml written")
     else:
         listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
     staged = _git_stage(root, to_stage)

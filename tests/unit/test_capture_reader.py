@@ -399,3 +399,54 @@ def test_checked_once_checks_early_past_its_row_bound_with_the_same_error_synthe
                 cr.validated(_synthetic_schema(), pd.DataFrame({"n": pd.Series(values, dtype="int64")}), _fail(name))
     assert str(info.value) == "b: line 3: field 'n': expected a count, found -4"
     assert read == ["a", "b"]  # checked once 4 rows were held, before c was read
+
+
+def _record_schema():
+    import pandera.pandas as pa
+    return pa.DataFrameSchema({"n": pa.Column("int64", pa.Check.ge(0)), "x": pa.Column(float, pa.Check.gt(0)),
+                               "name": pa.Column(str, pa.Check.isin(["TCP"]))}, strict=True)
+
+
+def _record_fail(name):
+    return lambda exc: InputError(name, None, exc.failure_cases["column"].iloc[0], "a record",
+                                  exc.failure_cases["failure_case"].iloc[0])
+
+
+@pytest.mark.parametrize("records, message", [
+    # an int and a float in one column, a Python int past 2**53 beside a float: each file's frame passes
+    ([("a", {"n": 1, "x": 2, "name": "TCP"}), ("b", {"n": 2.0, "x": 0.5, "name": "TCP"}),
+      ("c", {"n": 2 ** 60 + 1, "x": 1.0, "name": "TCP"})], None),
+    ([("a", {"n": 1, "x": 2, "name": "TCP"}), ("b", {"n": 2, "x": 0.0, "name": "TCP"}),
+      ("c", {"n": -1, "x": 1.0, "name": "TCP"})], "b: field 'x': expected a record, found 0.0"),
+    ([("a", {"n": 1, "x": 2, "name": 5}), ("b", {"n": 2, "x": 1.5, "name": "TCP"})],
+     "a: field 'name': expected a record, found '5'"),
+    ([("a", {"n": 1, "x": 2, "name": "TCP"}), ("b", {"n": 2 ** 63 - 1, "x": 1.5, "name": "TCP"}),
+      ("c", {"n": 0, "x": 1e300, "name": None})], "c: field 'name': expected a record, found nan"),
+])
+def test_validated_record_batched_gives_what_a_frame_per_file_gives_synthetic(records, message):
+    """validated_record's one frame per schema inside checked_once passes and
+    fails (with the first bad file's error) exactly as one frame per file."""
+    schema, dtypes = _record_schema(), {"n": "int64", "x": float, "name": str}
+    outcomes = []
+    for batched in (False, True):
+        try:
+            with cr.checked_once() if batched else contextlib.nullcontext():
+                for name, record in records:
+                    cr.validated_record(schema, record, dtypes, _record_fail(name))
+            outcomes.append(None)
+        except InputError as exc:
+            outcomes.append(str(exc))
+    assert outcomes == [message, message]
+
+
+def test_validated_record_a_cast_that_fails_names_the_file_as_reading_it_would_synthetic():
+    schema, dtypes = _record_schema(), {"n": "int64", "x": float, "name": str}
+    records = [("a", {"n": 1, "x": 2.0, "name": "TCP"}), ("b", {"n": 2 ** 70, "x": 1.0, "name": "TCP"})]
+    errors = []
+    for batched in (False, True):
+        with pytest.raises(OverflowError) as info:
+            with cr.checked_once() if batched else contextlib.nullcontext():
+                for name, record in records:
+                    cr.validated_record(schema, record, dtypes, _record_fail(name))
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]

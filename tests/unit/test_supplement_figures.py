@@ -1,7 +1,9 @@
 """A figure given as a drawing function (ChapterOutputs.figure): the chapter
 saves the same bytes as from the figure itself; its supplement, which shows
 the chapter's file, does not draw it, and still refuses a figure the chapter
-did not save."""
+did not save. A figure given as the path of an SVG an earlier stage saved is
+copied byte for byte, and a supplement refuses one that differs from its
+chapter's."""
 
 from unittest import mock
 
@@ -42,3 +44,29 @@ def test_a_supplement_refuses_a_figure_its_chapter_did_not_save(tmp_path):
     with pytest.raises(FileNotFoundError, match="its chapter saved no such figure"):
         ShownOutputs(tmp_path / "results", "analyze_x").figure(draw, "f", alt="A falling line.", caption="Look.")
     draw.assert_not_called()
+
+
+def test_a_saved_svg_is_shown_as_a_byte_identical_copy_without_drawing(tmp_path):
+    stage = ChapterOutputs(tmp_path / "data" / "results" / "device", "analyze_device")
+    stage.figure(falling_line, "figure1", alt="A falling line.", caption="Look.")
+    saved = tmp_path / "data" / "results" / "device" / "figures" / "figure1.svg"
+    results = tmp_path / "data" / "results" / "s"
+    with mock.patch("IPython.display.display") as display, mock.patch("matplotlib.figure.Figure.savefig") as savefig:
+        ChapterOutputs(results, "analyze_x").figure(saved, "f", alt="A falling line.", caption="Look.")
+    savefig.assert_not_called()
+    assert (results / "figures" / "f.svg").read_bytes() == saved.read_bytes()
+    assert 'src="../results/s/figures/f.svg"' in display.call_args.args[0].data
+
+
+def test_a_supplement_refuses_a_saved_svg_unlike_its_chapters(tmp_path):
+    results = tmp_path / "data" / "results" / "s"
+    ChapterOutputs(results, "analyze_x").figure(falling_line, "f", alt="A falling line.", caption="Look.")
+    other = tmp_path / "other.svg"
+    other.write_text("<svg/>")
+    with mock.patch("IPython.display.display"):
+        ShownOutputs(results, "analyze_x").figure(results / "figures" / "f.svg", "f", alt="A falling line.",
+                                                  caption="Look.")
+        with pytest.raises(ValueError, match="its chapter saved another figure"):
+            ShownOutputs(results, "analyze_x").figure(other, "f", alt="A falling line.", caption="Look.")
+        with pytest.raises(FileNotFoundError, match="its chapter saved no such figure"):
+            ShownOutputs(results, "analyze_x").figure(other, "g", alt="A falling line.", caption="Look.")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import inspect
+import shutil
 from pathlib import Path, PurePosixPath
 
 import pandas as pd
@@ -207,16 +208,21 @@ class ChapterOutputs:
         to look at). Returns nothing, so a cell that ends with it shows only
         the figure. `fig` may be a function that draws it: a supplement, which
         shows its chapter's file, then does not draw it (seaborn's bootstraps
-        are most of a chapter's time)."""
+        are most of a chapter's time). `fig` may also be the Path of an SVG an
+        earlier stage saved (one of this stage's dependencies): it is copied,
+        not drawn again."""
         import matplotlib.pyplot as plt
         from IPython.display import HTML, display
         if not alt or not caption:
             raise ValueError(f"figure {name!r}: alt text and caption are required")
-        if callable(fig):
-            fig = fig() if self.draws_figures else None
-        path = self._save_svg(fig, name)
-        if fig is not None:
-            plt.close(fig)
+        if isinstance(fig, Path):
+            path = self._copy_svg(fig, name)
+        else:
+            if callable(fig):
+                fig = fig() if self.draws_figures else None
+            path = self._save_svg(fig, name)
+            if fig is not None:
+                plt.close(fig)
         display(HTML(
             f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
             f'<img src="{html.escape(safe_href(site_href(path)))}" alt="{html.escape(alt)}" loading="lazy">\n'
@@ -224,6 +230,11 @@ class ChapterOutputs:
 
     def _save_svg(self, fig, name: str) -> Path:
         return save_svg(fig, self.figures_dir / f"{name}.svg")
+
+    def _copy_svg(self, source: Path, name: str) -> Path:
+        path = self.figures_dir / f"{name}.svg"
+        shutil.copyfile(source, path)
+        return path
 
     def findings(self, claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:
         """Show the key-findings block (mobitrace.book.notebooks moves it to the top
@@ -263,6 +274,12 @@ class ShownOutputs(ChapterOutputs):
         path = self.figures_dir / f"{name}.svg"
         if not path.is_file():
             raise FileNotFoundError(f"{path}: its chapter saved no such figure")
+        return path
+
+    def _copy_svg(self, source: Path, name: str) -> Path:
+        path = self._save_svg(None, name)
+        if path.read_bytes() != Path(source).read_bytes():
+            raise ValueError(f"{path}: its chapter saved another figure than {source}")
         return path
 
     def findings(self, *args, **kwargs) -> None:

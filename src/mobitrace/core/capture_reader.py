@@ -921,10 +921,45 @@ def validated(schema, frame, fail, lazy: bool = True):
     return frame
 
 
+class _Record:
+    """One file's one-row table, made when it is checked (validated_record)."""
+
+    __slots__ = ("record", "dtypes")
+
+    def __init__(self, record: dict, dtypes: dict):
+        self.record, self.dtypes = dict(record), dtypes  # as read: the caller may change its dict later
+
+    def __len__(self) -> int:
+        return 1
+
+    def frame(self):
+        import pandas as pd
+        return pd.DataFrame([self.record]).astype(self.dtypes)
+
+
+def validated_record(schema, record: dict, dtypes: dict, fail, lazy: bool = True) -> None:
+    """validated(schema, pd.DataFrame([record]).astype(dtypes), fail): the
+    check of a file's one-row table (a manifest, a summary). Inside
+    checked_once() the records of one schema, keys and dtypes become one
+    frame when the checks run (~1.5 ms less per file than a frame each). A
+    column of them takes the dtype its values share, so the batch passes
+    only when each file's frame would (the casts keep every value, or its
+    sign where an integer past 2**53 goes through a float); a failure is
+    checked file by file as before."""
+    if _DEFERRED is None:
+        validated(schema, _Record(record, dtypes).frame(), fail, lazy)
+        return
+    validated(schema, _Record(record, dtypes), fail, lazy)
+
+
+def _frame(table):
+    return table.frame() if isinstance(table, _Record) else table
+
+
 def _check(schema, frame, fail, lazy: bool):
     from pandera.errors import SchemaError, SchemaErrors
     try:
-        return schema.validate(frame, lazy=lazy)
+        return schema.validate(_frame(frame), lazy=lazy)
     except (SchemaError, SchemaErrors) as exc:
         raise fail(exc) from None
 
@@ -962,12 +997,23 @@ def _check_batched(pending: list) -> None:
     from pandera.errors import SchemaError, SchemaErrors
     groups: dict[tuple, list] = {}
     for schema, frame, *_ in pending:
-        key = (id(schema), tuple(frame.columns), tuple(str(t) for t in frame.dtypes))
+        if isinstance(frame, _Record):
+            key = (id(schema), "records", tuple(frame.record), tuple((k, str(t)) for k, t in frame.dtypes.items()))
+        else:
+            key = (id(schema), tuple(frame.columns), tuple(str(t) for t in frame.dtypes))
         groups.setdefault(key, []).append((schema, frame))
     try:
-        for items in groups.values():
+        for key, items in groups.items():
             frames = [frame for _, frame in items]
-            items[0][0].validate(frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True), lazy=False)
+            if key[1] == "records":
+                try:
+                    table = pd.DataFrame([r.record for r in frames]).astype(frames[0].dtypes)
+                except (TypeError, ValueError, OverflowError):  # a cast that fails in a file's frame or only here
+                    _check_each(pending)  # that file's error, in reading order; else each file passed
+                    return
+            else:
+                table = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+            items[0][0].validate(table, lazy=False)
     except (SchemaError, SchemaErrors):
         _check_each(pending)
 

@@ -27,7 +27,7 @@ from mobitrace.core.published import Values
 from mobitrace.stats import cpufit
 from mobitrace.studies.cpu_gbps import measured_analysis as cm
 from mobitrace.studies.cpu_gbps.analysis import verdict_counts
-from mobitrace.studies.cpu_gbps.device_analysis import beyond_range, beyond_text, direction_word, figure1_fig
+from mobitrace.studies.cpu_gbps.device_analysis import beyond_range, beyond_text, direction_word
 from mobitrace.studies.cpu_gbps.measured_analysis import (
     DIRECTION_NAMES, SOURCE_NAMES, anchor_of, claim_key, fit_of, max_runs,
 )
@@ -550,7 +550,7 @@ class Chapter(NotebookChapter):
             "rps_devices": rps_devices, "slow_device": slow_device, "alpha": alpha, "linear_r2_min": linear_r2_min,
             "sharp_drop_max_ratio": sharp_drop_max_ratio, "rel_tol_approx": rel_tol_approx}
         self.superseded = superseded or {}
-        self.results = Path(results_dir)
+        self.results, self.devices_dir = Path(results_dir), Path(devices_dir)
         self.out = ChapterOutputs(self.results, STAGE)
         self.data = load(interim_dir, devices_dir, devices)
         self.sessions, self.runs, self.fits, self.extra, self.rates = (
@@ -590,13 +590,15 @@ class Chapter(NotebookChapter):
         self.out.superseded(self.superseded, "data/raw/cpu-gbps")
 
     def figure1(self) -> None:
-        """Figure 1 of each device: CPU against throughput, both sources, with OLS lines."""
-        out, runs, fits = self.out, self.runs, self.fits
+        """Figure 1 of each device: CPU against throughput, both sources, with
+        OLS lines. The device's stage drew it (device_analysis.figure1, from
+        the same runs and alpha): its file is shown, not drawn again."""
+        out, fits = self.out, self.fits
         for device in self.devices:
             f_stat = cm.fit_of(fits, device, "down", "stat_total")
             f_prec = cm.fit_of(fits, device, "down", "precise_total")
             out.figure(
-                figure1_fig(runs[runs["device"] == device], self.alpha, device), f"figure1_{device}",
+                self.devices_dir / device / "figure1.svg", f"figure1_{device}",
                 alt=f"{device}: four scatter plots of CPU utilization (% of all CPUs) against TCP throughput (Gbps), "
                     "downlink on top and uplink below, Total CPU on the left and SoftIRQ CPU on the right, one point "
                     "per run, each source with a straight OLS line and shaded confidence and prediction bands.",

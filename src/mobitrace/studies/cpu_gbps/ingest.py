@@ -100,9 +100,17 @@ def check_monotonic(frame: pd.DataFrame, group_col: str, cols: list[str], path: 
     """Counters that must not decrease from one sample to the next within a
     group (a CPU, a process): the first decrease raises InputError naming the
     line and the field."""
-    prev = frame.groupby(group_col, sort=False)[cols].shift()  # one groupby for all the counters
-    if not (frame[cols] < prev).to_numpy().any():
-        return
+    values = frame[cols].to_numpy()
+    if values.dtype.kind in "iu":  # counters as parsed: each row against the group's row before, in numpy
+        codes = pd.factorize(frame[group_col])[0]
+        order = np.argsort(codes, kind="stable")
+        values, codes = values[order], codes[order]
+        if not ((values[1:] < values[:-1]) & (codes[1:] == codes[:-1])[:, None]).any():
+            return
+    else:
+        prev = frame.groupby(group_col, sort=False)[cols].shift()  # one groupby for all the counters
+        if not (frame[cols] < prev).to_numpy().any():
+            return
     first = None
     for col in cols:
         prev = frame.groupby(group_col, sort=False)[col].shift()
@@ -186,16 +194,15 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
     if summary["reverse"] not in (0, 1, True, False):
         raise InputError(path, "JSON record start.test_start", "reverse", "0 or 1", summary["reverse"])
     summary["reverse"] = bool(summary["reverse"])
-    frame = pd.DataFrame([summary]).astype({"duration_s": float, "target_bps": "int64", "received_bps": float,
-                                            "sent_bps": float, "received_seconds": float,
-                                            "retransmits": "int64", "host_total_pct": float,
-                                            "remote_total_pct": float, "protocol": str, "version": str})
+    dtypes = {"duration_s": float, "target_bps": "int64", "received_bps": float, "sent_bps": float,
+              "received_seconds": float, "retransmits": "int64", "host_total_pct": float,
+              "remote_total_pct": float, "protocol": str, "version": str}
     def summary_error(exc: pa.errors.SchemaErrors) -> InputError:
         case = exc.failure_cases.iloc[0]
         keys = IPERF_SUMMARY_KEYS.get(case["column"], [case["column"]])
         return InputError(path, "JSON record " + ".".join(keys[:-1]), ".".join(keys),
                           f"to pass check {case['check']}", case["failure_case"])
-    capture_reader.validated(IPERF_SUMMARY_SCHEMA, frame, summary_error)
+    capture_reader.validated_record(IPERF_SUMMARY_SCHEMA, summary, dtypes, summary_error)
 
     raw_intervals = _get(doc, ["intervals"], path, "a list of intervals")
     if not isinstance(raw_intervals, list) or not raw_intervals:
@@ -531,13 +538,12 @@ def parse_run_manifest(path: str | Path) -> dict:
     if rec["run_id"] != path.parent.name:
         raise InputError(path, _line_of(node, ["run_id"]), "run_id", f"'{path.parent.name}' (the folder)",
                          rec["run_id"])
-    frame = pd.DataFrame([rec]).astype({"client_cpu_s": float, "server_cpu_s": float})
     def run_error(exc: pa.errors.SchemaErrors) -> InputError:
         case = exc.failure_cases.iloc[0]
         keys = RUN_KEYS.get(case["column"], [case["column"]])
         return InputError(path, _line_of(node, keys), ".".join(keys),
                           f"to pass check {case['check']}", case["failure_case"])
-    capture_reader.validated(RUN_SCHEMA, frame, run_error)
+    capture_reader.validated_record(RUN_SCHEMA, rec, {"client_cpu_s": float, "server_cpu_s": float}, run_error)
     return rec
 
 
