@@ -51,6 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("study", choices=slugs)
     p.add_argument("device_dir")
     p.add_argument("out_dir")
+    p.add_argument("--raw-hashes", metavar="FILE",
+                   help="then write the raw folder's hash, as DVC pins it, to FILE (the book depends on it)")
     p = sub.add_parser("analyze-device", help="a study's per-device analysis (fits and figures of one device)")
     p.add_argument("study", choices=[s.slug for s in registry.studies() if s.device_stage])
     p.add_argument("interim_dir")
@@ -107,6 +109,9 @@ def _dispatch(args) -> None:
         section = _study_params(study)
         with capture_reader.superseding(section.get("superseded"), f"params.yaml: {study.params_section}"):
             study.module("ingest").ingest(args.device_dir, args.out_dir)
+        if args.raw_hashes:
+            from mobitrace.core import raw_hashes
+            raw_hashes.write(args.device_dir, args.raw_hashes)
     elif args.command == "analyze-device":
         study = registry.by_slug()[args.study]
         params = _study_params(study)

@@ -21,6 +21,8 @@ SRC = PACKAGE.parent                                 # src
 HEADER = ("# Written by `python -m mobitrace sync` from the study registry\n"
           "# (src/mobitrace/studies/*/study.yaml): edit those, not this file.\n"
           "# ingest -> analyze (papermill) -> ledger, overview -> book. `make` runs `dvc repro`.\n")
+# Each ingest writes its raw folder's hash here (mobitrace.core.raw_hashes).
+RAW_HASHES = "data/interim/raw-hashes"
 TOC_HEADER = "# Written by `python -m mobitrace sync` from the study registry.\n"
 
 
@@ -88,11 +90,13 @@ def _study_stages(study: Study) -> dict:
     slug, pkg = study.slug, study.package
     devices = "${" + study.params_section + ".devices}"
     stages = {study.ingest_stage: {"foreach": devices, "do": {
-        "cmd": f"python -m mobitrace ingest {slug} data/raw/{slug}/${{item}} data/interim/{slug}/${{item}}",
+        "cmd": (f"python -m mobitrace ingest {slug} data/raw/{slug}/${{item}} data/interim/{slug}/${{item}} "
+                f"--raw-hashes {RAW_HASHES}/{slug}/${{item}}.json"),
         # The superseded map chooses which sessions are read (cli ingest).
         "params": [f"{study.params_section}.superseded"],
-        "deps": [f"data/raw/{slug}/${{item}}", *code_deps(PACKAGE / "studies" / pkg / "ingest.py")],
-        "outs": [f"data/interim/{slug}/${{item}}"]}}}
+        "deps": [f"data/raw/{slug}/${{item}}",
+                 *code_deps(PACKAGE / "studies" / pkg / "ingest.py", PACKAGE / "core" / "raw_hashes.py")],
+        "outs": [f"data/interim/{slug}/${{item}}", f"{RAW_HASHES}/{slug}/${{item}}.json"]}}}
     if study.device_stage:
         stages[study.device_stage] = {"foreach": devices, "do": {
             "cmd": (f"python -m mobitrace analyze-device {slug} data/interim/{slug}/${{item}} "
@@ -144,10 +148,10 @@ def dvc_stages() -> dict:
             "requirements.txt", "data/results", "data/published"]
     # The reproducibility page prints every stage's inputs as dvc.lock pins
     # them, so the book depends on all of them: a code change whose outputs
-    # come out identical still rebuilds the page that names its hash.
-    # data/raw too: ingest's raw hashes are on the page. add-device writes a
-    # DVC-kept session's .dvc file before the build, so a pulled clone matches.
-    listed = {"data/raw", "data/interim"} | {d for stage in stages.values() for d in stage.get("do", stage)["deps"]
+    # come out identical still rebuilds the page that names its hash. The raw
+    # folders' hashes reach it through data/interim/raw-hashes (ingest writes
+    # them), not through data/raw: DVC would hash every capture file twice a build.
+    listed = {"data/interim"} | {d for stage in stages.values() for d in stage.get("do", stage)["deps"]
                                              if "${" not in d and not d.startswith(("data/", "book/"))}
     stages["book"] = {
         "cmd": "python -m mobitrace build-book book",

@@ -6,11 +6,13 @@ end-to-end tests: tests/e2e/conftest.py); marked e2e."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from mobitrace.studies import registry
 from tests.e2e.conftest import run
@@ -73,6 +75,19 @@ def test_committed_lock_matches_a_fresh_run(built_tree):
     # against HEAD: DVC's autostage puts the new lock in the index.
     diff = built_tree.run(["git", "diff", "HEAD", "-U8", "--", "dvc.lock"])
     assert diff.strip() == "", diff[:4000]  # with context: the stage and path whose hash moved
+
+
+def test_each_ingest_wrote_the_hash_dvc_pinned_for_its_raw_folder(built):
+    """The book depends on these files instead of data/raw (mobitrace.core.raw_hashes):
+    each must hold what dvc.lock pins for its ingest's raw folder."""
+    clone, _ = built
+    lock = yaml.safe_load((clone / "dvc.lock").read_text())["stages"]
+    ingests = {name: entry for name, entry in lock.items() if name.startswith("ingest_") and "published" not in name}
+    assert ingests
+    for name, entry in ingests.items():
+        raw = next(d for d in entry["deps"] if d["path"].startswith("data/raw/"))
+        written = next(o["path"] for o in entry["outs"] if o["path"].startswith("data/interim/raw-hashes/"))
+        assert json.loads((clone / written).read_text()) == {k: raw[k] for k in ("path", "md5", "size", "nfiles")}, name
 
 
 def test_second_repro_runs_no_stage(built_tree):

@@ -94,3 +94,16 @@ def test_load_lock_is_parsed_once_per_file_version_synthetic(tmp_path):
     assert prov.load_lock(lock) is first  # cached: the book asks for it once per provenance box
     lock.write_text("schema: '2.0'\nstages:\n  bb:\n    cmd: yy\n")  # a new version: parsed again
     assert prov.load_lock(lock) == {"bb": {"cmd": "yy"}}
+
+
+def test_lock_sources_are_those_of_the_parsed_lock_and_follow_a_new_version_synthetic(tmp_path):
+    from mobitrace.book import provenance as prov
+    lock = tmp_path / "dvc.lock"
+    body = ("schema: '2.0'\nstages:\n  a:\n    cmd: x\n    deps:\n    - path: data/raw/{}\n      md5: m\n"
+            "    outs:\n    - path: data/interim/a\n      md5: n\n"
+            "  b:\n    cmd: y\n    deps:\n    - path: data/interim/a\n      md5: n\n")
+    lock.write_text(body.format("one"))
+    assert prov.lock_sources(lock, "b") == prov.sources(prov.load_lock(lock), "b")
+    assert [s.path for s in prov.lock_sources(lock, "b")] == ["data/raw/one"]
+    lock.write_text(body.format("second"))  # a new version (another size): computed again
+    assert [s.path for s in prov.lock_sources(lock, "b")] == ["data/raw/second"]

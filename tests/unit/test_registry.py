@@ -97,15 +97,23 @@ def test_description_reaches_only_the_summaries(study):
 def test_the_book_depends_on_every_input_and_output_its_reproducibility_page_prints():
     """The page prints each stage's deps and outs with the md5 dvc.lock pins:
     if the book did not depend on one, a change to it (e.g. code whose outputs
-    come out identical) would leave the page, and the book's hash, stale."""
+    come out identical) would leave the page, and the book's hash, stale. A raw
+    capture folder reaches the book through the hash file its ingest writes
+    (data/interim/raw-hashes), which changes whenever the folder does."""
     with Repo(str(ROOT)) as repo:
         stages = {stage.addressing: stage for stage in repo.index.stages}
     book = [str(Path(d.fs_path).relative_to(ROOT)) for d in stages.pop("book").deps]
+    assert not any(p == "data/raw" or p.startswith("data/raw/") for p in book)
     for name, stage in stages.items():
+        outs = [str(Path(o.fs_path).relative_to(ROOT)) for o in stage.outs]
         for item in [*stage.deps, *stage.outs]:
             if isinstance(item, ParamsDependency):  # the page lists files, not params
                 continue
             rel = str(Path(item.fs_path).relative_to(ROOT))
+            if rel.startswith("data/raw/"):
+                slug, device = Path(rel).relative_to("data/raw").parts
+                rel = f"{pipeline.RAW_HASHES}/{slug}/{device}.json"
+                assert rel in outs and f"--raw-hashes {rel}" in stage.cmd, f"{name}: no hash file of its raw folder"
             assert any(rel == p or rel.startswith(p + "/") for p in book), f"{name}: {rel} is not a dep of the book"
 
 

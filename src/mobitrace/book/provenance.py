@@ -68,6 +68,20 @@ def sources(stages: dict, stage: str) -> list[Source]:
     return [found[p] for p in sorted(found)]
 
 
+def lock_sources(path: str | Path, stage: str) -> list[Source]:
+    """sources() of `stage` in the dvc.lock at `path`, computed once per
+    file version and stage (the book asks once per provenance box, and
+    several boxes share a stage)."""
+    path = Path(path).resolve()
+    st = path.stat()
+    return list(_lock_sources(str(path), st.st_mtime_ns, st.st_size, stage))
+
+
+@functools.lru_cache(maxsize=256)
+def _lock_sources(path: str, mtime_ns: int, size: int, stage: str) -> tuple[Source, ...]:
+    return tuple(sources(_parsed_lock(path, mtime_ns, size), stage))
+
+
 def rebuild_command(stage: str) -> str:
     """The command that rebuilds a stage and everything it needs."""
     return f"dvc repro {stage}"

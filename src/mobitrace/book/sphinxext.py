@@ -44,7 +44,7 @@ class ProvenanceDirective(SphinxDirective):
         lock_path = Path(self.env.app.confdir).parent / "dvc.lock"
         self.env.note_dependency(str(lock_path))
         try:
-            stage_sources = provenance.sources(provenance.load_lock(lock_path), stage)
+            stage_sources = provenance.lock_sources(lock_path, stage)
         except (FileNotFoundError, KeyError) as exc:
             raise self.error(f"provenance: {exc}")
 
