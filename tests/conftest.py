@@ -64,23 +64,31 @@ def pytest_xdist_make_scheduler(config, log):
     test's group by appending it to the node id, which pytest 9.2 no longer
     lets a plugin change (pytest-dev/pytest-xdist#1386), so every test was
     its own unit and each worker built the e2e modules' fixtures again. Here
-    the group comes from the test module's `pytestmark`; collection order is
-    kept (end-to-end tests last, see above)."""
+    the group comes from the test module's `pytestmark`. A worker gets the
+    first end-to-end unit whose input is there (the shared build; for a test
+    that takes `forced`, the forced rerun), else the first other unit, else
+    the first end-to-end unit (it waits): the long end-to-end units start
+    as soon as they can, and the unit tests fill the wait and the end."""
     if config.getvalue("dist") != "loadgroup":
         return None
     import ast
 
     from xdist.scheduler import LoadGroupScheduling
 
+    from tests.e2e.conftest import Built
+
+    @functools.cache
+    def module(path: str) -> ast.Module:
+        """A test module's syntax tree (the controller does not collect, and
+        importing a test module here would miss the sys.path its collection
+        sets up)."""
+        return ast.parse((Path(config.rootpath) / path).read_text()) if path.endswith(".py") else ast.Module([], [])
+
     @functools.cache
     def module_group(path: str) -> str | None:
-        """The xdist_group(s) of a module's `pytestmark`, read from its source
-        (the controller does not collect, and importing a test module here
-        would miss the sys.path its collection sets up)."""
-        if not path.endswith(".py"):
-            return None
+        """The xdist_group(s) of a module's `pytestmark`."""
         names = set()
-        for node in ast.parse((Path(config.rootpath) / path).read_text()).body:
+        for node in module(path).body:
             if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "pytestmark" for t in node.targets):
                 for call in ast.walk(node.value):
                     if isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "xdist_group":
@@ -88,11 +96,31 @@ def pytest_xdist_make_scheduler(config, log):
                         names.add(str(ast.literal_eval(arg)))
         return "_".join(sorted(names)) or None
 
+    def takes_forced(nodeid: str) -> bool:
+        path, _, rest = nodeid.partition("::")
+        name = rest.split("[", 1)[0]
+        return any(isinstance(f, ast.FunctionDef) and f.name == name and "forced" in {a.arg for a in f.args.args}
+                   for f in module(path).body)
+
+    built = Built(config._tmp_path_factory.getbasetemp())  # the workers' shared folder
+
     class ModuleGroups(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return module_group(nodeid.split("::", 1)[0]) or super()._split_scope(nodeid)
 
-    config.option.loadscopereorder = False  # largest groups first would put the e2e modules first
+        @functools.cached_property
+        def _e2e(self) -> dict[str, Path]:
+            """End-to-end unit -> the file that says its input is there (last in collection order)."""
+            return {scope: built.forced_log if any(map(takes_forced, unit)) else built.log_file
+                    for scope, unit in self.workqueue.items() if any(i.startswith("tests/e2e/") for i in unit)}
+
+        def _assign_work_unit(self, node) -> None:
+            ready = next((s for s, needs in self._e2e.items() if s in self.workqueue and needs.exists()), None)
+            if ready:
+                self.workqueue.move_to_end(ready, last=False)
+            super()._assign_work_unit(node)
+
+    config.option.loadscopereorder = False  # collection order: end-to-end units last
     return ModuleGroups(config, log)
 
 

@@ -29,8 +29,9 @@ import pytest
 
 BIN = Path(sys.executable).parent  # the venv's bin: dvc, jupyter-book, python
 # What `make` runs: `dvc repro` with the studies side by side (mobitrace.repro),
-# the clone's own runner (PYTHONPATH). Plain `dvc repro` is what the tests that
-# change a copy run, so both paths stay tested.
+# the clone's own runner (PYTHONPATH); the copies rebuild with it too. Plain
+# `dvc repro` rebuilds stages in test_pipeline (whose forks' bytes it checks)
+# and in test_add_device's fresh clone, so both paths stay tested.
 REPRO = [sys.executable, "-m", "mobitrace", "repro"]
 
 
@@ -234,3 +235,16 @@ def forced(built_tree):
     with _flock(built_tree.forced_lock):
         built_tree.rerun_forced()
     return built_tree.forced
+
+
+@pytest.fixture(scope="session")
+def byod(built_tree, tmp_path_factory):
+    """(copy, outputs of book/byod.md's commands, rebuild log): a copy of the
+    built clone with test_payload_escaping's device and test_add_device's
+    devices registered, rebuilt once for both modules (one xdist group)."""
+    from .test_add_device import register_devices
+    from .test_payload_escaping import register_payload_device
+    work = built_tree.copy(tmp_path_factory.mktemp("byod") / "repo")
+    register_payload_device(work, tmp_path_factory.mktemp("capture"))  # first: under the default threshold, to git
+    outputs = register_devices(work)
+    return work, outputs, run(REPRO, work)

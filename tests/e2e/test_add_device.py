@@ -1,9 +1,11 @@
 """Bring your own device, end to end: in a copy of the built repository, the
 commands of book/byod.md register a capture under a new device name (and a
-priority-boost capture too); `dvc repro` then runs only the new devices'
-stages, the chapters that summarize devices, the ledger, the landing page
-and the book, and
-each affected chapter gets a section for the new device."""
+priority-boost capture too); the rebuild (`python -m mobitrace repro`, what
+`make` runs) then runs only the new devices' stages, the chapters that
+summarize devices, the ledger, the landing page and the book, and each
+affected chapter gets a section for the new device. The copy also holds
+test_payload_escaping's device (one rebuild for both: the `byod` fixture of
+tests/e2e/conftest.py)."""
 
 from __future__ import annotations
 
@@ -19,9 +21,10 @@ import pytest
 import yaml
 
 from .conftest import digest_tree, env, run
+from .test_payload_escaping import DEVICE as PAYLOAD_DEVICE
 
-# One worker runs the module: its module fixture (a copy rebuilt with `dvc repro`) is made once.
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_add_device")]
+# One worker runs this module and test_payload_escaping: they share the session fixture `byod`.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("byod")]
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "book" / "byod.md"
@@ -37,9 +40,9 @@ def page_commands() -> list[str]:
             if ln.strip().startswith("python -m mobitrace ")]
 
 
-@pytest.fixture(scope="module")
-def registered(built_tree, tmp_path_factory):
-    work = built_tree.copy(tmp_path_factory.mktemp("byod") / "repo")
+def register_devices(work: Path) -> dict:
+    """The page's commands, then a priority-boost device kept in DVC, in the
+    copy `work` (the `byod` fixture rebuilds it); the commands' outputs."""
     outputs = {}
     for cmd in page_commands():
         args = shlex.split(cmd)
@@ -56,8 +59,12 @@ def registered(built_tree, tmp_path_factory):
                          "--device", "synthetic-large"], cwd=work, env=env(), capture_output=True, text=True)
     assert pb.returncode == 0, pb.stderr
     (work.parent / "synthetic-large.out").write_text(pb.stdout)
-    log = run(["dvc", "repro"], work)
-    return work, outputs, log
+    return outputs
+
+
+@pytest.fixture(scope="module")
+def registered(byod):
+    return byod
 
 
 def test_page_commands_print_what_the_page_shows(registered):
@@ -72,7 +79,8 @@ def test_only_the_new_devices_stages_and_summaries_run(registered):
     _, _, log = registered
     ran = set(re.findall(r"Running stage '([^']+)'", log))
     required = {"ingest_cpu_gbps@my-copy", "analyze_cpu_gbps_device@my-copy", "analyze_cpu_gbps_measured",
-                "ingest_priority_boost@synthetic-large", "analyze_priority_boost", "book"}
+                "ingest_priority_boost@synthetic-large", "analyze_priority_boost", "book",
+                f"ingest_cpu_gbps@{PAYLOAD_DEVICE}", f"analyze_cpu_gbps_device@{PAYLOAD_DEVICE}"}
     assert required <= ran, sorted(required - ran)
     assert ran - required <= {"ledger", "overview"}, sorted(ran - required)  # the summaries of all chapters
 

@@ -1,7 +1,7 @@
 """A sixth study in four places (issue 17, item 6): in a copy of the built
 repository, `new-study` scaffolds a toy study (synthetic: a placeholder
-published value, no capture), `dvc repro` runs its stages, its chapter is in
-the book; the copy is then removed."""
+published value, no capture), `python -m mobitrace repro` (what `make` runs)
+runs its stages, its chapter is in the book; the copy is then removed."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from tests.e2e.conftest import env
+from tests.e2e.conftest import REPRO, env
 
-# One worker runs the module: its module fixture (a copy rebuilt with `dvc repro`) is made once.
+# One worker runs the module: its module fixture (a rebuilt copy) is made once.
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_new_study")]
 NAME = "toy-study"
 
@@ -27,7 +27,7 @@ def scaffolded(built_tree, tmp_path_factory):
     done = subprocess.run([sys.executable, "-m", "mobitrace", "new-study", NAME], cwd=work, env=copy_env,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    repro = subprocess.run(["dvc", "repro"], cwd=work, env=copy_env, capture_output=True, text=True)
+    repro = subprocess.run(REPRO, cwd=work, env=copy_env, capture_output=True, text=True)
     assert repro.returncode == 0, repro.stdout + repro.stderr
     yield work, done.stdout, repro.stdout + repro.stderr
     shutil.rmtree(work)

@@ -3,9 +3,10 @@
 A copy of the repository registers a cpu-gbps device whose every manifest
 string that the book shows is a payload (<script>, an attribute breakout with
 onerror, a javascript: URL, MyST role and directive syntax, matplotlib
-mathtext), rebuilds with `dvc repro` (a copy of the shared cold build,
-tests/e2e/conftest.py, so only the new device's stages, the chapters that
-summarize devices, the ledger and the book run), and opens the pages in Debian's Chromium: no
+mathtext), rebuilds (a copy of the shared cold build, so only the new
+devices' stages, the chapters that summarize devices, the ledger and the
+book run; the copy is test_add_device's too: the `byod` fixture of
+tests/e2e/conftest.py), and opens the pages in Debian's Chromium: no
 payload ran (the window flag stays unset, no element has an event-handler
 attribute that came from a capture) and the text shows literally."""
 
@@ -23,8 +24,8 @@ import yaml
 from .conftest import run
 from .test_browser import _QuietHandler, browser  # noqa: F401  (the Chromium fixture)
 
-# One worker runs the module: its module fixture (a copy rebuilt with `dvc repro`) is made once.
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_payload_escaping")]
+# One worker runs this module and test_add_device: they share the session fixture `byod`.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("byod")]
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "data" / "raw" / "cpu-gbps" / "vm-veth-default"  # a committed capture the chapter handles
@@ -48,12 +49,11 @@ def _set(doc: dict, keys: tuple, value: str) -> None:
     doc[keys[-1]] = value
 
 
-@pytest.fixture(scope="module")
-def payload_site(built_tree, tmp_path_factory):
-    """(base_url, html_dir, log) of a copy of the built repository rebuilt with the payload device."""
-    clone = built_tree.copy(tmp_path_factory.mktemp("payload") / "repo")
+def register_payload_device(work: Path, scratch: Path) -> None:
+    """The payload device, made from a committed capture in `scratch` and
+    registered in the copy `work` (the `byod` fixture rebuilds it)."""
     session = next(p for p in sorted(BASE.iterdir()) if p.is_dir())
-    capture = tmp_path_factory.mktemp("capture") / DEVICE / session.name
+    capture = scratch / DEVICE / session.name
     shutil.copytree(session, capture)
     manifest = capture / "manifest.yaml"
     doc = yaml.safe_load(manifest.read_text())
@@ -61,10 +61,14 @@ def payload_site(built_tree, tmp_path_factory):
     for keys, value in PAYLOADS.items():
         _set(doc, keys, value)
     manifest.write_text(yaml.safe_dump(doc, sort_keys=False))
-    run(["python", "-m", "mobitrace", "validate", str(capture)], clone)
-    run(["python", "-m", "mobitrace", "add-device", str(capture)], clone)
-    log = run(["dvc", "repro"], clone)
+    run(["python", "-m", "mobitrace", "validate", str(capture)], work)
+    run(["python", "-m", "mobitrace", "add-device", str(capture)], work)
 
+
+@pytest.fixture(scope="module")
+def payload_site(byod):
+    """(base_url, html_dir, log) of the copy of the built repository rebuilt with the payload device."""
+    clone, _, log = byod
     html_dir = clone / "book" / "_build" / "html"
     handler = functools.partial(_QuietHandler, directory=str(html_dir))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
