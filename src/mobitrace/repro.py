@@ -43,10 +43,9 @@ import sys
 import threading
 from pathlib import Path
 
-import yaml
-
 from mobitrace import warm
 from mobitrace.core import timings
+from mobitrace.core.io import safe_yaml
 from mobitrace.studies.registry import Study, studies
 
 
@@ -58,14 +57,12 @@ def arm_stages(study: Study) -> list[str]:
 
 
 def _yaml(path: Path):
-    """A YAML file's data, or None if it is missing. libyaml's parser when
-    built with it (the same data, ~10x faster): the runner reads dvc.yaml and
-    params.yaml before every run, a no-op's included."""
+    """A YAML file's data, or None if it is missing (the runner reads
+    dvc.yaml and params.yaml before every run, a no-op's included)."""
     try:
-        text = path.read_text()
+        return safe_yaml(path.read_text())
     except FileNotFoundError:
         return None
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def stages(root: Path) -> dict[str, list[dict]]:

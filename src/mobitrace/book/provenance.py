@@ -8,7 +8,8 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from mobitrace.core.io import safe_yaml
+
 
 # Inputs that are data, not code: what a figure or table is computed from.
 SOURCE_ROOTS = ("data/raw/", "data/published/")
@@ -34,8 +35,7 @@ def load_lock(path: str | Path = "dvc.lock") -> dict:
 @functools.lru_cache(maxsize=4)
 def _parsed_lock(path: str, mtime_ns: int, size: int) -> dict:
     """dvc.lock's stages; the file's version (mtime, size) is part of the key."""
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it; same result
-    lock = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=loader) or {}
+    lock = safe_yaml(Path(path).read_text(encoding="utf-8")) or {}
     return lock.get("stages", {})
 
 

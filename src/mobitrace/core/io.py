@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import yaml
+
 from mobitrace.core.errors import InputError
 
 ROOT_FILES = ("dvc.yaml", "params.yaml")
@@ -23,6 +25,12 @@ def repo_root(start: Path | None = None) -> Path:
         if all((folder / f).exists() for f in ROOT_FILES):
             return folder
     raise FileNotFoundError(f"no {' and '.join(ROOT_FILES)} in {here} or above")
+
+
+def safe_yaml(text: str):
+    """yaml.safe_load(text), with libyaml's parser when PyYAML is built with
+    it: the same data, ~10x faster (dvc.lock, dvc.yaml, read on every run)."""
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 @contextmanager

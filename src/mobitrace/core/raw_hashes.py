@@ -18,22 +18,19 @@ import json
 import os
 from pathlib import Path
 
+from mobitrace.core import capture_reader
+
 
 def folder_hash(folder: str | Path) -> dict:
     """{"md5", "size", "nfiles"} of the regular files under `folder`, as DVC
-    computes them for a directory dependency."""
-    folder = Path(folder)
-    entries, size = [], 0
-    for dirpath, _dirs, files in os.walk(folder):
-        for name in files:
-            path = Path(dirpath, name)
-            with open(path, "rb") as fh:
-                digest = hashlib.file_digest(fh, "md5").hexdigest()
-            size += path.stat().st_size
-            entries.append({"md5": digest, "relpath": path.relative_to(folder).as_posix()})
+    computes them for a directory dependency, read with the capture reader
+    (regular files only, within its limits)."""
+    files = capture_reader.check_capture(folder)
+    entries = [{"md5": capture_reader.md5_raw(p), "relpath": p.relative_to(folder).as_posix()} for p in files]
     entries.sort(key=lambda e: e["relpath"])
     listing = json.dumps(entries, sort_keys=True).encode("utf-8")
-    return {"md5": hashlib.md5(listing).hexdigest() + ".dir", "size": size, "nfiles": len(entries)}
+    return {"md5": hashlib.md5(listing).hexdigest() + ".dir", "size": sum(p.stat().st_size for p in files),
+            "nfiles": len(entries)}
 
 
 def write(folder: str | Path, out: str | Path) -> Path:
