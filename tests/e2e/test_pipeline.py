@@ -43,6 +43,7 @@ def test_book_holds_each_chapter_with_its_figure_and_tables(built):
     clone, _ = built
     html_dir = clone / "book" / "_build" / "html"
     assert (html_dir / "index.html").is_file()
+    assert '<link rel="icon" href="_static/favicon.svg">' in (html_dir / "index.html").read_text()  # no /favicon.ico 404
     page = (html_dir / "chapters" / "cpu-gbps.html").read_text(encoding="utf-8")
     assert "Can mobile hardware keep up with gigabit wireless?" in page
     assert "<caption>Table 1: Phone Specifications</caption>" in page

@@ -53,3 +53,18 @@ def test_script_dedupe_keeps_the_builders_list_so_mathjax_still_lands():
     assert context["script_files"] is scripts and [s.filename for s in scripts] == ["a.js", "b.js"]
     scripts.append(SimpleNamespace(filename="mathjax/tex-chtml.js", attributes={}))
     assert context["script_files"][-1].filename == "mathjax/tex-chtml.js"
+
+
+def test_the_root_redirect_gets_the_books_icon_once_synthetic(tmp_path):
+    from mobitrace.book.build import redirect_with_icon
+    index, config = tmp_path / "index.html", tmp_path / "_config.yml"
+    config.write_text("html:\n  favicon: _static/favicon.svg\n")
+    index.write_text('\n<meta http-equiv="Refresh" content="0; url=chapters/overview.html" />\n')
+    redirect_with_icon(index, config)
+    redirect_with_icon(index, config)  # a second call adds nothing
+    assert index.read_text() == ('<link rel="icon" href="_static/favicon.svg">\n'
+                                 '<meta http-equiv="Refresh" content="0; url=chapters/overview.html" />\n')
+    page = tmp_path / "page.html"  # not a redirect: left as it is
+    page.write_text("<html><head></head></html>")
+    redirect_with_icon(page, config)
+    assert page.read_text() == "<html><head></head></html>"

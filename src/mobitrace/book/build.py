@@ -40,6 +40,7 @@ def build(book_dir: str | Path = "book") -> Path:
                           prog_name="jupyter-book", standalone_mode=False)
         html_dir = build_dir / "html"
         (html_dir / ".buildinfo").unlink(missing_ok=True)
+        redirect_with_icon(html_dir / "index.html", book_dir / "_config.yml")
         copy_results(root / "data" / "results", html_dir / "results")
     reproducibility.write_build_info(root, html_dir / "_static" / "build-info.json",
                                      book_seconds=watch.seconds)
@@ -88,6 +89,17 @@ def with_interval(frame: pd.DataFrame, column: str, low: str, high: str, sig: in
     shown[column] = [numbers.interval(e, lo, hi, sig=sig)
                      for e, lo, hi in zip(frame[column], frame[low], frame[high])]
     return shown.rename(columns={column: label}) if label else shown
+
+
+def redirect_with_icon(index: Path, config: Path) -> None:
+    """Jupyter Book's root index.html is a bare redirect to the first page;
+    a browser then asks the server for /favicon.ico, a 404 in its console.
+    Give it the book's icon (_config.yml html.favicon), as every page has."""
+    from mobitrace.core.io import safe_yaml
+    icon = ((safe_yaml(config.read_text(encoding="utf-8")) or {}).get("html") or {}).get("favicon")
+    text = index.read_text(encoding="utf-8") if index.is_file() else ""
+    if icon and 'http-equiv="Refresh"' in text and 'rel="icon"' not in text:
+        index.write_text(f'<link rel="icon" href="{html.escape(icon)}">\n' + text.lstrip("\n"), encoding="utf-8")
 
 
 RESULT_FILES = ("*.csv", "*.svg")
