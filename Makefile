@@ -1,7 +1,7 @@
 # `make`       set up .venv from the pinned lock if missing or stale, fetch
 #              the captures kept in DVC (scripts/pull_captures.py), then
 #              `python -m mobitrace repro`: `dvc repro` (ingest -> analyze ->
-#              book) with the studies' stages side by side, one per core.
+#              book) with independent stages side by side, one per core.
 # `make test`  the same set-up, then pytest on every core (pytest-xdist),
 #              all but the capture tests; prints the 10 slowest.
 # `make test-capture`  the tests that need root and network namespaces

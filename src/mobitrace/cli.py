@@ -63,9 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("new-study", help="scaffold a study: its folder, notebook, published numbers, "
                                          "params section and book entry")
     p.add_argument("name", help="lower-case words joined by '-'")
-    p = sub.add_parser("repro", help="`dvc repro` with the studies' stages side by side (`make` runs it)")
+    p = sub.add_parser("repro", help="`dvc repro` with independent stages side by side (`make` runs it)")
     p.add_argument("-f", "--force", action="store_true", help="run every stage (dvc repro -f)")
-    p.add_argument("-j", "--jobs", type=int, metavar="N", help="workers, one study each (default: one per CPU)")
+    p.add_argument("-j", "--jobs", type=int, metavar="N", help="stages at once (default: one per CPU)")
     p = sub.add_parser("sync", help="write dvc.yaml and book/_toc.yml from the study registry")
     p = sub.add_parser("validate", help="check a capture folder (session or device) of any study; "
                                         "print every problem; exit 1 if there is one")

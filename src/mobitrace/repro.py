@@ -1,42 +1,40 @@
-"""`python -m mobitrace repro [-f] [-j N]`: `dvc repro`, the studies side by side.
+"""`python -m mobitrace repro [-f] [-j N]`: `dvc repro`, independent stages side by side.
 
-DVC runs one stage at a time. A study's stages (an "arm": its published
-numbers, ingest, per-device analysis and chapters) read nothing another
-study writes; only the ledger, the overview and the book read every study.
-So the arms are dealt to N workers (default: one per CPU; `bins`: by their
-expected time, the longest to the least loaded), each worker runs one `dvc
---wait-for-lock repro <its arms' stages>`, and one `dvc repro` then runs
-what is left. Every `dvc` and stage command of the run is a fork of one
-warm server (mobitrace.warm) that has imported DVC and the libraries once.
-The outputs are those of a plain `dvc repro` (which still works, one stage
-after the other). Without -f, only the arms with an output
-missing (a fresh clone: all) run side by side: a worker that finds nothing to
-do holds DVC's lock for its whole check, so a no-op would take one check per
-arm; the last `dvc repro` runs whatever else changed, serially.
+`dvc repro` runs one stage at a time, and for each it re-reads and rewrites
+the whole dvc.lock (~0.5 s CPU for its 2,700 lines). This runner does what
+`dvc repro` does, with DVC's own functions, in one process that holds DVC's
+repository lock for the run:
+- the plan is DVC's (dvc.repo.reproduce: the active graph, plan_repro);
+- a stage starts when every stage it depends on has finished, on one of N
+  workers (default: one per CPU), the one with the longest path still ahead
+  first (by each command's last wall time, .mobitrace/timings.json);
+- a stage runs as Stage.reproduce/Stage.run run it: skipped unless forced or
+  Stage.changed(); its outputs removed; restored from DVC's run cache if the
+  cache has that run (not forced); else its command in DVC's shell and
+  environment (dvc.stage.run), a fork of the warm server (mobitrace.warm);
+  then Stage.save (hashes, run cache) and Stage.commit (DVC's cache). A stage
+  without a command of its own to run (a .dvc data source, a frozen stage)
+  goes through Stage.reproduce itself;
+- dvc.lock is written before a command starts and after a batch of stages
+  finishes, if a stage finished since (a command, e.g. the book's, sees
+  every stage finished before it, as under `dvc repro`), from one parse and
+  with DVC's serializer (dvc.stage.serialize.to_lockfile, dumps_yaml): its
+  entries keep their place and new ones follow in the plan's order, as one
+  `dvc repro` would append them; core.autostage then `git add`s it (DVC's
+  scm_context).
+Plain `dvc repro` gives the same outputs and dvc.lock
+(tests/unit/test_repro_runner.py, tests/e2e).
 
-Why this is safe: DVC holds its repository lock while it collects the
-pipeline, checks a stage and writes dvc.lock, and releases it only while a
-stage's command runs (dvc.stage.run.unlocked_repo); --wait-for-lock makes
-a worker wait for it instead of failing. dvc.lock is written by re-reading
-it under the lock (dvc.dvcfile.Lockfile.dump_stages -> modify_yaml), so a
-worker keeps the stages the others wrote. core.autostage's `git add` runs
-inside the same lock (dvc.repo.reproduce: @locked around @scm_context), so
-two workers never race for .git/index.lock. DVC's read/write locks on each
-stage's deps and outs (.dvc/tmp/rwlock) fail loudly if two arms ever did
-overlap.
-
-A failing stage stops everything: the other workers get SIGINT (DVC's
-Ctrl-C path: the command ends, dvc.lock keeps the stages that finished) and
-the runner exits with the failing `dvc repro`'s status after its message.
+A failing stage stops everything: the running commands get SIGINT (as
+Ctrl-C would), then SIGTERM after a grace; dvc.lock keeps the stages that
+finished, and the runner exits non-zero after the stage's message.
 """
 
 from __future__ import annotations
 
-import functools
-import json
+import logging
 import os
 import queue
-import shutil
 import signal
 import subprocess
 import sys
@@ -45,167 +43,185 @@ from pathlib import Path
 
 from mobitrace import warm
 from mobitrace.core import timings
-from mobitrace.core.io import safe_yaml
-from mobitrace.studies.registry import Study, studies
-
-
-def arm_stages(study: Study) -> list[str]:
-    """The dvc.yaml stages of one study (foreach groups by their name)."""
-    chapters = dict.fromkeys(c.stage for c in study.chapters)  # a supplement runs in its chapter's stage
-    return [f"ingest_published@{study.slug}", study.ingest_stage,
-            *([study.device_stage] if study.device_stage else []), *chapters]
-
-
-def _yaml(path: Path):
-    """A YAML file's data, or None if it is missing (the runner reads
-    dvc.yaml and params.yaml before every run, a no-op's included)."""
-    try:
-        return safe_yaml(path.read_text())
-    except FileNotFoundError:
-        return None
-
-
-def stages(root: Path) -> dict[str, list[dict]]:
-    """dvc.yaml's stages: {name: [its body]}, a foreach group both as
-    {group: [a body per item]} and {group@item: [that body]}, `${item}`
-    filled in (the items from params.yaml). Read once per version of the
-    two files."""
-    files = [root / "dvc.yaml", root / "params.yaml"]
-    versions = tuple((st.st_mtime_ns, st.st_size) if (st := _stat(f)) else None for f in files)
-    return _stages(str(root.resolve()), versions)
-
-
-def _stat(path: Path) -> os.stat_result | None:
-    try:
-        return path.stat()
-    except FileNotFoundError:
-        return None
-
-
-@functools.lru_cache(maxsize=8)
-def _stages(root: str, versions: tuple) -> dict[str, list[dict]]:
-    params = _yaml(Path(root, "params.yaml")) or {}
-    out: dict[str, list[dict]] = {}
-    for name, stage in _yaml(Path(root, "dvc.yaml"))["stages"].items():
-        if "foreach" not in stage:
-            out[name] = [stage]
-            continue
-        items = stage["foreach"]
-        if isinstance(items, str):  # "${section.key}"
-            section, key = items[2:-1].rsplit(".", 1)
-            items = (params.get(section) or {}).get(key) or []
-        out[name] = []
-        for item in items:
-            body = json.loads(json.dumps(stage["do"]).replace("${item}", str(item)))
-            out[name].append(body)
-            out[f"{name}@{item}"] = [body]
-    return out
-
-
-def cost_of(root: Path):
-    """The expected time of a list of stages: the wall time their commands
-    took last (.mobitrace/timings.json), a command never timed counting as
-    the mean of those that were (so a fresh clone counts commands), plus
-    DVC's own ~1 s per stage."""
-    bodies, took = stages(root), timings.load(root)
-    known = [v["wall_s"] for v in took.values()]
-    default = sum(known) / len(known) if known else 1.0
-
-    def cost(names: list[str]) -> float:
-        return sum(took.get(b["cmd"], {}).get("wall_s", default) + DVC_PER_STAGE_S
-                   for n in names for b in bodies.get(n, []))
-    return cost
-
-
-DVC_PER_STAGE_S = 1.0
-
-
-def arms(root: Path, cost=None) -> list[tuple[str, list[str]]]:
-    """(study slug, its stages) for every study, longest first (`cost`: by
-    default cost_of(root))."""
-    cost = cost or cost_of(root)
-    found = [(s.slug, arm_stages(s)) for s in studies()]
-    return sorted(found, key=lambda arm: -cost(arm[1]))
-
-
-def bins(arm_list: list[tuple[str, list[str]]], jobs: int, cost) -> list[tuple[str, list[str]]]:
-    """The arms dealt to `jobs` workers, longest first to the least loaded
-    (LPT): ("a+b", a's and b's stages) per worker, so each worker starts DVC
-    once (its start and its walk of the repository, ~1-2 s) and not once per arm."""
-    loads: list[tuple[float, list[tuple[str, list[str]]]]] = [(0.0, []) for _ in range(min(jobs, len(arm_list)))]
-    for arm in sorted(arm_list, key=lambda a: -cost(a[1])):
-        i = min(range(len(loads)), key=lambda k: loads[k][0])
-        loads[i] = (loads[i][0] + cost(arm[1]), loads[i][1] + [arm])
-    dealt = sorted(loads, key=lambda load: -load[0])
-    return [("+".join(slug for slug, _ in held), [n for _, names in held for n in names]) for _, held in dealt]
-
-
-def rest(root: Path, arm_list: list[tuple[str, list[str]]]) -> list[str]:
-    """The dvc.yaml stages no arm holds (the ledger, the overview, the
-    book), in pipeline order."""
-    held = {stage.split("@")[0] for _, names in arm_list for stage in names}  # foreach groups by name
-    return [name for name in stages(root) if "@" not in name and name not in held]  # dvc.yaml order
-
-
-def missing_outputs(root: Path, names: list[str]) -> bool:
-    """Whether an output of one of these stages is missing (a fresh clone:
-    all of them)."""
-    bodies = stages(root)
-    for body in (b for n in names for b in bodies.get(n, [])):
-        for out in body.get("outs", []) + body.get("metrics", []):
-            if not (root / (next(iter(out)) if isinstance(out, dict) else out)).exists():
-                return True
-    return False
-
-
-class _Workers:
-    """The running `dvc repro` processes, their output prefixed by their arm."""
-
-    def __init__(self, root: Path, out, env: dict):
-        self.root, self.out, self.env = root, out, env
-        self.procs: dict[str, subprocess.Popen] = {}
-        self.failed: tuple[str, int] | None = None
-        self.stopping = threading.Event()
-        self.print_lock = threading.Lock()
-
-    def run(self, label: str, args: list[str]) -> int:
-        # Own process group: a stop reaches dvc and its stage's command, not us.
-        proc = subprocess.Popen(args, cwd=self.root, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, process_group=0)
-        with self.print_lock:
-            self.procs[label] = proc
-            if self.stopping.is_set():
-                self._interrupt(proc)
-        for line in proc.stdout:
-            with self.print_lock:
-                self.out.write(f"{label} | {line}" if label else line)
-                self.out.flush()
-        code = proc.wait()
-        with self.print_lock:
-            del self.procs[label]
-            if code != 0 and not self.stopping.is_set():
-                self.failed = (label, code)
-                self.stop()
-        return code
-
-    def stop(self) -> None:
-        """Interrupt every running worker (call with print_lock held)."""
-        self.stopping.set()
-        for proc in self.procs.values():
-            self._interrupt(proc)
-
-    @staticmethod
-    def _interrupt(proc: subprocess.Popen) -> None:
-        # SIGINT, as Ctrl-C would: dvc stops, and its stage's command too. One
-        # that lands while dvc forks the command is lost to the child, which then
-        # runs on with our pipe open: the group gets SIGTERM after a grace.
-        _signal_group(proc.pid, signal.SIGINT)
-        timer = threading.Timer(STOP_GRACE_S, _signal_group, (proc.pid, signal.SIGTERM))
-        timer.daemon = True
-        timer.start()
-
 
 STOP_GRACE_S = 5.0
+DVC_PER_STAGE_S = 0.3  # the runner's hashing and caching of one stage, for the order only
+
+
+def repro(root: Path, force: bool = False, jobs: int | None = None, out=None) -> int:
+    """Run the pipeline in `root` with `jobs` workers; 0, or the exit status
+    of the first stage that failed (1 if DVC refused a step)."""
+    out = out or sys.stdout
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    # One warm server for every stage command of the run (mobitrace.warm):
+    # its forks skip Python's start and the libraries' imports.
+    with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root) as env, _dvc_log(out):
+        return _Run(root, force, jobs, out, env).run()
+
+
+class _Run:
+    def __init__(self, root: Path, force: bool, jobs: int, out, env: dict):
+        self.root, self.force, self.jobs, self.out, self.env = root, force, jobs, out, env
+        self.finished: queue.Queue = queue.Queue()  # (stage, exit status) from the command threads
+        self.procs: dict = {}  # stage -> its command's Popen, while it runs
+        self.print_lock = threading.Lock()
+        self.stopping = False
+
+    def say(self, line: str) -> None:
+        with self.print_lock:
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def run(self) -> int:
+        from dvc.exceptions import DvcException
+        from dvc.repo import Repo, lock_repo
+        from dvc.repo.reproduce import collect_stages, get_active_graph, plan_repro
+
+        here = os.getcwd()
+        os.chdir(self.root)  # DVC's paths (targets, `git add`) are relative to it, as under its CLI
+        try:
+            repo = Repo(".", _wait_for_lock=True)
+        except DvcException as exc:
+            os.chdir(here)
+            self.say(f"error: {exc}")
+            return 1
+        try:
+            with lock_repo(repo), repo.scm_context:
+                graph = get_active_graph(repo.index.graph)
+                plan = plan_repro(graph, collect_stages(repo, ["dvc.yaml"]))
+                return self._run_plan(repo, graph, plan)
+        except DvcException as exc:  # e.g. an output missing after its command, a broken dvc.yaml
+            self.say(f"error: {exc}")
+            return 1
+        finally:
+            repo.close()
+            os.chdir(here)
+
+    def _run_plan(self, repo, graph, plan: list) -> int:
+        upstream = {s: [u for u in graph.successors(s) if u in set(plan)] for s in plan}
+        ahead = _path_ahead(plan, graph, _cost(self.root))
+        locks = _Locks(repo, plan)
+        waiting = list(plan)
+        done: set = set()
+        failed: tuple | None = None
+        try:
+            while waiting or self.procs:
+                while not failed and len(self.procs) < self.jobs:
+                    ready = [s for s in waiting if all(u in done for u in upstream[s])]
+                    if not ready:
+                        break
+                    stage = max(ready, key=lambda s: ahead[s])
+                    waiting.remove(stage)
+                    if not self._start(repo, stage, upstream[stage], locks):
+                        done.add(stage)  # skipped, restored, or a data source: nothing runs
+                if not self.procs:
+                    break
+                batch = [self._next_finished()]
+                while not self.finished.empty():
+                    batch.append(self.finished.get())
+                repo._reset()  # as dvc.stage.run's unlocked_repo after a command: e.g. git's view of .gitignore
+                for stage, code in batch:
+                    self.procs.pop(stage)
+                    if code == 0 and not self.stopping:
+                        self._record(stage, locks)
+                        done.add(stage)
+                    elif not failed:
+                        failed = (stage, code)
+                        self._stop()
+                locks.write()
+        except BaseException:  # Ctrl-C or SIGTERM (the CLI raises it), or DVC refusing a step
+            self._stop()
+            self._drain()
+            locks.write()
+            raise
+        if failed:
+            stage, code = failed
+            self.say(f"error: failed to reproduce '{stage.addressing}': its command exited with {code}; "
+                     "stopped the other stages")
+            return code if code > 0 else 1
+        return 0
+
+    def _start(self, repo, stage, upstream: list, locks: _Locks) -> bool:
+        """Begin `stage` as Stage.reproduce would; True if its command now runs."""
+        from dvc.stage import PipelineStage
+        from dvc.stage.cache import RunCacheNotFoundError
+
+        if not (isinstance(stage, PipelineStage) and stage.cmd and not stage.frozen):
+            if stage.reproduce(force=self.force, upstream=upstream):  # no command of ours runs
+                if isinstance(stage, PipelineStage):
+                    locks.add(stage)
+                else:
+                    stage.dump(update_pipeline=False)
+            return False
+        if not self.force and not stage.changed(upstream=upstream):
+            self.say(f"Stage '{stage.addressing}' didn't change, skipping")
+            return False
+        stage.remove_outs(ignore_remove=False, force=False)
+        if not self.force:
+            try:
+                repo.stage_cache.restore(stage)
+                self._record(stage, locks)
+                return False
+            except RunCacheNotFoundError:
+                stage.save_deps()
+        locks.write()  # a command sees every stage finished before it in dvc.lock, as under `dvc repro`
+        self.procs[stage] = None  # running from now on: its thread starts the command
+        threading.Thread(target=self._command, args=(stage,), daemon=True).start()
+        return True
+
+    def _next_finished(self) -> tuple:
+        while True:  # a timeout, so that Ctrl-C and SIGTERM reach this thread while it waits
+            try:
+                return self.finished.get(timeout=1.0)
+            except queue.Empty:
+                pass
+
+    def _command(self, stage) -> None:
+        """The stage's command lines, one after the other, as dvc.stage.run
+        runs them; its output prefixed by the stage's name."""
+        from dvc.stage.run import _enforce_cmd_list, _make_cmd, get_executable, prepare_kwargs
+
+        kwargs = prepare_kwargs(stage, run_env=self.env)
+        code = 0
+        for cmd in _enforce_cmd_list(stage.cmd):
+            self.say(f"Running stage '{stage.addressing}':\n> {cmd}")
+            # Own process group: a stop reaches the command and its children, not us.
+            with self.print_lock:
+                if self.stopping:
+                    code = -signal.SIGINT
+                    break
+                proc = subprocess.Popen(_make_cmd(get_executable(), cmd), stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True, process_group=0, **kwargs)
+                self.procs[stage] = proc
+            for line in proc.stdout:
+                self.say(f"{stage.addressing} | {line.rstrip(chr(10))}")
+            code = proc.wait()
+            if code != 0:
+                break
+        self.finished.put((stage, code))
+
+    def _record(self, stage, locks: _Locks) -> None:
+        """Stage.run's end: hashes (and the run cache) then DVC's cache."""
+        no_cache_outs = any(not out.use_cache for out in stage.outs if not (out.is_metric or out.is_plot))
+        stage.save(run_cache=not no_cache_outs)
+        stage.commit()
+        locks.add(stage)
+
+    def _stop(self) -> None:
+        """SIGINT to every running command, as Ctrl-C would; SIGTERM after a
+        grace (a SIGINT that lands while the shell forks is lost)."""
+        with self.print_lock:
+            self.stopping = True
+            for proc in [p for p in self.procs.values() if p is not None]:
+                _signal_group(proc.pid, signal.SIGINT)
+                timer = threading.Timer(STOP_GRACE_S, _signal_group, (proc.pid, signal.SIGTERM))
+                timer.daemon = True
+                timer.start()
+
+    def _drain(self) -> None:
+        while self.procs:
+            stage, _ = self._next_finished()
+            self.procs.pop(stage, None)
 
 
 def _signal_group(pgid: int, sig: int) -> None:
@@ -215,75 +231,94 @@ def _signal_group(pgid: int, sig: int) -> None:
         pass
 
 
-def repro(root: Path, force: bool = False, jobs: int | None = None, dvc: tuple[str, ...] = ("dvc",),
-          out=None, plan: tuple[list[tuple[str, list[str]]], list[str]] | None = None) -> int:
-    """Run the pipeline in `root` with `jobs` workers; the exit status of
-    the first `dvc repro` that failed (0 if none did). `plan`: (arms, the
-    rest), by default the studies' (arms(), rest())."""
-    out = out or sys.stdout
-    cost = cost_of(root)
-    arm_list = plan[0] if plan else arms(root, cost)
-    last_stages = plan[1] if plan else rest(root, arm_list)
-    if not force:
-        # Side by side only the arms with an output missing (see above):
-        # finding other changes would cost a `dvc status`, as long as a no-op.
-        arm_list = [arm for arm in arm_list if missing_outputs(root, arm[1])]
-        if len(arm_list) < 2:  # nothing to run side by side
-            arm_list = []
-    jobs = max(1, jobs or os.cpu_count() or 1)
-    flags = ["-f"] if force else []
-    arm_list = bins(arm_list, jobs, cost)
-    # One warm server for every process of the run (mobitrace.warm): its
-    # forks skip Python's start and the libraries' imports.
-    with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root) as env:
-        return _run(root, arm_list, last_stages, force, jobs, flags, _warm_dvc(dvc), out, env)
+class _Locks:
+    """The dvc.lock of each dvc.yaml in the plan, parsed once (as DVC parses
+    it, keeping its layout) and rewritten by write() with the stages add()ed
+    since: Lockfile.dump_stages without a parse per stage."""
+
+    def __init__(self, repo, plan: list):
+        self.repo, self.plan = repo, plan
+        self.files: dict[str, tuple[dict, set]] = {}  # path -> (data, the stage names it had)
+        self.pending: list = []
+
+    def add(self, stage) -> None:
+        self.pending.append(stage)
+
+    def write(self) -> None:
+        from dvc.stage import PipelineStage
+        from dvc.stage.serialize import to_lockfile
+        from dvc.utils.serialize._yaml import dumps_yaml, parse_yaml_for_update
+
+        by_file: dict[str, list] = {}
+        for stage in self.pending:
+            by_file.setdefault(stage.dvcfile._lockfile.path, []).append(stage)
+        self.pending = []
+        for path, stages in by_file.items():
+            if path not in self.files:
+                text = Path(path).read_text() if os.path.exists(path) else ""
+                data = (parse_yaml_for_update(text, path) if text else None) or {}
+                self.files[path] = (data, set(data.get("stages", {})))
+            data, had = self.files[path]
+            if not data:
+                data["schema"] = "2.0"  # first, as DVC writes it
+            entries = data.setdefault("stages", {})
+            modified = False
+            for stage in stages:
+                entry = to_lockfile(stage)
+                modified = modified or entries.get(stage.name, {}) != entry[stage.name]
+                entries.update(entry)
+            if not modified:
+                continue
+            names = [s.name for s in self.plan if isinstance(s, PipelineStage)]
+            for name in [n for n in names if n in entries and n not in had]:
+                entries[name] = entries.pop(name)  # new ones in the plan's order
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(dumps_yaml(data))
+            self.repo.scm_context.track_file(os.path.relpath(path))  # as Lockfile.dump_stages
 
 
-def _warm_dvc(dvc: tuple[str, ...]) -> tuple[str, ...]:
-    """`dvc` as a fork of the warm server too (it preloads DVC first), if
-    it is this interpreter's DVC: each `dvc repro` then skips importing it."""
-    found = shutil.which(dvc[0]) if dvc == ("dvc",) else None
-    if found and Path(found).parent == Path(sys.executable).parent:
-        return (sys.executable, "-m", "mobitrace.warm", "run", "dvc")
-    return dvc
+def _cost(root: Path):
+    """A stage's expected time: its command's last wall time (a command
+    never timed: the mean of those that were), plus the runner's own work."""
+    took = timings.load(root)
+    known = [v["wall_s"] for v in took.values()]
+    default = sum(known) / len(known) if known else 1.0
+
+    def cost(stage) -> float:
+        cmds = stage.cmd if isinstance(stage.cmd, list) else [stage.cmd] if stage.cmd else []
+        return sum(took.get(c, {}).get("wall_s", default) for c in cmds) + DVC_PER_STAGE_S
+    return cost
 
 
-def _run(root: Path, arm_list, last_stages, force: bool, jobs: int, flags: list[str], dvc, out, env: dict) -> int:
-    todo: queue.Queue = queue.Queue()
-    for arm in arm_list:
-        todo.put(arm)
-    workers = _Workers(root, out, env)
+def _path_ahead(plan: list, graph, cost) -> dict:
+    """Each stage's cost plus the costliest chain of plan stages that
+    depend on it (its "bottom level": list scheduling starts the longest
+    first)."""
+    ahead: dict = {}
+    in_plan = set(plan)
+    for stage in reversed(plan):  # plan_repro: every stage after the stages it depends on
+        after = [ahead[d] for d in graph.predecessors(stage) if d in in_plan]
+        ahead[stage] = cost(stage) + max(after, default=0.0)
+    return ahead
 
-    def worker():
-        while not workers.stopping.is_set():
-            try:
-                slug, names = todo.get_nowait()
-            except queue.Empty:
-                return
-            workers.run(slug, [*dvc, "--wait-for-lock", "repro", *flags, *names])
 
-    threads = [threading.Thread(target=worker, daemon=True) for _ in range(jobs)]
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    except BaseException:  # Ctrl-C, or SIGTERM (the CLI raises it): the workers stop too
-        with workers.print_lock:
-            workers.stop()
-        for t in threads:
-            t.join()
-        raise
-    if workers.failed:
-        label, code = workers.failed
-        out.write(f"error: {label}: `dvc repro` failed (exit {code}); stopped the other studies\n")
-        return code
-    # What reads every study. Forced: only those stages (-s), the arms ran;
-    # otherwise a plain `dvc repro`, which also runs anything an arm missed.
-    if force and not last_stages:
-        return 0
-    last = [*dvc, "repro", "-f", "-s", *last_stages] if force else [*dvc, "repro"]
-    code = workers.run("", last)
-    if code:
-        out.write(f"error: `{' '.join(last)}` failed (exit {code})\n")
-    return code
+class _dvc_log:
+    """DVC's messages (a stage restored from the run cache, a data source
+    checked, a warning) to `out`, in place of DVC's own handlers (stdout,
+    stderr) for the run."""
+
+    def __init__(self, out):
+        self.handler = logging.StreamHandler(out)
+        self.handler.setFormatter(logging.Formatter("%(message)s"))
+        self.logger = logging.getLogger("dvc")
+
+    def __enter__(self):
+        import dvc.repo  # noqa: F401  (DVC adds its handlers at import)
+
+        self.saved = (self.logger.level, self.logger.handlers[:])
+        self.logger.handlers[:] = [self.handler]
+        self.logger.setLevel(logging.INFO)
+
+    def __exit__(self, *exc):
+        self.logger.setLevel(self.saved[0])
+        self.logger.handlers[:] = self.saved[1]

@@ -3,8 +3,7 @@
 Every stage command starts Python and imports pandas, pandera and pyarrow
 (~0.8 s CPU), and a notebook stage also starts a kernel that imports seaborn,
 scipy and statsmodels (~2 s). `python -m mobitrace repro` starts one server
-that imports those libraries (and DVC and Sphinx) once; each `dvc repro` of
-the run (mobitrace.repro), each stage command (`python -m mobitrace ...`, via
+that imports those libraries (and Sphinx) once; each stage command (`python -m mobitrace ...`, via
 __main__.py) and each notebook kernel (`python -m mobitrace.warm run
 ipykernel_launcher ...`, the kernel spec book/notebooks.py uses) then asks it
 for a fork of itself that runs `python -m MODULE` with the caller's argv,
@@ -49,13 +48,11 @@ _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # values differ from the server's gets no fork.
 _IMPORT_ENV = re.compile(r"^(PYTHON|MPL|MATPLOTLIB|OMP_|OPENBLAS|MKL_|NUMEXPR|ARROW|JUPYTER|IPYTHON|XDG_|LC_)"
                          r"|^(HOME|LANG|LANGUAGE|TZ)$")
-# The run's `dvc repro` processes are forks too (mobitrace.repro).
 # matplotlib reads MPLBACKEND at import, and a kernel sets it when it is
 # unset, so without it no plotting library is preloaded. Nor is
 # ipykernel.kernelapp, whose defaults read the kernel's own environment at
 # import (JPY_PARENT_PID). pandera imports hypothesis only at its first
 # validation, which a command then blocks (__main__.py) as it would alone.
-_DVC = ("dvc.cli", "dvc.repo", "dvc.repo.reproduce")
 _LIBRARIES = ("numpy", "pandas", "pyarrow", "pyarrow.parquet", "pandera.pandas", "yaml", "scipy.stats",
               "statsmodels.api", "statsmodels.formula.api", "nbformat", "jupytext", "papermill", "jupyter_client")
 _PLOTTING = ("matplotlib", "matplotlib.pyplot", "seaborn")
@@ -159,7 +156,7 @@ class _Server:
         self.selector.register(self.listener, selectors.EVENT_READ, ("accept", None))
         self.forks: dict[int, tuple[socket.socket, int]] = {}  # pid -> (caller, pidfd)
         self.env = _import_env(os.environ)
-        self.stopping, self.dvc_asked, self.libraries_asked = False, False, False
+        self.stopping, self.libraries_asked = False, False
         self.todo: list[str] = []  # modules to preload, one per turn of the loop
 
     def serve(self) -> dict | None:
@@ -199,7 +196,7 @@ class _Server:
             conn.close()
             return None
         why = self._refusal(request, uid, len(fds))
-        self._preload_for(request.get("module"))
+        self._preload()
         _log(f"{'refused (' + why + ')' if why else 'fork'}: {request.get('module')} {request.get('argv')}")
         if why or self.stopping:
             with contextlib.suppress(OSError):
@@ -226,15 +223,11 @@ class _Server:
             _send(conn, {"started": pid})
         return None
 
-    def _preload_for(self, module) -> None:
-        """DVC from the first request on, the libraries from the first other
-        one: a no-op run, only `dvc repro`, loads no library beside it."""
-        if module != "dvc" and not self.libraries_asked:
+    def _preload(self) -> None:
+        """The libraries from the first request on: a no-op run loads none."""
+        if not self.libraries_asked:
             self.libraries_asked = True
             self.todo += [*_LIBRARIES, *(_PLOTTING if os.environ.get("MPLBACKEND") else ()), *_BOOK]
-        if not self.dvc_asked:
-            self.dvc_asked = True
-            self.todo[:0] = _DVC
 
     def _refusal(self, request: dict, uid: int, nfds: int) -> str | None:
         if uid != os.getuid():

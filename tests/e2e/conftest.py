@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 BIN = Path(sys.executable).parent  # the venv's bin: dvc, jupyter-book, python
-# What `make` runs: `dvc repro` with the studies side by side (mobitrace.repro),
+# What `make` runs: `dvc repro` with independent stages side by side (mobitrace.repro),
 # the clone's own runner (PYTHONPATH); the copies rebuild with it too. Plain
 # `dvc repro` rebuilds stages in test_pipeline (whose forks' bytes it checks)
 # and in test_add_device's fresh clone, so both paths stay tested.

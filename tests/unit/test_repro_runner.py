@@ -1,14 +1,16 @@
-"""mobitrace.repro: `dvc repro` with the studies side by side.
+"""mobitrace.repro: `dvc repro`, independent stages side by side.
 
-On a small synthetic DVC project (two independent arms and a stage that
-reads both): the parallel run gives the serial run's outputs and dvc.lock;
-a failing stage stops the run with DVC's message and a non-zero exit. On
-the real registry: the arms cover every stage and none reads what another
-writes."""
+On a small synthetic DVC project (a `dvc add`ed source, two independent
+chains and a stage that reads both): the parallel run gives a serial `dvc
+repro`'s outputs and dvc.lock, byte for byte, forced or not, fresh or after
+a change; independent stages overlap; a failing stage stops the run with
+its message and a non-zero exit, and dvc.lock keeps the stages that
+finished, as DVC's Ctrl-C path does."""
 
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 import time
@@ -17,22 +19,24 @@ from pathlib import Path
 import yaml
 
 from mobitrace import repro
-from mobitrace.pipeline import dvc_stages
 
 DVC = (sys.executable, "-m", "dvc")
 
 
-def _project(tmp_path: Path, b_cmd: str = "sleep 1; echo b > b/x", a_cmd: str = "echo a > a/x") -> Path:
-    """A git + DVC project (autostage on, as ours): arms a (two stages) and
-    b, and `join` reading both. Synthetic."""
+# b1 starts its folder from nothing, .gitignore included, as a chapter stage does
+def _project(tmp_path: Path, b_cmd: str = "sleep 1; rm -rf b; mkdir b; echo b > b/x",
+             a_cmd: str = "cat src.txt > a/x", join_cmd: str = "cat a/y b/x > j", join_out="j") -> Path:
+    """A git + DVC project (autostage on, as ours): src.txt (`dvc add`ed),
+    a1 (reads it) -> a2, b1, and `join` reading a2's and b1's. Synthetic."""
     root = tmp_path / "proj"
     (root / "a").mkdir(parents=True)
     (root / "b").mkdir()
+    (root / "src.txt").write_text("source\n")
     stages = {
-        "a1": {"cmd": a_cmd, "outs": ["a/x"]},
+        "a1": {"cmd": a_cmd, "deps": ["src.txt"], "outs": ["a/x"]},
         "a2": {"cmd": "sleep 1; cat a/x a/x > a/y", "deps": ["a/x"], "outs": ["a/y"]},
         "b1": {"cmd": b_cmd, "outs": ["b/x"]},
-        "join": {"cmd": "cat a/y b/x > j", "deps": ["a/y", "b/x"], "outs": ["j"]},
+        "join": {"cmd": join_cmd, "deps": ["a/y", "b/x"], "outs": [join_out]},
     }
     (root / "dvc.yaml").write_text(yaml.safe_dump({"stages": stages}, sort_keys=False))
 
@@ -41,60 +45,112 @@ def _project(tmp_path: Path, b_cmd: str = "sleep 1; echo b > b/x", a_cmd: str = 
     run("git", "init", "-q")
     run(*DVC, "init", "-q")
     run(*DVC, "config", "core.autostage", "true")
+    run(*DVC, "add", "-q", "src.txt")
     run("git", "add", "-A")
     run("git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "project")
     return root
 
 
-PLAN = ([("b", ["b1"]), ("a", ["a1", "a2"])], ["join"])
+OUTPUTS = ("a/x", "a/y", "b/x", "j", "a/.gitignore", "b/.gitignore", ".gitignore")
 
 
-def _outs(lock: Path) -> dict:
-    stages = yaml.safe_load(lock.read_text())["stages"]
-    return {name: [(o["path"], o["md5"]) for o in s.get("outs", [])] for name, s in stages.items()}
+def _dvc(root: Path, *args: str) -> str:
+    return subprocess.run([*DVC, *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+def _same(par: Path, serial: Path) -> None:
+    assert (par / "dvc.lock").read_text() == (serial / "dvc.lock").read_text()
+    for f in OUTPUTS:
+        assert (par / f).read_bytes() == (serial / f).read_bytes(), f
+    assert "up to date" in _dvc(par, "status")
 
 
 def test_parallel_run_gives_the_serial_outputs_and_lock_synthetic(tmp_path):
     serial = _project(tmp_path / "serial")
-    subprocess.run([*DVC, "repro"], cwd=serial, check=True, capture_output=True)
-    for force in (False, True):
-        par = _project(tmp_path / f"parallel-{force}")
+    _dvc(serial, "repro")
+    par = _project(tmp_path / "parallel")
+    for force in (False, True):  # a fresh project, then everything again over it
         out = io.StringIO()
-        assert repro.repro(par, force=force, jobs=2, dvc=DVC, out=out, plan=PLAN) == 0, out.getvalue()
+        assert repro.repro(par, force=force, jobs=2, out=out) == 0, out.getvalue()
         log = out.getvalue()
         for stage in ("a1", "a2", "b1", "join"):
             assert log.count(f"Running stage '{stage}'") == 1, log
-        assert "b | Running stage 'b1'" in log and "a | Running stage 'a1'" in log
-        assert _outs(par / "dvc.lock") == _outs(serial / "dvc.lock")
-        for f in ("a/x", "a/y", "b/x", "j"):
-            assert (par / f).read_bytes() == (serial / f).read_bytes(), f
-        # dvc.lock staged by autostage (git add under DVC's lock), and nothing left to do
-        status = subprocess.run([*DVC, "status"], cwd=par, capture_output=True, text=True, check=True).stdout
-        assert "up to date" in status, status
+        assert "b1 | " not in log  # the commands print nothing
+        _same(par, serial)
+        # dvc.lock staged by autostage, as `dvc repro` stages it
         staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=par, capture_output=True,
                                 text=True, check=True).stdout.split()
         assert "dvc.lock" in staged
-    # Nothing missing: no worker, one plain `dvc repro`, which runs nothing.
+    # Nothing changed: nothing runs.
     again = io.StringIO()
-    assert repro.repro(par, jobs=2, dvc=DVC, out=again, plan=PLAN) == 0, again.getvalue()
-    assert " | " not in again.getvalue() and "Running stage" not in again.getvalue(), again.getvalue()
+    assert repro.repro(par, jobs=2, out=again) == 0, again.getvalue()
+    assert "Running stage" not in again.getvalue(), again.getvalue()
+    assert again.getvalue().count("didn't change, skipping") == 5, again.getvalue()
 
 
-def test_the_arms_run_side_by_side_synthetic(tmp_path):
-    """Both arms sleep; two workers overlap them: each stage notes when its
+def test_after_a_change_only_what_depends_on_it_reruns_as_with_dvc_synthetic(tmp_path):
+    """The data source changes: a1, a2 and join rerun, b1 does not; the
+    lock and outputs are those of `dvc repro` after the same change."""
+    serial, par = _project(tmp_path / "serial"), _project(tmp_path / "par")
+    _dvc(serial, "repro")
+    assert repro.repro(par, jobs=2, out=io.StringIO()) == 0
+    for root in (serial, par):
+        (root / "src.txt").write_text("changed\n")
+    _dvc(serial, "repro")
+    out = io.StringIO()
+    assert repro.repro(par, jobs=2, out=out) == 0, out.getvalue()
+    log = out.getvalue()
+    assert [s for s in ("a1", "a2", "b1", "join") if f"Running stage '{s}'" in log] == ["a1", "a2", "join"], log
+    assert (par / "src.txt.dvc").read_text() == (serial / "src.txt.dvc").read_text()
+    _same(par, serial)
+
+
+def test_a_command_sees_in_dvc_lock_every_stage_restored_before_it_synthetic(tmp_path):
+    """src.txt goes v1 -> v2 -> v1: the third run restores a1 and a2 from
+    DVC's run cache (no command) and runs join (an uncached output: no run
+    cache), whose command copies dvc.lock as it finds it: a1's entry there
+    is already the v1 one, as under `dvc repro`."""
+    par = _project(tmp_path, join_cmd="cat a/y b/x > j; cp dvc.lock ../join-saw.lock",
+                   join_out={"j": {"cache": False}})
+    for text in ("v1\n", "v2\n", "v1\n"):
+        (par / "src.txt").write_text(text)
+        out = io.StringIO()
+        assert repro.repro(par, jobs=2, out=out) == 0, out.getvalue()
+    log = out.getvalue()
+    assert "Stage 'a1' is cached - skipping run" in log and "Running stage 'a1'" not in log, log
+    assert "Running stage 'join'" in log, log
+    saw = yaml.safe_load((tmp_path / "join-saw.lock").read_text())["stages"]
+    assert saw["a1"] == yaml.safe_load((par / "dvc.lock").read_text())["stages"]["a1"]
+
+
+def test_the_independent_stages_run_side_by_side_synthetic(tmp_path):
+    """a1 and b1 sleep; two workers overlap them: each stage notes when its
     sleep starts and ends (beside the project), and the two intervals
-    overlap, as they cannot when one worker runs them one after the other.
-    (A bound on the wall time said the same until the machine was loaded.)"""
+    overlap, as they cannot when one worker runs them one after the other."""
     stamp = "date +%s.%N >> ../{}"
     par = _project(tmp_path, b_cmd=f"{stamp.format('b')}; sleep 4; {stamp.format('b')}; echo b > b/x",
-                   a_cmd=f"{stamp.format('a')}; sleep 4; {stamp.format('a')}; echo a > a/x")
+                   a_cmd=f"{stamp.format('a')}; sleep 4; {stamp.format('a')}; cat src.txt > a/x")
     out = io.StringIO()
-    assert repro.repro(par, jobs=2, dvc=DVC, out=out, plan=PLAN) == 0, out.getvalue()
+    assert repro.repro(par, jobs=2, out=out) == 0, out.getvalue()
     assert (par / "j").is_file()
-    log = out.getvalue()
     (a_start, a_end), (b_start, b_end) = ([float(t) for t in (tmp_path / arm).read_text().split()] for arm in "ab")
-    assert max(a_start, b_start) < min(a_end, b_end), (a_start, a_end, b_start, b_end, log)
-    assert log.index("Running stage 'b1'") < log.index("Running stage 'a2'"), log
+    assert max(a_start, b_start) < min(a_end, b_end), (a_start, a_end, b_start, b_end, out.getvalue())
+
+
+def test_one_worker_starts_the_longest_path_first_synthetic(tmp_path):
+    """Times by hand (.mobitrace/timings.json): b1 5 s, a1 and a2 1 s, join
+    1 s. Paths ahead: b1 6.9, a1 3.9, a2 2.6, join 1.3 (each + 0.3 s of the
+    runner's own): one worker runs b1 first."""
+    par = _project(tmp_path, b_cmd="echo b > b/x")  # a command of its own: its time below
+    cmds = {s["cmd"]: s for s in yaml.safe_load((par / "dvc.yaml").read_text())["stages"].values()}
+    took = {cmd: {"wall_s": 5.0 if cmd.startswith("echo b") else 1.0} for cmd in cmds}
+    (par / ".mobitrace").mkdir()
+    (par / ".mobitrace" / "timings.json").write_text(json.dumps(took))
+    out = io.StringIO()
+    assert repro.repro(par, jobs=1, out=out) == 0, out.getvalue()
+    log = out.getvalue()
+    order = sorted(("a1", "a2", "b1", "join"), key=lambda s: log.index(f"Running stage '{s}'"))
+    assert order == ["b1", "a1", "a2", "join"], log
 
 
 def _run_until_b_fails(tmp_path: Path, b_cmd: str, a_cmd: str) -> tuple[Path, int, float, str]:
@@ -102,66 +158,35 @@ def _run_until_b_fails(tmp_path: Path, b_cmd: str, a_cmd: str) -> tuple[Path, in
     par = _project(tmp_path, b_cmd=b_cmd, a_cmd=a_cmd)
     out = io.StringIO()
     t0 = time.monotonic()
-    code = repro.repro(par, jobs=2, dvc=DVC, out=out, plan=PLAN)
+    code = repro.repro(par, jobs=2, out=out)
     return par, code, time.monotonic() - t0, out.getvalue()
 
 
 def test_a_failing_stage_stops_every_worker_synthetic(tmp_path):
-    par, code, took, log = _run_until_b_fails(tmp_path, "echo 'boom: b1 broke' >&2; exit 3", "sleep 30; echo a > a/x")
-    assert code != 0, log
-    assert "b | boom: b1 broke" in log, log              # the stage's own message
-    assert "failed to reproduce 'b1'" in log, log        # DVC's
-    assert log.rstrip().splitlines()[-1].startswith("error: b: `dvc repro` failed"), log
-    assert took < 25, (took, log)                        # arm a's 30 s stage was interrupted
-    assert not (par / "j").exists() and not (par / "a" / "x").exists()
-    assert "Running stage 'join'" not in log
+    par, code, took, log = _run_until_b_fails(tmp_path, "sleep 2; echo 'boom: b1 broke' >&2; exit 3",
+                                              "cat src.txt > a/x; sleep 30")
+    assert code == 3, log
+    assert "b1 | boom: b1 broke" in log, log              # the stage's own message
+    assert log.rstrip().splitlines()[-1].startswith("error: failed to reproduce 'b1'"), log
+    assert took < 25, (took, log)                         # a1's 30 s command was interrupted
+    assert not (par / "j").exists() and not (par / "b" / "x").exists()
+    assert "Running stage 'join'" not in log and "Running stage 'a2'" not in log
+    assert not (par / "dvc.lock").exists()                # a1 was interrupted: nothing finished
 
 
-def test_the_studies_arms_cover_every_stage_and_read_nothing_another_writes(repo):
-    arms = repro.arms(repo)
-    rest = repro.rest(repo, arms)
-    stages = dvc_stages()
-    held = [s for _, arm in arms for s in arm]
-    assert len(held) == len(set(held)), held
-    groups = {s.split("@")[0] for s in held}
-    assert groups | set(rest) == set(stages) and not groups & set(rest)
-    assert rest and all(s in stages for s in rest)
-
-    def paths(stage: str, key: str) -> list[str]:
-        name, _, item = stage.partition("@")
-        body = stages[name].get("do", stages[name])
-        return [next(iter(p)) if isinstance(p, dict) else p for p in body.get(key, [])
-                ] if not item else [p.replace("${item}", item) for p in body.get(key, [])]
-
-    def inside(a: str, b: str) -> bool:
-        return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/")
-    for slug, arm in arms:
-        others = [s for other, a in arms if other != slug for s in a]
-        writes = [o for s in others for o in paths(s, "outs") + paths(s, "metrics")]
-        for stage in arm:
-            for dep in paths(stage, "deps"):
-                assert not any(inside(dep.replace("${item}", "x"), w.replace("${item}", "x")) for w in writes), \
-                    (slug, stage, dep)
+def test_the_stages_that_finished_before_a_failure_stay_in_the_lock_synthetic(tmp_path):
+    par, code, took, log = _run_until_b_fails(tmp_path, "sleep 4; exit 5", "cat src.txt > a/x")
+    assert code == 5, log
+    locked = yaml.safe_load((par / "dvc.lock").read_text())["stages"]
+    assert {"a1", "a2"} <= set(locked) and "b1" not in locked and "join" not in locked, locked
+    assert "up to date" in _dvc(par, "status", "a1", "a2")
 
 
 def test_a_stage_command_deaf_to_sigint_is_stopped_after_the_grace_synthetic(tmp_path):
-    # As when the stop's SIGINT lands while dvc forks the command: the command
-    # never sees it, and would run on with the runner's pipe open.
+    # As when the stop's SIGINT lands while the shell forks the command: the
+    # command never sees it, and would run on with the runner's pipe open.
     par, code, took, log = _run_until_b_fails(tmp_path, "sleep 2; echo 'boom' >&2; exit 3",
-                                              "trap '' INT; sleep 60; echo a > a/x")
+                                              "trap '' INT; sleep 60; cat src.txt > a/x")
     assert code != 0, log
-    assert took < 40, (took, log)                        # the grace (5 s) and SIGTERM, not the 60 s
+    assert took < 40, (took, log)                         # the grace (5 s) and SIGTERM, not the 60 s
     assert not (par / "j").exists() and not (par / "a" / "x").exists()
-
-
-def test_bins_deal_the_longest_arm_to_the_least_loaded_worker():
-    costs = {"a": 7.0, "b": 5.0, "c": 4.0, "d": 3.0, "e": 2.0}
-    arm_list = [(slug, [f"{slug}1", f"{slug}2"]) for slug in "edcba"]  # any order in
-
-    def cost(names):
-        return sum(costs[n[0]] / 2 for n in names)
-    # by hand: a->1 (7), b->2 (5), c->2 (9), d->1 (10), e->2 (11)
-    assert repro.bins(arm_list, 2, cost) == [("b+c+e", ["b1", "b2", "c1", "c2", "e1", "e2"]),
-                                             ("a+d", ["a1", "a2", "d1", "d2"])]
-    assert [label for label, _ in repro.bins(arm_list, 8, cost)] == ["a", "b", "c", "d", "e"]
-    assert repro.bins(arm_list, 1, cost)[0][0] == "a+b+c+d+e"
