@@ -190,3 +190,36 @@ def test_a_stage_command_deaf_to_sigint_is_stopped_after_the_grace_synthetic(tmp
     assert code != 0, log
     assert took < 40, (took, log)                         # the grace (5 s) and SIGTERM, not the 60 s
     assert not (par / "j").exists() and not (par / "a" / "x").exists()
+
+
+def test_git_tracked_paths_are_answered_as_dulwich_answers_synthetic(tmp_path):
+    """_read_git_index_once: one read of .git/index per version, the same
+    answers as scmrepo's is_tracked (a folder with a tracked file under it
+    is tracked; "a/b" is not because "a/b-c" is), and a new answer after
+    `git add`."""
+    from dvc.repo import Repo
+
+    root = _project(tmp_path)
+    for name in ("d/b-c", "d/b/x", "d/bb"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x\n")
+    subprocess.run(["git", "add", "d/b-c", "d/bb"], cwd=root, check=True)
+    repo = Repo(str(root))
+    dulwich_answer = repo.scm.is_tracked
+    repro._read_git_index_once(repo.scm)
+    paths = ["d", "d/b", "d/b-c", "d/b/x", "d/bb", "d/b-", "src.txt", "src.txt.dvc", "a", "nothing"]
+    for rel in paths:
+        assert repo.scm.is_tracked(str(root / rel)) == dulwich_answer(str(root / rel)), rel
+    assert not repo.scm.is_tracked(str(root / "d" / "b"))
+    subprocess.run(["git", "add", "d/b/x"], cwd=root, check=True)
+    assert repo.scm.is_tracked(str(root / "d" / "b")) and dulwich_answer(str(root / "d" / "b"))
+    repo.close()
+
+
+def test_an_output_git_already_tracks_is_refused_as_dvc_refuses_it_synthetic(tmp_path):
+    par = _project(tmp_path)
+    assert repro.repro(par, jobs=2, out=io.StringIO()) == 0
+    subprocess.run(["git", "add", "-f", "b/x"], cwd=par, check=True)
+    out = io.StringIO()
+    assert repro.repro(par, force=True, jobs=2, out=out) == 1, out.getvalue()
+    assert "output 'b/x' is already tracked by SCM" in out.getvalue(), out.getvalue()
