@@ -101,7 +101,8 @@ class _Run:
             os.chdir(here)
 
     def _run_plan(self, repo, graph, plan: list) -> int:
-        upstream = {s: [u for u in graph.successors(s) if u in set(plan)] for s in plan}
+        in_plan = set(plan)
+        upstream = {s: [u for u in graph.successors(s) if u in in_plan] for s in plan}
         ahead = _path_ahead(plan, graph, _cost(self.root))
         locks = _Locks(repo, plan)
         waiting = list(plan)
@@ -187,22 +188,27 @@ class _Run:
 
         kwargs = prepare_kwargs(stage, run_env=self.env)
         code = 0
-        for cmd in _enforce_cmd_list(stage.cmd):
-            self.say(f"Running stage '{stage.addressing}':\n> {cmd}")
-            # Own process group: a stop reaches the command and its children, not us.
-            with self.print_lock:
-                if self.stopping:
-                    code = -signal.SIGINT
+        try:
+            for cmd in _enforce_cmd_list(stage.cmd):
+                self.say(f"Running stage '{stage.addressing}':\n> {cmd}")
+                # Own process group: a stop reaches the command and its children, not us.
+                with self.print_lock:
+                    if self.stopping:
+                        code = -signal.SIGINT
+                        break
+                    proc = subprocess.Popen(_make_cmd(get_executable(), cmd), stdout=subprocess.PIPE,
+                                            stderr=subprocess.STDOUT, text=True, process_group=0, **kwargs)
+                    self.procs[stage] = proc
+                for line in proc.stdout:
+                    self.say(f"{stage.addressing} | {line.rstrip(chr(10))}")
+                code = proc.wait()
+                if code != 0:
                     break
-                proc = subprocess.Popen(_make_cmd(get_executable(), cmd), stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True, process_group=0, **kwargs)
-                self.procs[stage] = proc
-            for line in proc.stdout:
-                self.say(f"{stage.addressing} | {line.rstrip(chr(10))}")
-            code = proc.wait()
-            if code != 0:
-                break
-        self.finished.put((stage, code))
+        except OSError as exc:  # the shell could not start
+            self.say(f"{stage.addressing} | {exc}")
+            code = 127
+        finally:
+            self.finished.put((stage, code))
 
     def _record(self, stage, locks: _Locks) -> None:
         """Stage.run's end: hashes (and the run cache) then DVC's cache."""
