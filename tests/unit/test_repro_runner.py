@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from mobitrace import repro
@@ -23,15 +25,27 @@ from mobitrace import repro
 DVC = (sys.executable, "-m", "dvc")
 
 
-# b1 starts its folder from nothing, .gitignore included, as a chapter stage does
-def _project(tmp_path: Path, b_cmd: str = "sleep 1; rm -rf b; mkdir b; echo b > b/x",
-             a_cmd: str = "cat src.txt > a/x", join_cmd: str = "cat a/y b/x > j", join_out="j") -> Path:
-    """A git + DVC project (autostage on, as ours): src.txt (`dvc add`ed),
-    a1 (reads it) -> a2, b1, and `join` reading a2's and b1's. Synthetic."""
-    root = tmp_path / "proj"
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    """git and DVC set up once (autostage on, as ours; src.txt `dvc add`ed):
+    each test's project is a copy of it. Synthetic."""
+    root = tmp_path_factory.mktemp("template") / "proj"
     (root / "a").mkdir(parents=True)
     (root / "b").mkdir()
     (root / "src.txt").write_text("source\n")
+    for args in (["git", "init", "-q"], [*DVC, "init", "-q"], [*DVC, "config", "core.autostage", "true"],
+                 [*DVC, "add", "-q", "src.txt"]):
+        subprocess.run(args, cwd=root, check=True, capture_output=True)
+    return root
+
+
+# b1 starts its folder from nothing, .gitignore included, as a chapter stage does
+def _project(tmp_path: Path, template: Path, b_cmd: str = "sleep 1; rm -rf b; mkdir b; echo b > b/x",
+             a_cmd: str = "cat src.txt > a/x", join_cmd: str = "cat a/y b/x > j", join_out="j") -> Path:
+    """A copy of `template` with a1 (reads src.txt) -> a2, b1, and `join`
+    reading a2's and b1's output, committed. Synthetic."""
+    root = tmp_path / "proj"
+    shutil.copytree(template, root, symlinks=True)
     stages = {
         "a1": {"cmd": a_cmd, "deps": ["src.txt"], "outs": ["a/x"]},
         "a2": {"cmd": "sleep 1; cat a/x a/x > a/y", "deps": ["a/x"], "outs": ["a/y"]},
@@ -39,15 +53,8 @@ def _project(tmp_path: Path, b_cmd: str = "sleep 1; rm -rf b; mkdir b; echo b > 
         "join": {"cmd": join_cmd, "deps": ["a/y", "b/x"], "outs": [join_out]},
     }
     (root / "dvc.yaml").write_text(yaml.safe_dump({"stages": stages}, sort_keys=False))
-
-    def run(*args):
+    for args in (["git", "add", "-A"], ["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "project"]):
         subprocess.run(args, cwd=root, check=True, capture_output=True)
-    run("git", "init", "-q")
-    run(*DVC, "init", "-q")
-    run(*DVC, "config", "core.autostage", "true")
-    run(*DVC, "add", "-q", "src.txt")
-    run("git", "add", "-A")
-    run("git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "project")
     return root
 
 
@@ -65,10 +72,10 @@ def _same(par: Path, serial: Path) -> None:
     assert "up to date" in _dvc(par, "status")
 
 
-def test_parallel_run_gives_the_serial_outputs_and_lock_synthetic(tmp_path):
-    serial = _project(tmp_path / "serial")
+def test_parallel_run_gives_the_serial_outputs_and_lock_synthetic(tmp_path, template):
+    serial = _project(tmp_path / "serial", template)
     _dvc(serial, "repro")
-    par = _project(tmp_path / "parallel")
+    par = _project(tmp_path / "parallel", template)
     for force in (False, True):  # a fresh project, then everything again over it
         out = io.StringIO()
         assert repro.repro(par, force=force, jobs=2, out=out) == 0, out.getvalue()
@@ -88,10 +95,10 @@ def test_parallel_run_gives_the_serial_outputs_and_lock_synthetic(tmp_path):
     assert again.getvalue().count("didn't change, skipping") == 5, again.getvalue()
 
 
-def test_after_a_change_only_what_depends_on_it_reruns_as_with_dvc_synthetic(tmp_path):
+def test_after_a_change_only_what_depends_on_it_reruns_as_with_dvc_synthetic(tmp_path, template):
     """The data source changes: a1, a2 and join rerun, b1 does not; the
     lock and outputs are those of `dvc repro` after the same change."""
-    serial, par = _project(tmp_path / "serial"), _project(tmp_path / "par")
+    serial, par = _project(tmp_path / "serial", template), _project(tmp_path / "par", template)
     _dvc(serial, "repro")
     assert repro.repro(par, jobs=2, out=io.StringIO()) == 0
     for root in (serial, par):
@@ -105,12 +112,12 @@ def test_after_a_change_only_what_depends_on_it_reruns_as_with_dvc_synthetic(tmp
     _same(par, serial)
 
 
-def test_a_command_sees_in_dvc_lock_every_stage_restored_before_it_synthetic(tmp_path):
+def test_a_command_sees_in_dvc_lock_every_stage_restored_before_it_synthetic(tmp_path, template):
     """src.txt goes v1 -> v2 -> v1: the third run restores a1 and a2 from
     DVC's run cache (no command) and runs join (an uncached output: no run
     cache), whose command copies dvc.lock as it finds it: a1's entry there
     is already the v1 one, as under `dvc repro`."""
-    par = _project(tmp_path, join_cmd="cat a/y b/x > j; cp dvc.lock ../join-saw.lock",
+    par = _project(tmp_path, template, join_cmd="cat a/y b/x > j; cp dvc.lock ../join-saw.lock",
                    join_out={"j": {"cache": False}})
     for text in ("v1\n", "v2\n", "v1\n"):
         (par / "src.txt").write_text(text)
@@ -123,12 +130,12 @@ def test_a_command_sees_in_dvc_lock_every_stage_restored_before_it_synthetic(tmp
     assert saw["a1"] == yaml.safe_load((par / "dvc.lock").read_text())["stages"]["a1"]
 
 
-def test_the_independent_stages_run_side_by_side_synthetic(tmp_path):
+def test_the_independent_stages_run_side_by_side_synthetic(tmp_path, template):
     """a1 and b1 sleep; two workers overlap them: each stage notes when its
     sleep starts and ends (beside the project), and the two intervals
     overlap, as they cannot when one worker runs them one after the other."""
     stamp = "date +%s.%N >> ../{}"
-    par = _project(tmp_path, b_cmd=f"{stamp.format('b')}; sleep 4; {stamp.format('b')}; echo b > b/x",
+    par = _project(tmp_path, template, b_cmd=f"{stamp.format('b')}; sleep 4; {stamp.format('b')}; echo b > b/x",
                    a_cmd=f"{stamp.format('a')}; sleep 4; {stamp.format('a')}; cat src.txt > a/x")
     out = io.StringIO()
     assert repro.repro(par, jobs=2, out=out) == 0, out.getvalue()
@@ -137,11 +144,11 @@ def test_the_independent_stages_run_side_by_side_synthetic(tmp_path):
     assert max(a_start, b_start) < min(a_end, b_end), (a_start, a_end, b_start, b_end, out.getvalue())
 
 
-def test_one_worker_starts_the_longest_path_first_synthetic(tmp_path):
+def test_one_worker_starts_the_longest_path_first_synthetic(tmp_path, template):
     """Times by hand (.mobitrace/timings.json): b1 5 s, a1 and a2 1 s, join
     1 s. Paths ahead: b1 6.9, a1 3.9, a2 2.6, join 1.3 (each + 0.3 s of the
     runner's own): one worker runs b1 first."""
-    par = _project(tmp_path, b_cmd="echo b > b/x")  # a command of its own: its time below
+    par = _project(tmp_path, template, b_cmd="echo b > b/x")  # a command of its own: its time below
     cmds = {s["cmd"]: s for s in yaml.safe_load((par / "dvc.yaml").read_text())["stages"].values()}
     took = {cmd: {"wall_s": 5.0 if cmd.startswith("echo b") else 1.0} for cmd in cmds}
     (par / ".mobitrace").mkdir()
@@ -153,17 +160,17 @@ def test_one_worker_starts_the_longest_path_first_synthetic(tmp_path):
     assert order == ["b1", "a1", "a2", "join"], log
 
 
-def _run_until_b_fails(tmp_path: Path, b_cmd: str, a_cmd: str) -> tuple[Path, int, float, str]:
+def _run_until_b_fails(tmp_path: Path, template: Path, b_cmd: str, a_cmd: str) -> tuple[Path, int, float, str]:
     """The synthetic project run with two workers: (project, exit status, seconds, log)."""
-    par = _project(tmp_path, b_cmd=b_cmd, a_cmd=a_cmd)
+    par = _project(tmp_path, template, b_cmd=b_cmd, a_cmd=a_cmd)
     out = io.StringIO()
     t0 = time.monotonic()
     code = repro.repro(par, jobs=2, out=out)
     return par, code, time.monotonic() - t0, out.getvalue()
 
 
-def test_a_failing_stage_stops_every_worker_synthetic(tmp_path):
-    par, code, took, log = _run_until_b_fails(tmp_path, "sleep 2; echo 'boom: b1 broke' >&2; exit 3",
+def test_a_failing_stage_stops_every_worker_synthetic(tmp_path, template):
+    par, code, took, log = _run_until_b_fails(tmp_path, template, "sleep 2; echo 'boom: b1 broke' >&2; exit 3",
                                               "cat src.txt > a/x; sleep 30")
     assert code == 3, log
     assert "b1 | boom: b1 broke" in log, log              # the stage's own message
@@ -174,32 +181,32 @@ def test_a_failing_stage_stops_every_worker_synthetic(tmp_path):
     assert not (par / "dvc.lock").exists()                # a1 was interrupted: nothing finished
 
 
-def test_the_stages_that_finished_before_a_failure_stay_in_the_lock_synthetic(tmp_path):
-    par, code, took, log = _run_until_b_fails(tmp_path, "sleep 4; exit 5", "cat src.txt > a/x")
+def test_the_stages_that_finished_before_a_failure_stay_in_the_lock_synthetic(tmp_path, template):
+    par, code, took, log = _run_until_b_fails(tmp_path, template, "sleep 4; exit 5", "cat src.txt > a/x")
     assert code == 5, log
     locked = yaml.safe_load((par / "dvc.lock").read_text())["stages"]
     assert {"a1", "a2"} <= set(locked) and "b1" not in locked and "join" not in locked, locked
     assert "up to date" in _dvc(par, "status", "a1", "a2")
 
 
-def test_a_stage_command_deaf_to_sigint_is_stopped_after_the_grace_synthetic(tmp_path):
+def test_a_stage_command_deaf_to_sigint_is_stopped_after_the_grace_synthetic(tmp_path, template):
     # As when the stop's SIGINT lands while the shell forks the command: the
     # command never sees it, and would run on with the runner's pipe open.
-    par, code, took, log = _run_until_b_fails(tmp_path, "sleep 2; echo 'boom' >&2; exit 3",
+    par, code, took, log = _run_until_b_fails(tmp_path, template, "sleep 2; echo 'boom' >&2; exit 3",
                                               "trap '' INT; sleep 60; cat src.txt > a/x")
     assert code != 0, log
     assert took < 40, (took, log)                         # the grace (5 s) and SIGTERM, not the 60 s
     assert not (par / "j").exists() and not (par / "a" / "x").exists()
 
 
-def test_git_tracked_paths_are_answered_as_dulwich_answers_synthetic(tmp_path):
+def test_git_tracked_paths_are_answered_as_dulwich_answers_synthetic(tmp_path, template):
     """_read_git_index_once: one read of .git/index per version, the same
     answers as scmrepo's is_tracked (a folder with a tracked file under it
     is tracked; "a/b" is not because "a/b-c" is), and a new answer after
     `git add`."""
     from dvc.repo import Repo
 
-    root = _project(tmp_path)
+    root = _project(tmp_path, template)
     for name in ("d/b-c", "d/b/x", "d/bb"):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text("x\n")
@@ -216,8 +223,8 @@ def test_git_tracked_paths_are_answered_as_dulwich_answers_synthetic(tmp_path):
     repo.close()
 
 
-def test_an_output_git_already_tracks_is_refused_as_dvc_refuses_it_synthetic(tmp_path):
-    par = _project(tmp_path)
+def test_an_output_git_already_tracks_is_refused_as_dvc_refuses_it_synthetic(tmp_path, template):
+    par = _project(tmp_path, template)
     assert repro.repro(par, jobs=2, out=io.StringIO()) == 0
     subprocess.run(["git", "add", "-f", "b/x"], cwd=par, check=True)
     out = io.StringIO()
