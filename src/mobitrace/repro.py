@@ -15,13 +15,15 @@ repository lock for the run:
   then Stage.save (hashes, run cache) and Stage.commit (DVC's cache). A stage
   without a command of its own to run (a .dvc data source, a frozen stage)
   goes through Stage.reproduce itself;
-- dvc.lock is written before a command starts and after a batch of stages
-  finishes, if a stage finished since (a command, e.g. the book's, sees
-  every stage finished before it, as under `dvc repro`), from one parse and
-  with DVC's serializer (dvc.stage.serialize.to_lockfile, dumps_yaml): its
-  entries keep their place and new ones follow in the plan's order, as one
-  `dvc repro` would append them; core.autostage then `git add`s it (DVC's
-  scm_context).
+- dvc.lock is read once and written before a command starts and after a
+  batch of stages finishes, if a stage finished since (a command, e.g. the
+  book's, sees every stage finished before it, as under `dvc repro`); its
+  entries (dvc.stage.serialize.to_lockfile) keep their place and new ones
+  follow in the plan's order, as one `dvc repro` would append them. The
+  run's last write is DVC's own serializer, so the file ends as DVC writes
+  it, and core.autostage `git add`s it (DVC's scm_context);
+- DVC asks git whether each output it saves is tracked, and dulwich reads
+  all of .git/index each time: here it reads it once per version.
 Plain `dvc repro` gives the same outputs and dvc.lock
 (tests/unit/test_repro_runner.py, tests/e2e).
 
@@ -57,7 +59,7 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, out=None) ->
     jobs = max(1, jobs or os.cpu_count() or 1)
     # One warm server for every stage command of the run (mobitrace.warm):
     # its forks skip Python's start and the libraries' imports.
-    with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root) as env, _dvc_log(out):
+    with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root) as env, _DvcLog(out):
         return _Run(root, force, jobs, out, env).run()
 
 
@@ -362,7 +364,7 @@ def _path_ahead(plan: list, graph, cost) -> dict:
     return ahead
 
 
-class _dvc_log:
+class _DvcLog:
     """DVC's messages (a stage restored from the run cache, a data source
     checked, a warning) to `out`, in place of DVC's own handlers (stdout,
     stderr) for the run."""
