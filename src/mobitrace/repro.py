@@ -35,6 +35,7 @@ finished, and the runner exits non-zero after the stage's message.
 from __future__ import annotations
 
 import bisect
+import collections
 import logging
 import os
 import queue
@@ -43,6 +44,8 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+
+import yaml
 
 from mobitrace import warm
 from mobitrace.core import timings
@@ -325,18 +328,18 @@ class _Locks:
 
 
 def _dump(data: dict, as_dvc: bool) -> str:
-    import collections
-
-    import yaml
     from dvc.utils.serialize._yaml import dumps_yaml
 
     if as_dvc:
         return dumps_yaml(data)
+    return yaml.dump(data, Dumper=_LibyamlDumper, sort_keys=False, allow_unicode=True)
 
-    class Dumper(yaml.CSafeDumper):  # to_lockfile's entries are OrderedDicts
-        pass
-    Dumper.add_representer(collections.OrderedDict, lambda d, v: d.represent_dict(v.items()))
-    return yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True)
+
+class _LibyamlDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    """yaml's safe dumper (libyaml's if built), taking to_lockfile's OrderedDicts as mappings."""
+
+
+_LibyamlDumper.add_representer(collections.OrderedDict, lambda d, v: d.represent_dict(v.items()))
 
 
 def _cost(root: Path):
