@@ -53,9 +53,8 @@ def dvc_project(scratch_project, tmp_path):
 
 def pytest_collection_modifyitems(config, items):
     """End-to-end tests last: their shared build (tests/e2e/conftest.py) runs
-    in the background while the other tests run; last of all those that wait
-    for the forced rerun, which starts after the build."""
-    items.sort(key=lambda item: (item.get_closest_marker("e2e") is not None, "forced" in item.fixturenames))
+    in the background while the other tests run."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -64,11 +63,11 @@ def pytest_xdist_make_scheduler(config, log):
     test's group by appending it to the node id, which pytest 9.2 no longer
     lets a plugin change (pytest-dev/pytest-xdist#1386), so every test was
     its own unit and each worker built the e2e modules' fixtures again. Here
-    the group comes from the test module's `pytestmark`. A worker gets the
-    first end-to-end unit whose input is there (the shared build; for a test
-    that takes `forced`, the forced rerun), else the first other unit, else
-    the first end-to-end unit (it waits): the long end-to-end units start
-    as soon as they can, and the unit tests fill the wait and the end."""
+    the group comes from the test module's `pytestmark`. Once the shared
+    build is there a worker gets the first end-to-end unit, else the first
+    other unit, else the first end-to-end unit (it waits): the long
+    end-to-end units start as soon as they can, and the unit tests fill the
+    wait and the end."""
     if config.getvalue("dist") != "loadgroup":
         return None
     import ast
@@ -96,12 +95,6 @@ def pytest_xdist_make_scheduler(config, log):
                         names.add(str(ast.literal_eval(arg)))
         return "_".join(sorted(names)) or None
 
-    def takes_forced(nodeid: str) -> bool:
-        path, _, rest = nodeid.partition("::")
-        name = rest.split("[", 1)[0]
-        return any(isinstance(f, ast.FunctionDef) and f.name == name and "forced" in {a.arg for a in f.args.args}
-                   for f in module(path).body)
-
     built = Built(config._tmp_path_factory.getbasetemp())  # the workers' shared folder
 
     class ModuleGroups(LoadGroupScheduling):
@@ -109,13 +102,12 @@ def pytest_xdist_make_scheduler(config, log):
             return module_group(nodeid.split("::", 1)[0]) or super()._split_scope(nodeid)
 
         @functools.cached_property
-        def _e2e(self) -> dict[str, Path]:
-            """End-to-end unit -> the file that says its input is there (last in collection order)."""
-            return {scope: built.forced_log if any(map(takes_forced, unit)) else built.log_file
-                    for scope, unit in self.workqueue.items() if any(i.startswith("tests/e2e/") for i in unit)}
+        def _e2e(self) -> list[str]:
+            """The end-to-end units (last in collection order)."""
+            return [scope for scope, unit in self.workqueue.items() if any(i.startswith("tests/e2e/") for i in unit)]
 
         def _assign_work_unit(self, node) -> None:
-            ready = next((s for s, needs in self._e2e.items() if s in self.workqueue and needs.exists()), None)
+            ready = built.log_file.exists() and next((s for s in self._e2e if s in self.workqueue), None)
             if ready:
                 self.workqueue.move_to_end(ready, last=False)
             super()._assign_work_unit(node)

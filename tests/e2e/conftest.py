@@ -10,14 +10,18 @@ pytest-xdist (`make test` runs `pytest -n auto`) the workers share one
 build: whoever takes the file lock in the run's common temporary folder
 builds, the others wait and reuse it. Every command run in the shared clone,
 and every copy taken of it, holds that lock, so no copy sees a half-written
-DVC state. The forced rerun (`python -m mobitrace repro --force`, every
-stage again) the determinism checks need is made the same way, in a copy."""
+DVC state.
+
+The determinism checks compare this build with the one whose dvc.lock is
+committed (another run, on another day or machine), file by file
+(committed_digests)."""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -26,6 +30,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import yaml
 
 BIN = Path(sys.executable).parent  # the venv's bin: dvc, jupyter-book, python
 # What `make` runs: `dvc repro` with independent stages side by side (mobitrace.repro),
@@ -68,13 +73,38 @@ def _tracked_files(repo: Path) -> list[str]:
     return [f for f in out.split("\0") if f and (repo / f).is_file()]
 
 
-def digest_tree(root: Path, rels) -> dict:
-    """md5 of every file under root/<rel> for each rel."""
+def digest_tree(root: Path, rels, gitignores: bool = True) -> dict:
+    """md5 of every file under root/<rel> for each rel (without the
+    .gitignore files DVC writes, if not `gitignores`)."""
     out = {}
     for rel in rels:
         for p in sorted((root / rel).rglob("*")):
-            if p.is_file():
+            if p.is_file() and (gitignores or p.name != ".gitignore"):
                 out[p.relative_to(root).as_posix()] = hashlib.md5(p.read_bytes()).hexdigest()
+    return out
+
+
+def committed_digests(clone: Path, rels) -> dict:
+    """{file: md5} of every output under clone/<rel> that the committed
+    dvc.lock (HEAD's) pins: a file's own md5, a folder's files' through its
+    listing in the clone's DVC cache (there only if the build made the same
+    folder; else one entry says which folder differs)."""
+    lock = yaml.safe_load(subprocess.run(["git", "show", "HEAD:dvc.lock"], cwd=clone, capture_output=True,
+                                         text=True, check=True).stdout)
+    cache = clone / ".dvc" / "cache" / "files" / "md5"
+    out = {}
+    for stage in lock["stages"].values():
+        for o in stage.get("outs", []):
+            path, md5 = o["path"], o["md5"]
+            if not any(path == rel or path.startswith(rel.rstrip("/") + "/") for rel in rels):
+                continue
+            if not md5.endswith(".dir"):
+                out[path] = md5
+            elif (cache / md5[:2] / md5[2:]).is_file():
+                out.update({f"{path}/{e['relpath']}": e["md5"]
+                            for e in json.loads((cache / md5[:2] / md5[2:]).read_text())})
+            else:
+                out[f"{path}/"] = f"the committed folder {md5}, which this build did not make"
     return out
 
 
@@ -101,9 +131,6 @@ class Built:
         self.clone, self.tools = self.root / "repo", self.root / "bin"
         self.log_file = self.root / "repro.log"
         self.lock_path = shared / "built.lock"
-        self.forced = shared / "forced" / "repo"
-        self.forced_log = shared / "forced" / "repro.log"
-        self.forced_lock = shared / "forced.lock"
         # The pipeline sees the venv and git only on PATH (no capture tool:
         # iperf3, ethtool, ip or tc) and imports the clone's own package.
         self.env = self.env_for(self.clone)
@@ -149,16 +176,6 @@ class Built:
         log = run(REPRO, self.clone, self.env)
         self.log_file.write_text(log)
 
-    def rerun_forced(self) -> None:
-        """A forced rerun in a copy of the built clone, unless done; call
-        with the forced lock held, after the build."""
-        if self.forced_log.exists():
-            return
-        if self.forced.parent.exists():
-            shutil.rmtree(self.forced.parent)
-        self.copy(self.forced)
-        self.forced_log.write_text(run([*REPRO, "--force"], self.forced, self.env_for(self.forced)))
-
 
 def shared_dir(tmp_path_factory) -> Path:
     """The temporary folder all xdist workers of this run share (the run's own without xdist)."""
@@ -167,16 +184,15 @@ def shared_dir(tmp_path_factory) -> Path:
 
 
 def start_background_builds(session, repo: Path) -> None:
-    """Start the cold build (and the forced rerun, if a selected test needs
-    it) in a thread, when a selected test needs them and no other worker has
-    started them. Errors are not raised here: the fixtures then build in the
-    foreground and fail with the command's output."""
+    """Start the cold build in a thread, when a selected test needs it and
+    no other worker has started it. Errors are not raised here: the fixtures
+    then build in the foreground and fail with the command's output."""
     if session.config.option.collectonly:
         return
     names = set().union(*(item.fixturenames for item in session.items)) if session.items else set()
     if os.environ.get("MOBITRACE_BOOK_HTML"):
         names.discard("site")
-    if not names & {"built", "built_tree", "forced", "site"}:
+    if not names & {"built", "built_tree", "site"}:
         return
     built = Built(shared_dir(session.config._tmp_path_factory))
 
@@ -184,9 +200,6 @@ def start_background_builds(session, repo: Path) -> None:
         try:
             with build_lock:
                 built.build(repo)
-            if "forced" in names:
-                with _flock(built.forced_lock):
-                    built.rerun_forced()
         except Exception:  # noqa: BLE001  (the fixtures redo it and report)
             pass
 
@@ -226,15 +239,6 @@ def built(built_tree):
     """(clone, log) of the shared cold build. Read it; change only a copy
     (Built.copy) and run commands in it through Built.run."""
     return built_tree.clone, built_tree.log
-
-
-@pytest.fixture(scope="session")
-def forced(built_tree):
-    """A copy of the built clone after a forced rerun (the determinism
-    checks compare it with the cold build); made once per run."""
-    with _flock(built_tree.forced_lock):
-        built_tree.rerun_forced()
-    return built_tree.forced
 
 
 @pytest.fixture(scope="session")
