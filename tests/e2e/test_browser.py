@@ -13,9 +13,9 @@ axe-core and Lighthouse come from tests/browser/ (`npm ci`, run by `make
 browser-tools`, which `make test` depends on). Lighthouse runs in
 tests/e2e/test_lighthouse.py, on the other xdist worker.
 
-Each page is loaded once per window size (the default, 1280 and 390 px) and
-everything the checks read is gathered on that load (`visits`, `at_widths`);
-each check still asserts on its own share, so each can fail alone.
+Each page is loaded once per window size (1280 and 390 px) and everything
+the checks read is gathered on that load (`visits`, `at_widths`); each check
+still asserts on its own share, so each can fail alone.
 """
 
 from __future__ import annotations
@@ -165,6 +165,22 @@ _AXE_RUN = """
              e => done([{id: "axe-error", impact: "critical", nodes: 0, first: String(e)}]));"""
 
 
+_FIRST_FIGURE_TOP = """
+    const found = Array.from(document.querySelectorAll(
+        ".bd-article .key-findings, .bd-article figure, .bd-article img, .bd-article .cell_output svg"))
+      .filter(e => e.checkVisibility());
+    return found.length ? Math.min(...found.map(e => e.getBoundingClientRect().top + window.scrollY)) : null;"""
+_SIDEWAYS = """
+    const root = document.documentElement, vw = root.clientWidth;
+    if (root.scrollWidth <= vw) return null;
+    const inScrollBox = e => { for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
+        if (["auto", "scroll", "hidden"].includes(getComputedStyle(a).overflowX)) return true; return false; };
+    const out = Array.from(document.body.querySelectorAll("*")).filter(e =>
+        e.getBoundingClientRect().right > vw + 1 && !inScrollBox(e) && getComputedStyle(e).position !== "fixed");
+    return {scrollWidth: root.scrollWidth, width: vw,
+            widest: out.slice(-5).map(e => e.tagName.toLowerCase() + "." + e.className)};"""
+
+
 def _requests(browser) -> list[str]:
     """The URLs of Chromium's performance log (drained) since it was last read."""
     return [json.loads(e["message"])["message"]["params"]["request"]["url"]
@@ -172,31 +188,45 @@ def _requests(browser) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def visits(browser, site) -> dict:
-    """{page: what the checks at the window's default size read}, from one
-    load of each page: its console errors and every request it made (its
+def visits(browser, site, repo) -> dict:
+    """{page: what the checks read}, from one load of each page at 1280 x
+    800 px: the screenshot of its top (book/_build/screens/<page>-1280.png)
+    and, on a study chapter, what _FIRST_FIGURE_TOP finds, both as a reader
+    first sees it; then its console errors and every request it made (its
     images' included, made eager and fetched, see _load_every_image), the
     facts of _FACTS, then axe-core's violations (None without axe-core)."""
     axe_js = BROWSER_TOOLS / "axe-core" / "axe.min.js"
     axe = axe_js.read_text() if axe_js.exists() else None  # test_axe_... skips or fails on its own
     base, html_dir = site
+    study = set(_study_chapters(html_dir))
     browser.get("about:blank")  # ends the start-up tab, whose chrome:// requests are no page's
     found = {}
-    for page in _pages(html_dir):
-        browser.get_log("performance")  # what the previous page left
-        errors = _load(browser, base + page, drain=False)
-        visit = browser.execute_script(_FACTS)
-        visit["images"] = _load_every_image(browser)
-        visit["console"] = errors + [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-        visit["requests"] = _requests(browser)
-        visit["axe"] = None
-        if axe is not None:
-            browser.execute_script(axe)
-            browser.set_script_timeout(60)
-            visit["axe"] = browser.execute_async_script(_AXE_RUN)
-            browser.get_log("browser")  # axe's own messages are no page's errors
-        found[page] = visit
+    with _viewport(browser, *DESKTOP):
+        for page in _pages(html_dir):
+            browser.get_log("performance")  # what the previous page left
+            errors = _load(browser, base + page, drain=False)
+            visit = {"shot": _screenshot(browser, repo, page, DESKTOP[0]),
+                     "found": browser.execute_script(_FIRST_FIGURE_TOP) if page in study else None}
+            visit.update(browser.execute_script(_FACTS))
+            visit["images"] = _load_every_image(browser)
+            visit["console"] = errors + [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+            visit["requests"] = _requests(browser)
+            visit["axe"] = None
+            if axe is not None:
+                browser.execute_script(axe)
+                browser.set_script_timeout(60)
+                visit["axe"] = browser.execute_async_script(_AXE_RUN)
+                browser.get_log("browser")  # axe's own messages are no page's errors
+            found[page] = visit
     return found
+
+
+def _screenshot(browser, repo: Path, page: str, width: int) -> tuple[Path, bool]:
+    """The top of the page, saved in book/_build/screens/ (path, saved)."""
+    screens = repo / "book" / "_build" / "screens"
+    screens.mkdir(parents=True, exist_ok=True)
+    shot = screens / f"{page.removesuffix('.html').replace('/', '--')}-{width}.png"
+    return shot, browser.save_screenshot(str(shot))
 
 
 def test_every_page_loads_without_console_errors_and_with_all_images(visits):
@@ -322,42 +352,18 @@ def test_no_code_input_is_visible_by_default(visits):
     assert not shown, f"visible code inputs per page: {shown}"
 
 
-_FIRST_FIGURE_TOP = """
-    const found = Array.from(document.querySelectorAll(
-        ".bd-article .key-findings, .bd-article figure, .bd-article img, .bd-article .cell_output svg"))
-      .filter(e => e.checkVisibility());
-    return found.length ? Math.min(...found.map(e => e.getBoundingClientRect().top + window.scrollY)) : null;"""
-_SIDEWAYS = """
-    const root = document.documentElement, vw = root.clientWidth;
-    if (root.scrollWidth <= vw) return null;
-    const inScrollBox = e => { for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
-        if (["auto", "scroll", "hidden"].includes(getComputedStyle(a).overflowX)) return true; return false; };
-    const out = Array.from(document.body.querySelectorAll("*")).filter(e =>
-        e.getBoundingClientRect().right > vw + 1 && !inScrollBox(e) && getComputedStyle(e).position !== "fixed");
-    return {scrollWidth: root.scrollWidth, width: vw,
-            widest: out.slice(-5).map(e => e.tagName.toLowerCase() + "." + e.className)};"""
-
-
 @pytest.fixture(scope="module")
-def at_widths(browser, site, repo) -> dict:
-    """{width: {page: {"shot": (png, saved), "found": ...}}} from one load of
-    each page at 1280 x 800 and at 390 x 844 px: the screenshot of its top in
-    book/_build/screens/, and what _FIRST_FIGURE_TOP finds on the study
-    chapters at 1280 px and _SIDEWAYS on every page at 390 px."""
+def at_widths(visits, browser, site, repo) -> dict:
+    """{width: {page: {"shot": (png, saved), "found": ...}}}: at 1280 px
+    from `visits`; at 390 x 844 px from one more load of each page, the
+    screenshot of its top and what _SIDEWAYS finds."""
     base, html_dir = site
-    screens = repo / "book" / "_build" / "screens"
-    screens.mkdir(parents=True, exist_ok=True)
-    study = set(_study_chapters(html_dir))
-    out = {}
-    for (width, height), script, pages in ((DESKTOP, _FIRST_FIGURE_TOP, study), (PHONE, _SIDEWAYS, None)):
-        out[width] = {}
-        with _viewport(browser, width, height):
-            for page in _pages(html_dir):
-                _load(browser, base + page)
-                seen = {"found": browser.execute_script(script)} if pages is None or page in pages else {}
-                shot = screens / f"{page.removesuffix('.html').replace('/', '--')}-{width}.png"
-                seen["shot"] = (shot, browser.save_screenshot(str(shot)))
-                out[width][page] = seen
+    out = {DESKTOP[0]: {page: {k: v[k] for k in ("shot", "found")} for page, v in visits.items()}, PHONE[0]: {}}
+    with _viewport(browser, *PHONE):
+        for page in _pages(html_dir):
+            _load(browser, base + page)
+            out[PHONE[0]][page] = {"found": browser.execute_script(_SIDEWAYS),
+                                   "shot": _screenshot(browser, repo, page, PHONE[0])}
     return out
 
 
