@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -220,7 +221,9 @@ def validate(path: str | Path, device: str | None = None,
             elif stage is not None:
                 laid_out = stage(session, name)
             else:
-                tmp = tmp or Path(tempfile.mkdtemp(prefix="mobitrace-validate-"))
+                if tmp is None:
+                    tmp = _private_dir_name("mobitrace-validate-")
+                    tmp.mkdir(mode=0o700)
                 laid_out = _stage(session, name, tmp)
             found = study.module("ingest").validate_session(laid_out)
             if laid_out != session:  # name the user's file, not the temporary copy
@@ -233,6 +236,13 @@ def validate(path: str | Path, device: str | None = None,
         problems.append(InputError(path, None, "study", "sessions of one study", sorted(studies)))
     study = _study(studies.pop()) if len(studies) == 1 else None
     return study, problems
+
+
+def _private_dir_name(prefix: str) -> Path:
+    """A new folder's path in the temporary directory, named before it is
+    made (mkdir: exclusive, mode 0700): a Ctrl-C right after mkdtemp made
+    its folder, before its name was assigned, left the folder behind."""
+    return Path(tempfile.gettempdir()) / f"{prefix}{secrets.token_hex(8)}"
 
 
 def _relocate(exc: InputError, staged: Path, source: Path) -> InputError:

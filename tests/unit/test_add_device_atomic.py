@@ -186,6 +186,31 @@ def test_validate_removes_its_private_folder_when_interrupted(tmp_path, sig, sta
         assert done.stderr.strip().splitlines()[-1].startswith("error: "), done.stderr
 
 
+def test_validate_removes_its_private_folder_on_an_interrupt_just_after_making_it(tmp_path, monkeypatch):
+    """The signal test's race, made certain: Ctrl-C arrives the moment the
+    private folder exists (before the code that made it has returned)."""
+    import tempfile
+
+    from mobitrace import devices
+
+    src = tmp_path / "upload" / SMOKE.name
+    shutil.copytree(SMOKE, src)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    real_mkdir, real_mkdtemp = Path.mkdir, tempfile.mkdtemp
+
+    def interrupted(made):
+        if Path(made).name.startswith("mobitrace-validate-"):
+            raise KeyboardInterrupt
+        return made
+
+    monkeypatch.setattr(Path, "mkdir", lambda self, *a, **k: (real_mkdir(self, *a, **k), interrupted(self))[0])
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: interrupted(real_mkdtemp(*a, **k)))
+    with pytest.raises(KeyboardInterrupt):
+        devices.validate(src.parent)
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
 def test_validate_writes_nothing(tmp_path):
     src = tmp_path / "upload" / SMOKE.name
     shutil.copytree(SMOKE, src)
