@@ -153,9 +153,11 @@ class Built:
             return run(args, self.clone, self.env)
 
     def copy(self, dest: Path) -> Path:
-        """A private copy of the built clone (with its DVC cache), to change."""
+        """A private copy of the built clone (with its DVC cache), to change
+        (`cp -a`: 1.6 s for its 12,900 files, shutil.copytree 2.7 s)."""
+        dest.parent.mkdir(parents=True, exist_ok=True)
         with self.lock():
-            shutil.copytree(self.clone, dest, symlinks=True)
+            subprocess.run(["cp", "-a", str(self.clone), str(dest)], check=True)
         return dest
 
     def build(self, repo: Path) -> None:
