@@ -13,9 +13,10 @@ axe-core and Lighthouse come from tests/browser/ (`npm ci`, run by `make
 browser-tools`, which `make test` depends on). Lighthouse runs in
 tests/e2e/test_lighthouse.py, on the other xdist worker.
 
-Each page is loaded once per window size (1280 and 390 px) and everything
-the checks read is gathered on that load (`visits`, `at_widths`); each check
-still asserts on its own share, so each can fail alone.
+Each page is loaded once per window size, at 1280 px from the server and at
+390 px from `make site`'s folder on disk (file://; the same files), and
+everything the checks read is gathered on that load (`visits`, `at_widths`);
+each check still asserts on its own share, so each can fail alone.
 """
 
 from __future__ import annotations
@@ -353,17 +354,46 @@ def test_no_code_input_is_visible_by_default(visits):
 
 
 @pytest.fixture(scope="module")
-def at_widths(visits, browser, site, repo) -> dict:
+def site_folder(site, tmp_path_factory) -> tuple[Path, list[str]]:
+    """`make site`'s folder (scripts/publish.py make_site: the built book's
+    files, copied) and the asset problems it reported."""
+    import importlib.util
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "publish.py"
+    spec = importlib.util.spec_from_file_location("mobitrace_publish", script)
+    publish = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(publish)
+    _, html_dir = site
+    out = tmp_path_factory.mktemp("dist")
+    problems = publish.make_site(html_dir, out / "site", out / "site.tar.gz")
+    return out / "site", problems
+
+
+_FILE_PAGE = """return {
+    sheets: Array.from(document.querySelectorAll("link[rel=stylesheet]")).filter(l => !l.sheet).map(l => l.href),
+    untypeset: document.querySelectorAll(".math").length - document.querySelectorAll(".math mjx-container").length};"""
+
+
+@pytest.fixture(scope="module")
+def at_widths(visits, browser, site_folder, repo) -> dict:
     """{width: {page: {"shot": (png, saved), "found": ...}}}: at 1280 px
-    from `visits`; at 390 x 844 px from one more load of each page, the
-    screenshot of its top and what _SIDEWAYS finds."""
-    base, html_dir = site
+    from `visits`; at 390 x 844 px from one load of each page of `make
+    site`'s folder, opened from disk (file://, no server), as a reader
+    offline would: the screenshot of its top, what _SIDEWAYS finds, and
+    ("offline") its console errors, stylesheets not loaded, images not
+    loaded (made eager first) and math not typeset."""
+    folder, _ = site_folder
     out = {DESKTOP[0]: {page: {k: v[k] for k in ("shot", "found")} for page, v in visits.items()}, PHONE[0]: {}}
     with _viewport(browser, *PHONE):
-        for page in _pages(html_dir):
-            _load(browser, base + page)
-            out[PHONE[0]][page] = {"found": browser.execute_script(_SIDEWAYS),
-                                   "shot": _screenshot(browser, repo, page, PHONE[0])}
+        for page in _pages(folder):
+            errors = _load(browser, (folder / page).as_uri())
+            seen = {"found": browser.execute_script(_SIDEWAYS), "shot": _screenshot(browser, repo, page, PHONE[0])}
+            offline = browser.execute_script(_FILE_PAGE)
+            offline["images"] = [i["src"] for i in _load_every_image(browser) if not i["width"] > 0]
+            offline["console"] = [e["message"] for e in errors + [e for e in browser.get_log("browser")
+                                                                  if e["level"] == "SEVERE"]]
+            seen["offline"] = offline
+            out[PHONE[0]][page] = seen
     return out
 
 
@@ -381,7 +411,8 @@ def test_no_page_scrolls_sideways_on_a_phone(at_widths):
 
 
 def test_screenshots_of_every_page_top_at_desktop_and_phone_width(at_widths, site):
-    """book/_build/screens/<page>-<width>.png, to look at."""
+    """book/_build/screens/<page>-<width>.png, to look at (every page of the
+    book at 1280 px; of `make site`'s folder, the same files, at 390 px)."""
     _, html_dir = site
     for width, _ in (DESKTOP, PHONE):
         assert sorted(at_widths[width]) == _pages(html_dir)
@@ -421,25 +452,12 @@ def test_axe_finds_no_serious_or_critical_violation(visits, repo):
     assert not bad, bad
 
 
-def test_site_folder_works_from_file_urls(browser, site, tmp_path_factory):
-    """`make site`'s folder opened from disk, no server: every page's
-    stylesheets and images load and its math is typeset."""
-    import importlib.util
-
-    script = Path(__file__).resolve().parents[2] / "scripts" / "publish.py"
-    spec = importlib.util.spec_from_file_location("mobitrace_publish", script)
-    publish = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(publish)
-    _, html_dir = site
-    out = tmp_path_factory.mktemp("dist")
-    assert publish.make_site(html_dir, out / "site", out / "site.tar.gz") == []
-    problems = {}
-    for page in _pages(out / "site"):
-        errors = _load(browser, (out / "site" / page).as_uri())
-        found = browser.execute_script("""return {
-              sheets: Array.from(document.querySelectorAll("link[rel=stylesheet]")).filter(l => !l.sheet).map(l => l.href),
-              untypeset: document.querySelectorAll(".math").length - document.querySelectorAll(".math mjx-container").length};""")
-        found["images"] = [i["src"] for i in _load_every_image(browser) if not i["width"] > 0]
-        if errors or found["sheets"] or found["images"] or found["untypeset"]:
-            problems[page] = found | {"console": [e["message"] for e in errors]}
-    assert not problems, problems
+def test_site_folder_works_from_file_urls(site_folder, at_widths):
+    """`make site`'s folder opened from disk, no server (at 390 px, the
+    phone checks' load): every page's stylesheets and images load, its math
+    is typeset, its console has no error."""
+    _, problems = site_folder
+    assert problems == []
+    broken = {page: seen["offline"] for page, seen in at_widths[PHONE[0]].items()
+              if any(seen["offline"][k] for k in ("sheets", "images", "untypeset", "console"))}
+    assert not broken, broken

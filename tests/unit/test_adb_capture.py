@@ -12,6 +12,8 @@ from mobitrace import devices
 from mobitrace.core.capture_reader import hostname_hash
 from mobitrace.studies.cpu_gbps import ingest as captures
 
+pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "scripts" / "capture" / "android" / "adb_capture.py"
 FAKE = ROOT / "tests" / "fixtures" / "android" / "fake_adb.py"

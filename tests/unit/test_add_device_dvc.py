@@ -17,6 +17,8 @@ import yaml
 from mobitrace import devices
 from mobitrace.core.errors import InputError
 
+pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 

@@ -24,6 +24,8 @@ from mobitrace.core import capture_reader
 from mobitrace.core.errors import InputError
 from mobitrace.studies import registry
 
+pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 KIT = 200  # the kit's pid in the synthetic snapshots
 

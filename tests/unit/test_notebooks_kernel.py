@@ -10,6 +10,8 @@ import pytest
 
 from mobitrace.book import notebooks
 
+pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
+
 HEADER = "# ---\n# jupyter:\n#   kernelspec:\n#     display_name: Python 3\n#     language: python\n#     name: python3\n# ---\n"
 CHAPTER = HEADER + """
 # %% [markdown]

@@ -22,6 +22,8 @@ import yaml
 
 from mobitrace import repro
 
+pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
+
 DVC = (sys.executable, "-m", "dvc")
 
 

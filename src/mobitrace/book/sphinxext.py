@@ -121,9 +121,20 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = unique
 
 
+def _static_files_in_a_fixed_order(app, config):
+    """Jupyter Book adds book/_static's stylesheets (landing.css,
+    mobitrace.css: after the extensions', so these win) and scripts in the
+    order the file system lists them (ext4 and tmpfs differ, and so the
+    book's bytes did): sorted instead."""
+    def name(entry):
+        return entry if isinstance(entry, str) else entry[0]
+    config.html_css_files = sorted(config.html_css_files, key=name)
+    config.html_js_files = sorted(config.html_js_files, key=name)
+
+
 def setup(app):
     app.add_directive("provenance", ProvenanceDirective)
+    app.connect("config-inited", _static_files_in_a_fixed_order)
     # Early: html-page-context stops at the first handler that returns a value.
     app.connect("html-page-context", _dedupe_scripts, priority=100)
-    app.add_css_file("mobitrace.css")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
