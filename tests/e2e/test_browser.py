@@ -105,6 +105,11 @@ def _load(browser, url, drain=True):
     _wait_for_math(browser)
     if drain:
         browser.get_log("performance")
+    return _severe(browser)
+
+
+def _severe(browser) -> list[dict]:
+    """The console's errors since it was last read."""
     return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
@@ -210,7 +215,7 @@ def visits(browser, site, repo) -> dict:
                      "found": browser.execute_script(_FIRST_FIGURE_TOP) if page in study else None}
             visit.update(browser.execute_script(_FACTS))
             visit["images"] = _load_every_image(browser)
-            visit["console"] = errors + [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+            visit["console"] = errors + _severe(browser)
             visit["requests"] = _requests(browser)
             visit["axe"] = None
             if axe is not None:
@@ -390,8 +395,7 @@ def at_widths(visits, browser, site_folder, repo) -> dict:
             seen = {"found": browser.execute_script(_SIDEWAYS), "shot": _screenshot(browser, repo, page, PHONE[0])}
             offline = browser.execute_script(_FILE_PAGE)
             offline["images"] = [i["src"] for i in _load_every_image(browser) if not i["width"] > 0]
-            offline["console"] = [e["message"] for e in errors + [e for e in browser.get_log("browser")
-                                                                  if e["level"] == "SEVERE"]]
+            offline["console"] = [e["message"] for e in errors + _severe(browser)]
             seen["offline"] = offline
             out[PHONE[0]][page] = seen
     return out
