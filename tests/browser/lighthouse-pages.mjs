@@ -5,16 +5,34 @@
 // (mobile form factor, default throttling), less the full-page screenshot,
 // which only illustrates the HTML report and counts in no score.
 // Usage: node lighthouse-pages.mjs "<chrome flags>" <url>...
-// Prints {url: {categories: {id: score}, refs: {id: [audit id]}, audits: {id: [score, mode]}}}.
+// Prints {url: {categories: {id: score}, refs: {id: [audit id]}, audits: {id: [score, mode]},
+//               smallText: [element holding text under 12 px, math's sub- and superscripts aside]}}.
 import lighthouse from "lighthouse";
 import * as chromeLauncher from "chrome-launcher";
+
+// Math's sub- and superscripts are smaller by convention: MathJax's MJX-* nodes,
+// and the MathML tokens it keeps (visually hidden) for screen readers.
+const isMath = (node) => /^mjx-/i.test(node.nodeName) || /^(mi|mn|mo|ms|mtext)$/i.test(node.nodeName);
+
+// The font-size audit's failing text (Lighthouse analyzes up to 50 nodes;
+// text beyond them is named as such, so it never passes unseen).
+function smallText({ failingTextLength, analyzedFailingNodesData: nodes }) {
+  const named = nodes.filter((n) => !isMath(n.parentNode)).map((n) => {
+    const attrs = n.parentNode.attributes;
+    const cls = attrs[attrs.indexOf("class") + 1];
+    return `${n.parentNode.nodeName}${attrs.includes("class") ? "." + cls : ""} (${n.fontSize.toFixed(1)} px)`;
+  });
+  const counted = [...new Set(named)].map((k) => `${k} x${named.filter((n) => n === k).length}`);
+  const unseen = failingTextLength - nodes.reduce((sum, n) => sum + n.textLength, 0);
+  return unseen > 0 ? [...counted, `${unseen} more characters`] : counted;
+}
 
 const [chromeFlags, ...urls] = process.argv.slice(2);
 const chrome = await chromeLauncher.launch({ chromeFlags: chromeFlags.split(" ").filter(Boolean) });
 const out = {};
 try {
   for (const url of urls) {
-    const { lhr } = await lighthouse(url, {
+    const { lhr, artifacts } = await lighthouse(url, {
       port: chrome.port, logLevel: "error", output: "json",
       onlyCategories: ["accessibility", "best-practices"], disableFullPageScreenshot: true,
     });
@@ -24,6 +42,7 @@ try {
       categories: Object.fromEntries(cats.map((c) => [c.id, c.score])),
       refs: Object.fromEntries(cats.map((c) => [c.id, c.auditRefs.map((r) => r.id)])),
       audits: Object.fromEntries(Object.values(lhr.audits).map((a) => [a.id, [a.score, a.scoreDisplayMode]])),
+      smallText: smallText(artifacts.FontSize),
     };
   }
 } finally {

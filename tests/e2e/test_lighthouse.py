@@ -1,7 +1,8 @@
 """Lighthouse on the built book (tests/e2e/test_browser.py serves it): the
 landing page and every chapter score at least 95 for accessibility and best
-practices. Its own module, so xdist runs it on the other worker than the
-Selenium checks (it is the longest browser test)."""
+practices, and show no text under 12 px on a phone. Its own module, so xdist
+runs it on the other worker than the Selenium checks (it is the longest
+browser test)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def test_lighthouse_scores_accessibility_and_best_practices_at_least_95(site, re
             proc = start(lane)
         assert proc.returncode == 0, f"lighthouse {lane}: {err[-2000:]}"
         reports.update(json.loads(out))
-    scores, low = {}, {}
+    scores, low, small = {}, {}, {}
     for page in pages:
         report = reports[base + page]
         cats = report["categories"]
@@ -59,7 +60,10 @@ def test_lighthouse_scores_accessibility_and_best_practices_at_least_95(site, re
                 a for refs in report["refs"].values() for a in refs
                 if report["audits"][a][0] is not None and report["audits"][a][0] < 1
                 and report["audits"][a][1] == "binary")}
+        if report["smallText"]:
+            small[page] = report["smallText"]
     _report(repo, "lighthouse.json", scores)
     assert not low, low
+    assert not small, f"text under 12 px on a phone (Lighthouse's font-size audit): {small}"
 
 
