@@ -37,9 +37,11 @@ repro: $(STAMP)
 	$(VENV)/bin/python scripts/pull_captures.py
 	$(VENV)/bin/python -m mobitrace repro $(if $(REPRO_JOBS),-j $(REPRO_JOBS))
 
-# -n: pytest-xdist workers (auto: one per core). loadgroup keeps each
-# end-to-end module with an expensive module fixture on one worker.
-TEST_WORKERS ?= auto
+# -n: pytest-xdist workers, one more than the cores: the suite's tests also
+# wait (on commands, browsers, servers, sleeps), and with one worker per core
+# the cores idled 7 % of a run (vmstat), 2 % with one more. loadgroup keeps
+# each end-to-end module with an expensive module fixture on one worker.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 # The tests' temporary trees (the end-to-end clone, its copies and DVC caches)
 # on tmpfs where there is one: copying and deleting the clone's 12,900 files
 # there takes a third of the kernel time it takes on the disk's ext4.

@@ -1,7 +1,7 @@
 """Lighthouse on the built book (tests/e2e/test_browser.py serves it): the
 landing page and every chapter score at least 95 for accessibility and best
 practices, and show no text under 12 px on a phone. Its own module, so xdist
-runs it on the other worker than the Selenium checks (it is the longest
+runs it on another worker than the Selenium checks (it is the longest
 browser test)."""
 
 from __future__ import annotations
