@@ -25,6 +25,8 @@ from tests.e2e.conftest import digest_tree
 from tests.helpers import tool
 from tests.unit.test_add_device_dvc import SMOKE, _git, _upload
 
+pytestmark = pytest.mark.waits  # a server to start: run first, beside the shared build (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 BUCKET = "mobitrace-test"
 CAP = f"data/raw/cpu-gbps/synthetic-s3/{SMOKE.name}"
