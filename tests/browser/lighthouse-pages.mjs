@@ -12,19 +12,21 @@ import * as chromeLauncher from "chrome-launcher";
 
 // Math's sub- and superscripts are smaller by convention: MathJax's MJX-* nodes,
 // and the MathML tokens it keeps (visually hidden) for screen readers.
-const isMath = (node) => /^mjx-/i.test(node.nodeName) || /^(mi|mn|mo|ms|mtext)$/i.test(node.nodeName);
+const isMath = (nodeName) => /^mjx-/i.test(nodeName) || /^(mi|mn|mo|ms|mtext)$/i.test(nodeName);
 
 // The font-size audit's failing text (Lighthouse analyzes up to 50 nodes;
 // text beyond them is named as such, so it never passes unseen).
 function smallText({ failingTextLength, analyzedFailingNodesData: nodes }) {
-  const named = nodes.filter((n) => !isMath(n.parentNode)).map((n) => {
-    const attrs = n.parentNode.attributes;
-    const cls = attrs[attrs.indexOf("class") + 1];
-    return `${n.parentNode.nodeName}${attrs.includes("class") ? "." + cls : ""} (${n.fontSize.toFixed(1)} px)`;
-  });
-  const counted = [...new Set(named)].map((k) => `${k} x${named.filter((n) => n === k).length}`);
+  const counts = {};
+  for (const { parentNode: { nodeName, attributes: attrs }, fontSize } of nodes) {
+    if (isMath(nodeName)) continue;
+    const i = attrs.indexOf("class");  // attributes: [name, value, name, value, ...]
+    const key = `${nodeName}${i >= 0 ? "." + attrs[i + 1] : ""} (${fontSize.toFixed(1)} px)`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  const named = Object.entries(counts).map(([key, n]) => `${key} x${n}`);
   const unseen = failingTextLength - nodes.reduce((sum, n) => sum + n.textLength, 0);
-  return unseen > 0 ? [...counted, `${unseen} more characters`] : counted;
+  return unseen > 0 ? [...named, `${unseen} more characters`] : named;
 }
 
 const [chromeFlags, ...urls] = process.argv.slice(2);
