@@ -2,7 +2,7 @@
 #              the captures kept in DVC (scripts/pull_captures.py), then
 #              `python -m mobitrace repro`: `dvc repro` (ingest -> analyze ->
 #              book) with independent stages side by side, one per core.
-# `make test`  the same set-up, then pytest on every core (pytest-xdist),
+# `make test`  the same set-up, then pytest on the cores (pytest-xdist),
 #              all but the capture tests; prints the 10 slowest.
 # `make test-capture`  the tests that need root and network namespaces
 #              (the capture kits' smoke runs, the namespace library).
@@ -47,7 +47,7 @@ TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 # there takes a third of the kernel time it takes on the disk's ext4.
 TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm/mobitrace-tests)
 test: $(STAMP) browser-tools lint-tools s3-tools
-	$(if $(TEST_TMPDIR),mkdir -p $(TEST_TMPDIR) &&) $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) \
+	$(if $(TEST_TMPDIR),mkdir -p $(TEST_TMPDIR) && TMPDIR=$(TEST_TMPDIR)) \
 	  $(VENV)/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not capture" --durations=10 $(PYTEST_ARGS)
 
 # One at a time: the kits measure, and hold the machine-wide capture lock.

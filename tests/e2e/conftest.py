@@ -6,7 +6,7 @@ work in a copy of it (a copy is seconds; a cold build is minutes).
 The build starts in the background as soon as the tests are collected
 (tests/conftest.py calls start_background_builds), so the unit tests run
 meanwhile; the end-to-end tests run last and wait for it. Under
-pytest-xdist (`make test` runs `pytest -n auto`) the workers share one
+pytest-xdist (`make test` runs `pytest -n <cores + 1>`) the workers share one
 build: whoever takes the file lock in the run's common temporary folder
 builds, the others wait and reuse it. Every command run in the shared clone,
 and every copy taken of it, holds that lock, so no copy sees a half-written

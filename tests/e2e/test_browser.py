@@ -11,7 +11,7 @@ practices at least 95. Screenshots of the top of every page at 1280 and
 
 axe-core and Lighthouse come from tests/browser/ (`npm ci`, run by `make
 browser-tools`, which `make test` depends on). Lighthouse runs in
-tests/e2e/test_lighthouse.py, on the other xdist worker.
+tests/e2e/test_lighthouse.py, on another xdist worker.
 
 Each page is loaded once per window size, at 1280 px from the server and at
 390 px from `make site`'s folder on disk (file://; the same files), and
