@@ -34,20 +34,37 @@ def scratch_project(tmp_path):
     return project
 
 
-@pytest.fixture
-def dvc_project(scratch_project, tmp_path):
-    """scratch_project as a git + DVC project (committed) whose default DVC
-    remote `store` is the local folder tmp_path/remote."""
+@pytest.fixture(scope="session")
+def dvc_template(tmp_path_factory):
+    """scratch_project's files as a committed git + DVC project whose default
+    DVC remote `store` is the folder `remote` beside the project (DVC keeps a
+    local remote's relative path relative to .dvc/, so a copy beside its own
+    `remote` uses that one). Set up once per worker: `dvc init` and `dvc
+    remote add` are a second of CPU each time."""
+    import shutil
     import subprocess
     import sys
 
+    project = tmp_path_factory.mktemp("dvc-template") / "project"
+    (project / "data" / "raw").mkdir(parents=True)
+    shutil.copy(ROOT / "params.yaml", project / "params.yaml")
+
     def run(*args):
-        subprocess.run(args, cwd=scratch_project, check=True, capture_output=True)
+        subprocess.run(args, cwd=project, check=True, capture_output=True)
     run("git", "init", "-q")
     run(sys.executable, "-m", "dvc", "init", "-q")
-    run(sys.executable, "-m", "dvc", "remote", "add", "-d", "store", str(tmp_path / "remote"))
+    run(sys.executable, "-m", "dvc", "remote", "add", "-d", "store", "../remote")
     run("git", "add", "-A")
     run("git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "project")
+    return project
+
+
+@pytest.fixture
+def dvc_project(scratch_project, dvc_template):
+    """scratch_project as a git + DVC project (committed) whose default DVC
+    remote `store` is the local folder tmp_path/remote: a copy of dvc_template."""
+    import shutil
+    shutil.copytree(dvc_template, scratch_project, symlinks=True, dirs_exist_ok=True)  # tmp_path/project
     return scratch_project
 
 
