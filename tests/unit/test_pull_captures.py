@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
+# waits: run first, beside the shared build; one xdist group: one worker, so the
+# module-scoped set-up runs once, not on every worker (tests/conftest.py)
+pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_pull_captures")]
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "pull_captures.py"
@@ -24,10 +26,14 @@ def _run(project: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *args], cwd=project, capture_output=True, text=True)
 
 
-@pytest.fixture
-def pushed(tmp_path) -> Path:
-    """A git + DVC project whose one capture is kept in DVC, pushed to ../store, then deleted."""
-    project = tmp_path / "project"
+@pytest.fixture(scope="module")
+def pushed_template(tmp_path_factory) -> Path:
+    """A folder holding `project`, a git + DVC project whose one capture is
+    kept in DVC, and `store`, the remote it was pushed to (../store from the
+    project); the capture and the DVC cache then deleted. Made once: four
+    DVC commands."""
+    base = tmp_path_factory.mktemp("pushed")
+    project = base / "project"
     shutil.copytree(SMOKE, project / CAP)
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     for args in (["init", "-q"], ["remote", "add", "-d", "store", "../store"], ["add", "-q", CAP],
@@ -35,7 +41,15 @@ def pushed(tmp_path) -> Path:
         assert _run(project, "-m", "dvc", *args).returncode == 0, args
     shutil.rmtree(project / CAP)
     shutil.rmtree(project / ".dvc" / "cache")
-    return project
+    return base
+
+
+@pytest.fixture
+def pushed(pushed_template, tmp_path) -> Path:
+    """A copy of pushed_template in tmp_path: tmp_path/project, its remote tmp_path/store."""
+    for name in ("project", "store"):
+        shutil.copytree(pushed_template / name, tmp_path / name, symlinks=True)
+    return tmp_path / "project"
 
 
 def test_a_missing_capture_is_fetched_and_named(pushed):

@@ -13,6 +13,9 @@ from dvc.repo import Repo
 from mobitrace import cli, pipeline
 from mobitrace.studies import registry
 
+# One xdist group: `generated` (~2 s) is made once, on one worker (tests/conftest.py).
+pytestmark = pytest.mark.xdist_group("test_registry")
+
 ROOT = Path(__file__).resolve().parents[2]
 STUDIES = registry.studies()
 

@@ -22,7 +22,9 @@ import yaml
 
 from mobitrace import repro
 
-pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
+# waits: run first, beside the shared build; one xdist group: one worker, so the
+# module-scoped set-up runs once, not on every worker (tests/conftest.py)
+pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_repro_runner")]
 
 DVC = (sys.executable, "-m", "dvc")
 
