@@ -1,11 +1,13 @@
 """The measured captures committed under data/raw/priority-boost/ and listed
-in params.yaml validate, carry their host metadata and seeds, and each
-(cell, policy) the chapter uses has the repetitions the manifest states."""
+in params.yaml validate, carry their host metadata and seeds, each (cell,
+policy) the chapter uses has the repetitions the manifest states, and the
+background load reads "measured" exactly where the idle gate ran."""
 
 import pandas as pd
 import pytest
 import yaml
 
+from mobitrace.core import capture_reader
 from mobitrace.studies.priority_boost import ingest as pb
 from tests.helpers import assert_lean, committed_devices, ingest_committed
 
@@ -26,4 +28,8 @@ def test_committed_capture_ingests(tmp_path, device):
         assert manifest["configuration"]["seed_base"] is not None
     # Same seed for every policy of a repetition (paired schedules).
     assert (runs.groupby(["session", "cell", "rep"])["seed"].nunique() == 1).all()
+    for row in sessions.itertuples():
+        gated = "idle_gate" in yaml.safe_load((folder / row.session / "manifest.yaml").read_text())
+        assert row.background_load.startswith("measured: ") == gated, row.session
+        assert (row.background_load == capture_reader.NOT_MEASURED) == (not gated), row.session
     assert_lean(folder, 10e6)

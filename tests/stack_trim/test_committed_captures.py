@@ -1,11 +1,15 @@
 """The stack-trim captures committed under data/raw/stack-trim/ and listed in
 params.yaml validate, carry their host metadata, have the repetitions
 their manifest records per (condition, rate) (at least 5; the sequential
-rule's record when it ran) and stay lean."""
+rule's record when it ran), show their background load as the chapter does
+(measured where the idle gate ran, as it did for the re-capture) and stay
+lean."""
 
 import pandas as pd
 import pytest
 
+from mobitrace.core import capture_reader
+from mobitrace.studies.stack_trim import analysis as sta
 from mobitrace.studies.stack_trim import ingest as st
 from tests.helpers import assert_lean, committed_devices, ingest_committed
 
@@ -19,10 +23,18 @@ def test_committed_capture_ingests(tmp_path, device):
     folder, runs, manifests = ingest_committed("stack-trim", device, st.ingest, tmp_path / "out", HOST_KEYS)
     for manifest in manifests:
         assert not manifest["configuration"]["smoke"]
-    done = pd.read_parquet(tmp_path / "out" / "sessions.parquet").set_index("session")["reps_done"]
+    sessions = pd.read_parquet(tmp_path / "out" / "sessions.parquet")
+    done = sessions.set_index("session")["reps_done"]
     reps = runs.groupby(["session", "condition", "rate_mbps"])["rep"].nunique()
     expected = reps.index.get_level_values("session").map(done)
     assert (reps.to_numpy() == expected.to_numpy()).all(), reps[reps.to_numpy() != expected.to_numpy()]
     assert reps.min() >= 5, reps[reps < 5]
     assert runs["rate_mbps"].nunique() >= 6
+    # The chapter's sessions table: "measured" where the session ran under the idle gate, else "not measured".
+    gated = {m["session"] for m in manifests if "idle_gate" in m}
+    shown = sta.sessions_shown(sessions).set_index("session")["background load (idle gate)"]
+    assert gated & set(shown.index), "no committed session ran under the idle gate"
+    for session, text in shown.items():
+        assert text.startswith("measured: median") == (session in gated), (session, text)
+        assert (text == capture_reader.NOT_MEASURED) == (session not in gated), (session, text)
     assert_lean(folder, 10e6)
