@@ -23,31 +23,32 @@ def fixtures():
     return FIXTURES
 
 
-@pytest.fixture
-def scratch_project(tmp_path):
-    """A throw-away project for add-device: a copy of params.yaml and an
-    empty data/raw."""
+def _new_project(project: Path) -> Path:
+    """A throw-away project for add-device at `project`: a copy of
+    params.yaml and an empty data/raw."""
     import shutil
-    project = tmp_path / "project"
     (project / "data" / "raw").mkdir(parents=True)
     shutil.copy(ROOT / "params.yaml", project / "params.yaml")
     return project
 
 
+@pytest.fixture
+def scratch_project(tmp_path):
+    """A throw-away project for add-device (_new_project) in tmp_path."""
+    return _new_project(tmp_path / "project")
+
+
 @pytest.fixture(scope="session")
 def dvc_template(tmp_path_factory):
-    """scratch_project's files as a committed git + DVC project whose default
+    """A _new_project as a committed git + DVC project whose default
     DVC remote `store` is the folder `remote` beside the project (DVC keeps a
     local remote's relative path relative to .dvc/, so a copy beside its own
     `remote` uses that one). Set up once per worker: `dvc init` and `dvc
     remote add` are a second of CPU each time."""
-    import shutil
     import subprocess
     import sys
 
-    project = tmp_path_factory.mktemp("dvc-template") / "project"
-    (project / "data" / "raw").mkdir(parents=True)
-    shutil.copy(ROOT / "params.yaml", project / "params.yaml")
+    project = _new_project(tmp_path_factory.mktemp("dvc-template") / "project")
 
     def run(*args):
         subprocess.run(args, cwd=project, check=True, capture_output=True)
