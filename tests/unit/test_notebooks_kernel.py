@@ -116,3 +116,24 @@ def test_imported_modules_in_order_and_none_for_a_file_python_cannot_parse_synth
     assert notebooks.imported_modules(source) == ["os", "json", "pathlib", "pathlib.Path"]
     source.write_text("# %%\n%matplotlib inline\nimport os\n")
     assert notebooks.imported_modules(source) == []
+
+
+def test_the_kernel_listens_on_unix_sockets_of_its_own_not_tcp_ports_synthetic(tmp_path, toy_supplement,
+                                                                               monkeypatch):
+    """Stages start kernels side by side: a TCP port jupyter_client found
+    free for one kernel could be bound by another's first (zmq: Address
+    already in use, seen in a cold build). Unix sockets in a folder of the
+    kernel's own cannot collide; the folder goes with the kernel."""
+    root = _project(tmp_path)
+    seen = {}
+    start = notebooks._start_kernel
+
+    def spy(root, preload, sockets):
+        km, kc = start(root, preload, sockets)
+        seen.update(transport=km.transport, ip=km.ip, sockets=sockets)
+        return km, kc
+    monkeypatch.setattr(notebooks, "_start_kernel", spy)
+    chapter_nb, supplement_nb = notebooks.run("toy", root=root)  # the supplement's client connects too
+    assert chapter_nb.is_file() and supplement_nb.is_file()
+    assert seen["transport"] == "ipc" and seen["ip"].startswith(seen["sockets"] + os.sep), seen
+    assert not os.path.exists(seen["sockets"])

@@ -171,18 +171,21 @@ globals().pop("__mobitrace_module", None)
 """
 
 
-def _start_kernel(root: Path, preload: list[str]):
+def _start_kernel(root: Path, preload: list[str], sockets: str):
     """Start the stage's kernel as nbclient would (papermill's kernel
     manager, history in memory, in `root`) and send it a silent request to
     import `preload`, the notebook's own imports: the kernel loads them while
     this process loads papermill and prepares the notebook, instead of after.
     Silent: no output, no execution count, no name bound; a module that fails
-    to import fails again, visibly, in the notebook's own cell. Returns the
-    kernel manager and the client that sent the request."""
+    to import fails again, visibly, in the notebook's own cell. The kernel
+    listens on Unix sockets in the folder `sockets`: stages start kernels
+    side by side, and a TCP port jupyter_client found free for one kernel
+    could be bound by another first (zmq: Address already in use). Returns
+    the kernel manager and the client that sent the request."""
     from jupyter_client.manager import AsyncKernelManager
     from jupyter_core.utils import run_sync
 
-    km = AsyncKernelManager(kernel_name="python3")
+    km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
     argv = km.kernel_spec.argv
     if os.environ.get(warm.ENV) and argv[1:3] == ["-m", "ipykernel_launcher"]:
         # A fork of the run's warm server, its libraries loaded (mobitrace.warm).
@@ -218,22 +221,23 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> l
     results = study_outputs(root, study)[1]
     for path in (*out_nbs, results):  # a rerun starts from nothing
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
-    km, kc = _start_kernel(root, imported_modules(root / "notebooks" / f"{study}.py"))
-    executed = []
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            for number, name in enumerate(names):
-                if number:
-                    _fresh_session(km)
-                executed.append(_execute(root, name, parameters, Path(tmp), km))
-    except BaseException:
-        shutil.rmtree(results, ignore_errors=True)
-        raise
-    finally:
-        from jupyter_core.utils import run_sync
-        kc.stop_channels()
-        if km.has_kernel:
-            run_sync(km.shutdown_kernel)()
+    with tempfile.TemporaryDirectory(prefix="mobitrace-kernel-") as sockets:
+        km, kc = _start_kernel(root, imported_modules(root / "notebooks" / f"{study}.py"), sockets)
+        executed = []
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                for number, name in enumerate(names):
+                    if number:
+                        _fresh_session(km)
+                    executed.append(_execute(root, name, parameters, Path(tmp), km))
+        except BaseException:
+            shutil.rmtree(results, ignore_errors=True)
+            raise
+        finally:
+            from jupyter_core.utils import run_sync
+            kc.stop_channels()
+            if km.has_kernel:
+                run_sync(km.shutdown_kernel)()
     import nbformat
     for nb, out_nb in zip(executed, out_nbs):
         out_nb.parent.mkdir(parents=True, exist_ok=True)
