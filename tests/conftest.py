@@ -89,7 +89,8 @@ def pytest_xdist_make_scheduler(config, log):
     build is there a worker gets the first end-to-end unit, else the first
     other unit, else the first end-to-end unit (it waits): the long
     end-to-end units start as soon as they can, and the unit tests fill the
-    wait and the end."""
+    wait and the end. A module whose module-scoped set-up costs seconds is
+    its own group, so that one worker makes it once, not every worker."""
     if config.getvalue("dist") != "loadgroup":
         return None
     import ast

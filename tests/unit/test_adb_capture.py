@@ -12,9 +12,7 @@ from mobitrace import devices
 from mobitrace.core.capture_reader import hostname_hash
 from mobitrace.studies.cpu_gbps import ingest as captures
 
-# waits: run first, beside the shared build; one xdist group: one worker, so the
-# module-scoped set-up runs once, not on every worker (tests/conftest.py)
-pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_adb_capture")]
+pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_adb_capture")]  # tests/conftest.py
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "scripts" / "capture" / "android" / "adb_capture.py"

@@ -17,9 +17,7 @@ import yaml
 from mobitrace import devices
 from mobitrace.core.errors import InputError
 
-# waits: run first, beside the shared build; one xdist group: one worker, so the
-# session-scoped dvc_template is made once for the module, not on every worker (tests/conftest.py)
-pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_add_device_dvc")]
+pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_add_device_dvc")]  # tests/conftest.py
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"

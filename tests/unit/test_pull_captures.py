@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-# waits: run first, beside the shared build; one xdist group: one worker, so the
-# module-scoped set-up runs once, not on every worker (tests/conftest.py)
-pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_pull_captures")]
+pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_pull_captures")]  # tests/conftest.py
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "pull_captures.py"

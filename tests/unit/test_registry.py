@@ -13,8 +13,7 @@ from dvc.repo import Repo
 from mobitrace import cli, pipeline
 from mobitrace.studies import registry
 
-# One xdist group: `generated` (~2 s) is made once, on one worker (tests/conftest.py).
-pytestmark = pytest.mark.xdist_group("test_registry")
+pytestmark = pytest.mark.xdist_group("test_registry")  # `generated` (~2 s) made once (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDIES = registry.studies()

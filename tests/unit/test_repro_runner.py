@@ -22,9 +22,7 @@ import yaml
 
 from mobitrace import repro
 
-# waits: run first, beside the shared build; one xdist group: one worker, so the
-# module-scoped set-up runs once, not on every worker (tests/conftest.py)
-pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_repro_runner")]
+pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_repro_runner")]  # tests/conftest.py
 
 DVC = (sys.executable, "-m", "dvc")
 

@@ -221,15 +221,14 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> l
     results = study_outputs(root, study)[1]
     for path in (*out_nbs, results):  # a rerun starts from nothing
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
-    with tempfile.TemporaryDirectory(prefix="mobitrace-kernel-") as sockets:
-        km, kc = _start_kernel(root, imported_modules(root / "notebooks" / f"{study}.py"), sockets)
+    with tempfile.TemporaryDirectory(prefix="mobitrace-kernel-") as tmp:  # the kernel's sockets, the notebooks
+        km, kc = _start_kernel(root, imported_modules(root / "notebooks" / f"{study}.py"), tmp)
         executed = []
         try:
-            with tempfile.TemporaryDirectory() as tmp:
-                for number, name in enumerate(names):
-                    if number:
-                        _fresh_session(km)
-                    executed.append(_execute(root, name, parameters, Path(tmp), km))
+            for number, name in enumerate(names):
+                if number:
+                    _fresh_session(km)
+                executed.append(_execute(root, name, parameters, Path(tmp), km))
         except BaseException:
             shutil.rmtree(results, ignore_errors=True)
             raise
