@@ -20,6 +20,9 @@ from pathlib import Path
 
 import yaml
 
+from mobitrace.core import capture_layout
+from mobitrace.core.errors import InputError
+
 def missing_captures(root: Path) -> list[tuple[Path, Path]]:
     """(.dvc file, the folder it tracks) for each DVC-kept capture under data/raw whose folder is absent."""
     found = []
@@ -58,6 +61,12 @@ def main() -> int:
     from dvc.repo import Repo
 
     root = Path(Repo.find_root())  # the DVC project holding the working directory
+    try:  # before DVC reads any file under data/raw: a capture is data, never a stage
+        capture_layout.check_raw_tree(root)
+    except InputError as exc:
+        print(f"error: {exc}; nothing was built: a capture holds only its study's files "
+              "(remove it, or add the capture again with `python -m mobitrace add-device`)", file=sys.stderr)
+        return 1
     name, url = default_remote(root)
     if url and "://" not in url and not os.path.exists(url):
         os.makedirs(url, exist_ok=True)

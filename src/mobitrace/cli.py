@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from mobitrace.core import timings
-from mobitrace.core.errors import InputError
+from mobitrace.core.errors import InputError, printable
 from mobitrace.core.io import repo_root  # light: no pandas
 from mobitrace.studies import registry
 
@@ -104,8 +104,9 @@ def _dispatch(args) -> None:
         from mobitrace.book import build as book
         book.build(args.book_dir)
     elif args.command == "ingest":
-        from mobitrace.core import capture_reader
+        from mobitrace.core import capture_layout, capture_reader
         study = registry.by_slug()[args.study]
+        capture_layout.check_device_folder(Path(args.device_dir), study)  # data only, even under plain dvc repro
         section = _study_params(study)
         with capture_reader.superseding(section.get("superseded"), f"params.yaml: {study.params_section}"):
             study.module("ingest").ingest(args.device_dir, args.out_dir)
@@ -135,6 +136,8 @@ def _dispatch(args) -> None:
         print("Next: fill in the TODOs, then `make` runs the study's stages and builds its chapter.")
     elif args.command == "repro":
         from mobitrace import repro
+        from mobitrace.core import capture_layout
+        capture_layout.check_raw_tree(repo_root())  # before DVC reads a stage file
         return repro.repro(repo_root(), force=args.force, jobs=args.jobs)
     elif args.command == "sync":
         from mobitrace import pipeline
@@ -152,9 +155,9 @@ def _validate(path: str) -> int:
     for exc in problems:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
     if problems:
-        print(f"{path}: {len(problems)} problem(s)", file=sys.stderr)
+        print(f"{printable(path)}: {len(problems)} problem(s)", file=sys.stderr)
         return 1
-    print(f"{path}: valid {study.slug} capture")
+    print(f"{printable(path)}: valid {study.slug} capture")
     return 0
 
 

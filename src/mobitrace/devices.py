@@ -35,8 +35,8 @@ from pathlib import Path
 
 import yaml
 
-from mobitrace.core import capture_reader
-from mobitrace.core.errors import InputError
+from mobitrace.core import capture_layout, capture_reader
+from mobitrace.core.errors import InputError, Plain
 from mobitrace.studies import registry
 from mobitrace.studies.registry import Study
 
@@ -79,14 +79,20 @@ def sessions_in(path: str | Path) -> list[Path]:
     checked first (capture_reader.walk: no links, special files or excess)."""
     path = Path(path)
     capture_reader.check_capture(path)
+    session = path.parent if path.name == "runs" else path.parent.parent if path.parent.name == "runs" else None
+    if session is not None and os.path.lexists(session / "manifest.yaml"):
+        raise InputError(path, None, None, "a session folder (manifest.yaml, runs/), or a device folder of them",
+                         Plain(f"a part of the session {session}: pass that folder instead"))
     if os.path.lexists(path / "manifest.yaml"):
         return [path]
-    found = sorted(p for p in path.iterdir() if p.is_dir() and os.path.lexists(p / "manifest.yaml"))
+    found = capture_layout.check_device_folder(path, None, sessions=False)
     if not found:
         raise InputError(path, None, None, "a session folder with manifest.yaml, or a device folder of them",
                          "no manifest.yaml")
     for p in found:
-        check_name(p.name, p, "session folder")
+        if not os.path.lexists(p / "manifest.yaml"):
+            raise InputError(p / "manifest.yaml", None, None, "a session folder with manifest.yaml",
+                             "no such file")
     return found
 
 
@@ -212,6 +218,14 @@ def validate(path: str | Path, device: str | None = None,
                 problems.append(exc)
                 continue
             studies.add(study.slug)
+            try:  # before any copy: a file the format does not name is never copied
+                capture_layout.check_session(session, study)
+            except InputError as exc:
+                other = capture_layout.looks_like(session, study)
+                problems.append(exc if other is None else InputError(
+                    session / "manifest.yaml", None, "study", f"'{other}' (the files are a {other} capture's)",
+                    study.slug))
+                continue
             name = device or capture_reader.read_manifest(session / "manifest.yaml")["device"]
             # In a data/raw/<study>/<device>/ tree the folder names the device
             # (as ingest requires); elsewhere the manifest (or --device) does.

@@ -420,14 +420,23 @@ def iter_lines(path: str | Path, limits: Limits = LIMITS) -> Iterator[tuple[int,
 
 # The one rule for every name a capture gives that becomes a path component
 # (device, session, run id): checked before any path is built from it.
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-NAME_RULE = "a name of letters, digits, '.', '_' or '-' (first a letter or digit, at most 64)"
+# Matched over the whole string (fullmatch): `$` would let a final newline through.
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+NAME_RULE = ("a name of letters, digits, '.', '_' or '-' (first a letter or digit, at most 64; "
+             "not dvc.yaml, dvc.lock or *.dvc)")
+# Names DVC acts on wherever they are: a capture's folder may not take them.
+_RESERVED = re.compile(r"dvc\.(yaml|yml|lock)|.*\.dvc|.*\.partial", re.IGNORECASE)
+
+
+def is_name(value) -> bool:
+    """Whether `value` is a string obeying NAME over its whole length, and
+    not a name DVC acts on nor '.partial' (the kits' unfinished folders)."""
+    return isinstance(value, str) and NAME.fullmatch(value) is not None and not _RESERVED.fullmatch(value)
 
 
 def check_name(value, path: str | Path, where: str | None, field: str) -> str:
-    """`value` when it is a string obeying NAME (and not ending in
-    '.partial', which the capture kits use for unfinished folders)."""
-    if not isinstance(value, str) or not NAME.match(value) or value.endswith(".partial"):
+    """`value` when is_name(value), else InputError."""
+    if not is_name(value):
         raise InputError(path, where, field, NAME_RULE, value)
     return value
 

@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
+# Control and format characters (C0, DEL, C1, bidi overrides, line and
+# paragraph separators): a file name could otherwise erase or fake a line on
+# the terminal that prints it.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+
+
+def printable(text: str) -> str:
+    """`text` with control characters shown as escapes (\\n, \\x1b, \\u202e)."""
+    return _UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1] if m.group() in "\n\r\t"
+                            else f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                            else f"\\u{ord(m.group()):04x}", text)
+
 
 class InputError(ValueError):
     """Bad input: names the file, the line or record, the field, what was
@@ -15,12 +29,12 @@ class InputError(ValueError):
         if type(found).__module__ == "numpy" and hasattr(found, "item"):
             found = found.item()  # show -0.5, not np.float64(-0.5)
         self.found = found
-        parts = [self.path]
+        parts = [printable(self.path)]
         if where:
-            parts.append(where)
+            parts.append(printable(str(where)))
         if field:
-            parts.append(f"field '{field}'")
-        super().__init__(f"{': '.join(parts)}: expected {expected}, found {found!r}")
+            parts.append(f"field '{printable(str(field))}'")
+        super().__init__(f"{': '.join(parts)}: expected {expected}, found {printable(repr(found))}")
 
 
 class Plain(str):

@@ -20,7 +20,7 @@ from mobitrace.core.errors import InputError
 from mobitrace.studies import registry
 
 TEMPLATES = Path(__file__).parent / "templates"
-SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+SLUG = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
 
 def new_study(name: str, root: Path) -> list[Path]:

@@ -78,6 +78,10 @@ class Study:
     # Per-device analysis stage (mobitrace.studies.<package>.device_analysis
     # `analyze(interim_dir, out_dir, params)`) with the params keys it reads.
     device_analysis_params: tuple[str, ...] | None = None
+    # The files a capture session may hold, relative to the session folder
+    # (`*`: one run id; `name` and `name.gz` alike): the allow-list that keeps a
+    # capture data only (mobitrace.core.capture_layout).
+    capture_files: tuple[str, ...] = ("manifest.yaml",)
     package: str = field(default="", compare=False)
 
     @property
@@ -149,6 +153,8 @@ def _load(folder: Path) -> Study:
                          for c in doc.pop("chapters"))
         thumbnail = Thumbnail(**doc.pop("thumbnail"))
         params = doc.pop("device_analysis_params", None)
+        if "capture_files" in doc:
+            doc["capture_files"] = tuple(doc["capture_files"])
         mains = {c.name for c in chapters if not c.supplement_to}
         stray = [c.name for c in chapters if c.supplement_to and c.supplement_to not in mains]
         if stray:

@@ -57,7 +57,7 @@ IPERF_SUMMARY_SCHEMA = pa.DataFrameSchema(
 PROC_STAT_SCHEMA = pa.DataFrameSchema(
     {
         "t_ns": pa.Column("int64", pa.Check.ge(0)),
-        "cpu": pa.Column(str, pa.Check.str_matches(r"^cpu\d*$")),
+        "cpu": pa.Column(str, pa.Check.str_matches(r"^cpu\d*\Z")),
         **{f: pa.Column("int64", pa.Check.ge(0)) for f in PROC_STAT_FIELDS},
         "line": pa.Column(int),
     },
@@ -67,7 +67,7 @@ PROC_STAT_SCHEMA = pa.DataFrameSchema(
 PROC_PID_SCHEMA = pa.DataFrameSchema(
     {
         "t_ns": pa.Column("int64", pa.Check.ge(0)),
-        "role": pa.Column(str, pa.Check.str_matches(r"^(client|server|ksoftirqd/\d+)$")),
+        "role": pa.Column(str, pa.Check.str_matches(r"^(client|server|ksoftirqd/\d+)\Z")),
         "pid": pa.Column("int64", pa.Check.gt(0)),
         "schedstat_run_ns": pa.Column("int64", pa.Check.ge(0)),
         "utime_ticks": pa.Column("int64", pa.Check.ge(0)),
@@ -91,10 +91,10 @@ CPUACCT_SCHEMA = pa.DataFrameSchema(
 SESSION_SCHEMA = pa.DataFrameSchema(
     {
         "study": pa.Column(str, pa.Check.eq("cpu-gbps")),
-        "device": pa.Column(str, pa.Check.str_matches(r"^[A-Za-z0-9._-]+$")),
+        "device": pa.Column(str, pa.Check.str_matches(r"^[A-Za-z0-9._-]+\Z")),
         "session": pa.Column(str, pa.Check.str_length(min_value=1)),
         "kind": pa.Column(str, pa.Check.isin(["default", "smoke"])),
-        "config": pa.Column(str, pa.Check.str_matches(r"^(default|offloads-off|slow-cpumax|rps-cpu\d+)$")),
+        "config": pa.Column(str, pa.Check.str_matches(r"^(default|offloads-off|slow-cpumax|rps-cpu\d+)\Z")),
         "repetitions": pa.Column("int64", pa.Check.ge(1)),
         "duration_s": pa.Column("int64", pa.Check.ge(1)),
         "sample_period_ms": pa.Column("int64", pa.Check.in_range(1, 1000)),
@@ -141,7 +141,7 @@ RUN_SCHEMA = pa.DataFrameSchema(
 # --------------------------------------------------------------------------- #
 # interim tables (ingest)
 
-_DEVICE = pa.Column(str, pa.Check.str_matches(r"^[A-Za-z0-9._-]+$"))
+_DEVICE = pa.Column(str, pa.Check.str_matches(r"^[A-Za-z0-9._-]+\Z"))
 _FLOAT = pa.Column(float, nullable=True)
 _PCT = pa.Column(float, pa.Check.ge(0), nullable=True)
 
@@ -151,7 +151,7 @@ SESSIONS_TABLE_SCHEMA = SESSION_SCHEMA.remove_columns(["cpu_quota"]).add_columns
     "cpu_quota": pa.Column(checks=pa.Check(lambda s: s.map(lambda v: v is None or isinstance(v, float)),
                                            element_wise=False, name="a number or None"), nullable=True),
     "n_runs": pa.Column("int64", pa.Check.ge(1)),
-    "capture_md5": pa.Column(str, pa.Check.str_matches(r"^[0-9a-f]{32}$")),
+    "capture_md5": pa.Column(str, pa.Check.str_matches(r"^[0-9a-f]{32}\Z")),
     "n_files": pa.Column("int64", pa.Check.ge(1)),
     "bytes": pa.Column("int64", pa.Check.ge(0)),
     "path": pa.Column(str),
@@ -237,7 +237,7 @@ EXTRAPOLATIONS_SCHEMA = pa.DataFrameSchema(
 RATE_SUMMARY_SCHEMA = pa.DataFrameSchema(
     {
         **_KEYS,
-        "target_rate": pa.Column(str, pa.Check.str_matches(r"^(max|[0-9.e+]+M)$")),
+        "target_rate": pa.Column(str, pa.Check.str_matches(r"^(max|[0-9.e+]+M)\Z")),
         "target_rate_bps": pa.Column("int64", pa.Check.ge(0)),
         "n": pa.Column("int64", pa.Check.ge(1)),
         "throughput_gbps": pa.Column(float, pa.Check.ge(0)),
@@ -255,7 +255,7 @@ RATE_SUMMARY_SCHEMA = pa.DataFrameSchema(
 IMPLIED_LINES_SCHEMA = pa.DataFrameSchema(
     {
         "device": pa.Column(str, unique=True),
-        "defined_by": pa.Column(str, pa.Check.str_matches(r"^\w+, \w+$")),
+        "defined_by": pa.Column(str, pa.Check.str_matches(r"^\w+, \w+\Z")),
         "slope_pct_per_gbps": pa.Column(float),
         "intercept_pct": pa.Column(float),
         r"gbps_at_[0-9.]+pct_cpu": pa.Column(float, regex=True),

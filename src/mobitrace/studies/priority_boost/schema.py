@@ -34,7 +34,7 @@ POLICY_LABELS = ("Original", "INCR", "DECR", "static")
 
 RUNS_SCHEMA = pa.DataFrameSchema(
     {
-        "run_id": pa.Column(str, pa.Check.str_matches(r"^[a-z]+-c\d+-x\d+-[a-z]+-r\d+$")),
+        "run_id": pa.Column(str, pa.Check.str_matches(r"^[a-z]+-c\d+-x\d+-[a-z]+-r\d+\Z")),
         "table": pa.Column(str, pa.Check.isin(list(TABLES))),
         "kind": pa.Column(str, pa.Check.isin(["transfer", "audio"])),
         "cell": pa.Column(str),
@@ -45,7 +45,7 @@ RUNS_SCHEMA = pa.DataFrameSchema(
         "seed": pa.Column(int),
         "status": pa.Column(str, pa.Check.str_length(min_value=1)),
         "wall_s": pa.Column(float, pa.Check.ge(0)),
-        "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")),
+        "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")),
     },
     strict=True, ordered=True, coerce=False,
 )
@@ -145,7 +145,7 @@ SESSION_TABLE_SCHEMA = pa.DataFrameSchema(
     {
         "device": pa.Column(str, pa.Check.str_length(min_value=1)),
         "session": pa.Column(str, pa.Check.str_length(min_value=1), unique=True),
-        "capture_sha256": pa.Column(str, pa.Check.str_matches(r"^[0-9a-f]{64}$")),
+        "capture_sha256": pa.Column(str, pa.Check.str_matches(r"^[0-9a-f]{64}\Z")),
         "files": pa.Column("int64", _nonneg),
         "bytes": pa.Column("int64", _nonneg),
         "runs_ok": pa.Column("int64", _nonneg),

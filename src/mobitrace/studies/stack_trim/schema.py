@@ -50,14 +50,14 @@ CONDITION_COLUMNS = {
 
 RUNS_CSV_SCHEMA = pa.DataFrameSchema(
     {
-        "run_id": pa.Column(str, pa.Check.str_matches(r"^(lo|veth)-(up|down)-(tcp|udp)\d+-[a-z]+-[a-z]+-r[\d.]+-\d+$"),
+        "run_id": pa.Column(str, pa.Check.str_matches(r"^(lo|veth)-(up|down)-(tcp|udp)\d+-[a-z]+-[a-z]+-r[\d.]+-\d+\Z"),
                             unique=True),
         **CONDITION_COLUMNS,
         "rate_mbps": pa.Column(float, pa.Check.ge(0)),
         "rep": pa.Column(int, pa.Check.ge(0)),
         "duration_s": pa.Column(float, pa.Check.gt(0)),
         "status": pa.Column(str, pa.Check.str_length(min_value=1)),
-        "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")),
+        "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")),
     },
     strict=True, ordered=True,
 )
@@ -147,7 +147,7 @@ SESSIONS_SCHEMA = pa.DataFrameSchema(
         "n_at_target": pa.Column(int, _NONNEG),
         "n_halfwidths": pa.Column(int, _NONNEG),
         "background_load": pa.Column(str),  # capture_reader.background_text of the idle gate's record
-        "md5": pa.Column(str, pa.Check.str_matches(r"^[0-9a-f]{32}$")),
+        "md5": pa.Column(str, pa.Check.str_matches(r"^[0-9a-f]{32}\Z")),
     },
     strict=True, ordered=True,
 )

@@ -38,7 +38,7 @@ KNOBS = ("concurrency", "parallelism", "io_kib")
 
 RUNS_CSV = pa.DataFrameSchema(
     {
-        "run_id": pa.Column(str, pa.Check.str_matches(r"^(sweep|tail)-[a-z]+-cc\d+-p\d+-io\d+(-n\d+)?-r\d+$"),
+        "run_id": pa.Column(str, pa.Check.str_matches(r"^(sweep|tail)-[a-z]+-cc\d+-p\d+-io\d+(-n\d+)?-r\d+\Z"),
                             unique=True),
         "kind": pa.Column(str, pa.Check.isin(list(KINDS))),
         "dataset": pa.Column(str, pa.Check.isin(DATASETS)),
@@ -48,7 +48,7 @@ RUNS_CSV = pa.DataFrameSchema(
         "files": pa.Column(int, pa.Check.ge(1)),
         "rep": pa.Column(int, pa.Check.ge(1)),
         "status": pa.Column(str, pa.Check.str_length(min_value=1)),
-        "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")),
+        "started_utc": pa.Column(str, pa.Check.str_matches(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")),
         "wall_s": pa.Column(float, pa.Check.ge(0)),
         "rate_mbit": pa.Column(float, pa.Check.gt(0)),  # the configured link rate
         "achieved_mbit": pa.Column(float, pa.Check.ge(0)),  # the run's goodput (0 for a failed run)
@@ -117,7 +117,7 @@ POWER = pa.DataFrameSchema(
 SESSIONS = pa.DataFrameSchema(
     {
         "device": pa.Column(str), "session": pa.Column(str), "kind": pa.Column(str),
-        "content_md5": pa.Column(str, pa.Check.str_matches(r"^[0-9a-f]{32}$")),
+        "content_md5": pa.Column(str, pa.Check.str_matches(r"^[0-9a-f]{32}\Z")),
         "power_source": pa.Column(str, pa.Check.isin(list(ENERGY_SOURCES))),
         "manifest_json": pa.Column(str),
     },
