@@ -116,6 +116,9 @@ def apply(case: dict, session: Path, outside: Path) -> None:
         path.rename(session / arg)
     elif kind == "delete":
         shutil.rmtree(path) if path.is_dir() else path.unlink()
+    elif kind == "new_file":                  # a file the capture format does not name (folders made)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(arg)
     elif kind == "new_symlink":               # an extra link named `file` to arg
         target = arg.format(outside=outside)
         os.symlink(target, path)

@@ -32,7 +32,7 @@ CASES = yaml.safe_load((HERE / "cases.yaml").read_text())["cases"]
 MALFORMED = yaml.safe_load((ROOT / "tests" / "fixtures" / "byod" / "corpus.yaml").read_text())["cases"]
 # Edits that could make a careless reader follow, hang or write: add-device
 # (which copies) is run on these too, not only validate.
-WRITES_AT_RISK = ("symlink", "fifo", "hardlink", "gzip_bomb", "new_symlink", "folder")
+WRITES_AT_RISK = ("symlink", "fifo", "hardlink", "gzip_bomb", "new_symlink", "folder", "new_file")
 
 
 def digest(folder: Path) -> str:
