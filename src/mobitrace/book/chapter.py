@@ -24,6 +24,7 @@ from mobitrace.core import claims as cl
 from mobitrace.book.build import table_html
 from mobitrace.core import numbers
 from mobitrace.core.escape import fence, safe_href
+from mobitrace.core.io import csv_text, write_csv
 # Imported here, not lazily, although the overview draws nothing (~1 s of seaborn and
 # scipy.stats): importing this module must set the figure theme before any caller draws.
 from mobitrace.book.figures import save_svg
@@ -161,7 +162,7 @@ class ChapterOutputs:
 
     def save_table(self, frame: pd.DataFrame, name: str) -> pd.DataFrame:
         """Write `frame` to tables/<name>.csv and return it."""
-        frame.to_csv(self.tables_dir / f"{name}.csv", index=False, float_format="%.6g", lineterminator="\n")
+        write_csv(frame, self.tables_dir / f"{name}.csv")
         return frame
 
     def href(self, name: str) -> str:
@@ -265,7 +266,7 @@ class ShownOutputs(ChapterOutputs):
 
     def save_table(self, frame: pd.DataFrame, name: str) -> pd.DataFrame:
         path = self.tables_dir / f"{name}.csv"
-        text = frame.to_csv(index=False, float_format="%.6g", lineterminator="\n")
+        text = csv_text(frame)
         if not path.is_file() or path.read_text() != text:
             raise ValueError(f"{path}: its chapter wrote {'another table' if path.is_file() else 'no such table'}")
         return frame

@@ -143,7 +143,7 @@ def check_device_folder(device_dir: Path, study, sessions: bool = True) -> list[
         for i, line in capture_reader.iter_lines(gitignore):
             if line.strip() and line.strip().removeprefix("/") not in dvc_kept:
                 raise InputError(gitignore, f"line {i}", None, "only '/<session>' for a session kept in DVC",
-                                 line)
+                                 line.rstrip("\n"))
     if sessions:
         for session in found:
             check_session(session, study)

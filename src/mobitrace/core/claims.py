@@ -13,6 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pandera.pandas as pa
 
+from mobitrace.core.io import write_csv
+
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 NOT_CHECKABLE = "not checkable"
@@ -194,7 +196,7 @@ def write_claims(frame: pd.DataFrame, path: str | Path) -> None:
     """Write a validated claims table as CSV (deterministic float format)."""
     CLAIMS_SCHEMA.validate(frame)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
+    write_csv(frame, path)
 
 
 def read_claims(path: str | Path) -> pd.DataFrame:

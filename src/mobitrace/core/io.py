@@ -62,3 +62,26 @@ def problems(check: Callable[[Path], object], folder: Path) -> list[InputError]:
     except InputError as exc:
         return [exc]
     return []
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula
+# (OWASP, CSV injection): a text cell gets a leading ' so it stays text.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(frame) -> str:
+    """`frame` as the CSV every published table uses: deterministic floats,
+    '\\n' line ends, and text cells that a spreadsheet would take for a
+    formula neutralised (numeric columns keep their numbers)."""
+    import pandas as pd
+
+    safe = frame.copy()
+    for column in safe.columns:
+        values = safe[column]
+        if pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values):
+            safe[column] = values.map(lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v)
+    return safe.to_csv(index=False, float_format="%.6g", lineterminator="\n")
+
+
+def write_csv(frame, path: str | Path) -> None:
+    Path(path).write_text(csv_text(frame), encoding="utf-8")

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from mobitrace.core.io import replacing_dir
+from mobitrace.core.io import replacing_dir, write_csv
 from mobitrace.stats import cpufit
 from mobitrace.book.figures import PALETTE, legend_outside, save_svg
 from mobitrace.studies.cpu_gbps.schema import EXTRAPOLATIONS_SCHEMA, FITS_SCHEMA, RATE_SUMMARY_SCHEMA
@@ -35,7 +35,7 @@ DIRECTION_TITLE = {"down": "Downlink", "up": "Uplink"}
 
 
 def _csv(frame: pd.DataFrame, path: Path) -> None:
-    frame.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
+    write_csv(frame, path)
 
 
 def saturation_gbps(group: pd.DataFrame) -> float:
