@@ -61,6 +61,9 @@ class Limits:
     yaml_depth: int = 32               # nesting of mappings and lists
     yaml_nodes: int = 100_000          # scalars, mappings and lists of one document
     magnitude: float = 1e18            # |number| in any structured field
+    line_bytes: int = 1 * MiB          # one line of any text file (the kits' longest are ~2 kB)
+    text_field_chars: int = 64 * KiB   # one YAML scalar (a host note, a kernel string)
+    manifest_bytes: int = 8 * MiB      # a manifest.yaml (the largest committed one: 0.23 MB)
 
 
 LIMITS = Limits()
@@ -317,12 +320,35 @@ def open_binary(path: str | Path, max_bytes: int | None = None, limits: Limits =
     return fh
 
 
+def _longest_line(data: bytes, carried: int = 0) -> tuple[int, int]:
+    """(the longest line in `data`, counting `carried` bytes of a line begun
+    before it; the length of the line still open at its end)."""
+    import numpy as np
+
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    if not len(ends):
+        return carried + len(data), carried + len(data)
+    longest = max(carried + int(ends[0]), int(np.diff(ends).max(initial=1)) - 1)
+    return longest, len(data) - int(ends[-1]) - 1
+
+
+def _check_lines(path: Path, data: bytes, carried: int, limits: Limits) -> int:
+    """Refuse a line longer than limits.line_bytes; the open line's length."""
+    if carried + len(data) <= limits.line_bytes:
+        tail = data.rfind(b"\n")
+        return carried + len(data) if tail < 0 else len(data) - tail - 1
+    longest, open_line = _longest_line(data, carried)
+    if longest > limits.line_bytes:
+        raise InputError(path, None, None, f"lines of at most {limits.line_bytes} bytes", "a longer line")
+    return open_line
+
+
 class _CheckUtf8(io.RawIOBase):
     """Passes bytes through, refusing the first that is not UTF-8 (with the
-    offset in the decompressed content)."""
+    offset in the decompressed content) and a line past limits.line_bytes."""
 
-    def __init__(self, raw, path: Path):
-        self.raw, self.path, self.offset = raw, path, 0
+    def __init__(self, raw, path: Path, limits: Limits = LIMITS):
+        self.raw, self.path, self.offset, self.limits, self.line = raw, path, 0, limits, 0
         self.dec = codecs.getincrementaldecoder("utf-8")()
 
     def readable(self) -> bool:
@@ -338,6 +364,7 @@ class _CheckUtf8(io.RawIOBase):
                              Plain(f"byte 0x{exc.object[exc.start]:02x} at offset "
                                    f"{self.offset - pending + exc.start}")) from None
         self.offset += len(data)
+        self.line = _check_lines(self.path, data, self.line, self.limits)
         b[:len(data)] = data
         return len(data)
 
@@ -349,7 +376,7 @@ class _CheckUtf8(io.RawIOBase):
 def open_text_stream(path: str | Path, limits: Limits = LIMITS):
     """A binary stream of a capture file's content (gunzipped, bounded) that
     refuses bytes that are not UTF-8 as they are read."""
-    return io.BufferedReader(_CheckUtf8(open_binary(path, None, limits), Path(path)), _CHUNK)
+    return io.BufferedReader(_CheckUtf8(open_binary(path, None, limits), Path(path), limits), _CHUNK)
 
 
 def read_bytes(path: str | Path, limits: Limits = LIMITS) -> bytes:
@@ -360,6 +387,7 @@ def read_bytes(path: str | Path, limits: Limits = LIMITS) -> bytes:
         data = _read_at_most(fh, limits.text_bytes + 1)
     if len(data) > limits.text_bytes:
         raise InputError(path, None, None, f"at most {limits.text_bytes} bytes of text", "more")
+    _check_lines(path, data, 0, limits)
     return data
 
 
@@ -402,7 +430,11 @@ def iter_lines(path: str | Path, limits: Limits = LIMITS) -> Iterator[tuple[int,
     path = Path(path)
     with open_binary(path, limits.stream_bytes, limits) as fh:
         offset = 0
-        for n, raw in enumerate(fh, 1):
+        # readline(limit): a line past the bound is refused before it is all in memory
+        for n, raw in enumerate(iter(lambda: fh.readline(limits.line_bytes + 1), b""), 1):
+            if len(raw) > limits.line_bytes:
+                raise InputError(path, f"line {n}", None, f"lines of at most {limits.line_bytes} bytes",
+                                 "a longer line")
             if n > limits.table_rows + 1:
                 check_rows(path, n - 1, limits)
             if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
@@ -554,6 +586,9 @@ class CaptureLoader(yaml.SafeLoader):
         if getattr(event, "anchor", None) is not None:
             self._refuse(event.start_mark, None, "YAML without anchors", f"anchor &{event.anchor}")
         self.nodes += 1
+        if isinstance(event, yaml.ScalarEvent) and len(event.value) > self.limits.text_field_chars:
+            self._refuse(event.start_mark, None, f"a text field of at most {self.limits.text_field_chars} characters",
+                         Plain(f"{len(event.value)} characters"))
         if self.nodes > self.limits.yaml_nodes:
             self._refuse(event.start_mark, None, f"at most {self.limits.yaml_nodes} YAML nodes", "more")
         nested = isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent))
@@ -575,9 +610,13 @@ class CaptureLoader(yaml.SafeLoader):
                 key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     self._refuse(key_node.start_mark, key, "YAML without merge keys", "<<")
-                if key is not None and key in seen:
+                if key is None:
+                    continue
+                # As Python compares them: `1`, `true` and `1.0` are one key of a dict, so a duplicate.
+                value = self.construct_object(key_node)
+                if isinstance(value, (list, dict)) or value in seen:
                     self._refuse(key_node.start_mark, key, "unique keys", "a duplicate key")
-                seen.add(key)
+                seen.add(value)
         return super().construct_mapping(node, deep=deep)
 
     def construct_yaml_float(self, node):
@@ -889,7 +928,7 @@ def read_manifest(path: Path) -> dict:
     """A session's manifest.yaml as a mapping (its study's checks follow)."""
     if not exists(path):
         raise InputError(path, None, None, "a capture manifest.yaml", "no such file")
-    doc, _ = load_yaml(resolve(path))
+    doc, _ = load_yaml(resolve(path), replace(LIMITS, text_bytes=LIMITS.manifest_bytes))
     if doc is None:
         raise InputError(path, None, None, "a YAML mapping", "an empty file")
     if not isinstance(doc, dict):
