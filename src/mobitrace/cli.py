@@ -10,6 +10,7 @@ and staging folders are removed on every one of these exits."""
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -190,6 +191,10 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT["input"]
+    except MemoryError:
+        print(f"error: {printable(str(getattr(args, 'path', args.command)))}: out of memory "
+              "(free memory, or split the capture into smaller sessions)", file=sys.stderr)
+        return EXIT["input"]
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return EXIT["interrupted"]
@@ -197,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
         print("error: terminated (SIGTERM)", file=sys.stderr)
         return EXIT["terminated"]
     except Exception as exc:  # noqa: BLE001 -- one line, never a traceback
+        if isinstance(exc, OSError) and exc.errno in _ENVIRONMENT_ERRNOS:  # the machine's limits, not a bug
+            where = exc.filename or getattr(args, "path", None) or args.command
+            print(f"error: {printable(str(where))}: {exc.strerror}", file=sys.stderr)
+            return EXIT["input"]
         if os.environ.get("MOBITRACE_DEBUG"):
             raise
         print(f"error: unexpected {type(exc).__name__}: {_one_line(str(exc))} (a bug in mobitrace; "
@@ -211,6 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     # Keyed by the command line as dvc.yaml writes it, for the reproducibility page.
     timings.record(Path.cwd(), " ".join(["python -m mobitrace", *argv]), watch.seconds)
     return 0
+
+
+_ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EMFILE, errno.ENFILE, errno.EROFS,
+                       errno.EACCES, errno.EPERM, errno.ENOMEM, errno.EIO}
 
 
 class _Terminated(BaseException):

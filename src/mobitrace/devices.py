@@ -21,6 +21,7 @@ remote (.dvc/config) before params.yaml lists the device.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -161,15 +162,57 @@ def _stage(session: Path, device: str, staging: Path, sync: bool = False) -> Pat
 
 
 def _write_atomic(path: Path, ry, doc, sync: bool) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        ry.dump(doc, fh)
+    """Replace `path` by `doc` at once. The new content is written to an
+    unnamed file (O_TMPFILE) that gets a name only to be renamed over
+    `path`: a process killed while writing leaves nothing behind."""
+    import io
+
+    buf = io.StringIO()
+    ry.dump(doc, buf)
+    data = buf.getvalue().encode("utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(path.parent, os.O_TMPFILE | os.O_WRONLY, 0o644)
+    except (AttributeError, OSError):  # no O_TMPFILE here: a named temporary file
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        named = True
+    else:
+        named = False
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
         if sync:
-            fh.flush()
-            os.fsync(fh.fileno())
+            os.fsync(fd)
+        if not named:
+            _link_open_file(fd, tmp)
+    finally:
+        os.close(fd)
     os.replace(tmp, path)
     if sync:
         _fsync_dir(path.parent)
+
+
+def _link_open_file(fd: int, path: Path) -> None:
+    """Give the unnamed file open at `fd` the name `path`: linkat(2) with
+    AT_SYMLINK_FOLLOW on /proc/self/fd/<fd> (os.link calls link(2), which
+    would link the /proc entry itself)."""
+    import ctypes
+    import ctypes.util
+
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    at_fdcwd, at_symlink_follow = -100, 0x400
+    if libc.linkat(at_fdcwd, f"/proc/self/fd/{fd}".encode(), at_fdcwd, os.fsencode(path), at_symlink_follow) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), str(path))
+
+
+def _remove_stale_temporaries(folder: Path, name: str) -> None:
+    """.<name>.<pid>.tmp files of processes that are gone."""
+    for stale in folder.glob(f".{name}.*.tmp"):
+        pid = stale.name[len(name) + 2:-4]
+        if pid.isdigit() and not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -210,6 +253,7 @@ def validate(path: str | Path, device: str | None = None,
     problems: list[InputError] = []
     studies = set()
     tmp = None
+    in_raw_tree = False
     try:
         for session in sessions:
             try:
@@ -248,6 +292,10 @@ def validate(path: str | Path, device: str | None = None,
             shutil.rmtree(tmp, ignore_errors=True)
     if len(studies) > 1:
         problems.append(InputError(path, None, "study", "sessions of one study", sorted(studies)))
+    elif not problems and len(sessions) > 1:
+        study = _study(next(iter(studies)))
+        superseded = _superseded(study) if in_raw_tree and _in_project_raw(sessions[0]) else {}
+        problems.extend(_check_device(study, [s for s in sessions if f"{s.parent.name}/{s.name}" not in superseded]))
     study = _study(studies.pop()) if len(studies) == 1 else None
     return study, problems
 
@@ -271,9 +319,18 @@ def _relocate(exc: InputError, staged: Path, source: Path) -> InputError:
 
 
 def _load_params(params_path: Path):
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     ry = _round_trip_yaml()
     ry.indent(mapping=2, sequence=4, offset=2)  # the layout params.yaml is written in
-    return ry, ry.load(params_path.read_text())
+    try:
+        return ry, ry.load(params_path.read_text())
+    except MarkedYAMLError as exc:  # a duplicate key, a syntax error: one line naming the file
+        mark = exc.problem_mark or exc.context_mark
+        raise InputError(params_path, f"line {mark.line + 1}" if mark else None, None, "valid YAML",
+                         Plain(" ".join((exc.problem or str(exc)).split()))) from None
+    except YAMLError as exc:
+        raise InputError(params_path, None, None, "valid YAML", Plain(" ".join(str(exc).split()))) from None
 
 
 def _add_to_params(params_path: Path, section: str, device: str, sync: bool = False) -> bool:
@@ -392,6 +449,44 @@ def _host_of(session: Path) -> tuple[dict, dict]:
 HOST_KEYS = ("hostname_hash", "machine", "cpu_model", "cpu_count")
 
 
+def _check_device(study: Study, sessions: list[Path]) -> list[InputError]:
+    """The study's checks across the sessions of one device (the ingest
+    module's `validate_device`, where a study has one: stack-trim's run ids
+    are unique across sessions)."""
+    check = getattr(study.module("ingest"), "validate_device", None)
+    return check(sessions) if check is not None else []
+
+
+def _superseded(study: Study, root: Path | None = None) -> dict:
+    """params.yaml `<section>.superseded` of the project at `root` (default:
+    the one holding the working directory; none outside a project)."""
+    from mobitrace.core.io import repo_root
+
+    try:
+        _, params = _load_params((root or repo_root()) / "params.yaml")
+    except (OSError, InputError):
+        return {}
+    section = params.get(study.params_section, {}) if isinstance(params, dict) else {}
+    found = section.get("superseded") if isinstance(section, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _in_project_raw(session: Path) -> bool:
+    """Whether `session` is under data/raw of the project holding the working directory."""
+    from mobitrace.core.io import repo_root
+
+    try:
+        return session.resolve().is_relative_to(repo_root() / "data" / "raw")
+    except OSError:
+        return False
+
+
+def _kept_sessions(study: Study, device_dir: Path, root: Path) -> list[Path]:
+    """A registered device's sessions that ingest reads (params.yaml `superseded` left out)."""
+    superseded = _superseded(study, root)
+    return [p for p in sorted(device_dir.iterdir()) if p.is_dir() and f"{device_dir.name}/{p.name}" not in superseded]
+
+
 def _check_clash(study: Study, name: str, sessions: list[Path], root: Path, append: bool) -> Path | None:
     """The registered device `name` clashes with (ignoring case), or None;
     refused unless `append` and the host metadata matches."""
@@ -411,6 +506,13 @@ def _check_clash(study: Study, name: str, sessions: list[Path], root: Path, appe
     existing = sorted(p for p in (raw / clash).iterdir() if p.is_dir()) if (raw / clash).is_dir() else []
     if existing:
         (old, _), (new, src) = _host_of(existing[0]), _host_of(sessions[0])
+        for have, session in ((old, existing[0]), (new, sessions[0])):
+            if not any(have.get(key) is not None for key in HOST_KEYS):
+                raise InputError(session / "manifest.yaml", None, "host", "host metadata (hostname_hash, machine, "
+                                 "cpu_model, cpu_count) to match with --append", "none")
+        found = _check_device(study, [*_kept_sessions(study, raw / clash, root), *sessions])
+        if found:
+            raise found[0]
         for key in HOST_KEYS:
             if old.get(key) is not None and new.get(key) is not None and old[key] != new[key]:
                 raise InputError(where, None, ".".join(src[key] or ("host", key)), f"{old[key]!r} (as in {existing[0].name} of "
@@ -524,16 +626,34 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
     failed push rolls the device back like any other failure."""
     root = Path(root)
     raw_root = root / "data" / "raw"
-    cleaned = clean_stale_staging(raw_root)
-    for line in cleaned if notify else ():
-        notify(line)  # said even when this run then fails
     if device is not None:
         check_name(device, path, "device")
-    staging = _Staging(raw_root)  # a renamed session is checked in its staging copy: copied once, not twice
-    try:
-        return _register(path, device, root, append, storage, cleaned, staging)
-    finally:
-        staging.remove()
+    with _registry_lock(root):  # concurrent adds land one after the other, or are refused in one line
+        _remove_stale_temporaries(root, "params.yaml")
+        cleaned = clean_stale_staging(raw_root)
+        for line in cleaned if notify else ():
+            notify(line)  # said even when this run then fails
+        staging = _Staging(raw_root)  # a renamed session is checked in its staging copy: copied once, not twice
+        try:
+            return _register(path, device, root, append, storage, cleaned, staging)
+        finally:
+            staging.remove()
+
+
+@contextlib.contextmanager
+def _registry_lock(root: Path):
+    """An exclusive lock on the project's registry (params.yaml and
+    data/raw), held for one add-device: .mobitrace/registry.lock."""
+    import fcntl
+
+    folder = root / ".mobitrace"
+    folder.mkdir(exist_ok=True)
+    with open(folder / "registry.lock", "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _register(path, device: str | None, root: Path, append: bool, storage: str, cleaned: list[str],

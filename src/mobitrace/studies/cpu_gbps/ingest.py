@@ -454,7 +454,9 @@ def parse_session_manifest(path: str | Path) -> dict:
         "repetitions": f(["configuration", "repetitions"], "an integer", integer),
         "duration_s": f(["configuration", "duration_s"], "an integer", integer),
         "sample_period_ms": f(["configuration", "sample_period_ms"], "an integer", integer),
-        "hostname": f(hk["hostname"], "a host name", text),
+        # A schema-1 manifest's plain host name is published hashed, as schema 2 records it.
+        "hostname": (capture_reader.hostname_hash if hk["hostname"][-1] == "hostname" else str)(
+            f(hk["hostname"], "a host name", text)),
         "kernel": f(hk["kernel"], "a kernel release", text),
         "cpu_model": "; ".join(capture_reader.host_list(f(hk["cpu_model"], "a CPU model", (str, list)))),
         "n_cpus": f(hk["n_cpus"], "an integer", integer),

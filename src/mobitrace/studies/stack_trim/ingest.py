@@ -402,3 +402,18 @@ def validate_session(folder: Path) -> list[InputError]:
         problems.append(InputError(folder / "runs.csv", None, "run_id", f"a line for every run folder (runs/{extra})",
                                    "a folder runs.csv does not list"))
     return problems
+
+
+def validate_device(sessions: list[Path]) -> list[InputError]:
+    """Across the sessions of one device: ingest keys every run by its id,
+    so two sessions must not repeat one (a re-capture supersedes the old
+    session in params.yaml instead). Names the id and both sessions."""
+    seen: dict[str, Path] = {}
+    for session in sessions:
+        for i, run_id in enumerate(read_runs_csv(session / "runs.csv")["run_id"]):
+            if run_id in seen:
+                return [InputError(session / "runs.csv", f"line {i + 2}", "run_id",
+                                   f"a run id no other session of the device has (session {seen[run_id].name} "
+                                   "has it too; supersede that session in params.yaml to re-capture it)", run_id)]
+            seen[run_id] = session
+    return []
