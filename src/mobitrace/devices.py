@@ -477,7 +477,7 @@ def _in_project_raw(session: Path) -> bool:
 
     try:
         return session.resolve().is_relative_to(repo_root() / "data" / "raw")
-    except OSError:
+    except (OSError, InputError):
         return False
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import random
 import shutil
 from pathlib import Path
 
@@ -47,6 +48,8 @@ def _value(value):
             return float("nan")
         if k == "int":
             return int(v)
+        if k == "repeat":                     # [text, n]: text n times (a huge free-text field)
+            return v[0] * v[1]
         if k == "nest":
             out = []
             for _ in range(v):
@@ -116,6 +119,9 @@ def apply(case: dict, session: Path, outside: Path) -> None:
         path.rename(session / arg)
     elif kind == "delete":
         shutil.rmtree(path) if path.is_dir() else path.unlink()
+    elif kind == "long_line":                 # a line of arg bytes appended (gzip kept)
+        digits = "".join(random.Random(0).choices("0123456789", k=arg))  # not a gzip bomb: a long line
+        write_text(path, text_of(path) + digits + "\n")
     elif kind == "new_file":                  # a file the capture format does not name (folders made)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(arg)

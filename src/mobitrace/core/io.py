@@ -24,7 +24,7 @@ def repo_root(start: Path | None = None) -> Path:
     for folder in (here, *here.parents):
         if all((folder / f).exists() for f in ROOT_FILES):
             return folder
-    raise FileNotFoundError(f"no {' and '.join(ROOT_FILES)} in {here} or above")
+    raise InputError(here, None, None, f"a mobitrace project ({' and '.join(ROOT_FILES)} here or above)", "none")
 
 
 def safe_yaml(text: str):
