@@ -643,17 +643,16 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
 @contextlib.contextmanager
 def _registry_lock(root: Path):
     """An exclusive lock on the project's registry (params.yaml and
-    data/raw), held for one add-device: .mobitrace/registry.lock."""
+    data/raw), held for one add-device: flock(2) on the project folder
+    itself, so that taking it writes nothing."""
     import fcntl
 
-    folder = root / ".mobitrace"
-    folder.mkdir(exist_ok=True)
-    with open(folder / "registry.lock", "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _register(path, device: str | None, root: Path, append: bool, storage: str, cleaned: list[str],

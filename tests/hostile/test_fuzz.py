@@ -283,9 +283,12 @@ def test_reader_fuzz(study, bases, tmp_path_factory):
 @st.composite
 def session_edit(draw, files: list[Path], session: Path):
     kind = draw(st.sampled_from(["content"] * 6 + ["rename", "duplicate", "delete", "symlink", "fifo",
-                                                   "hardlink", "folder"]))
+                                                   "hardlink", "folder", "machinery", "machinery"]))
     src = draw(st.sampled_from(files))
     rel = src.relative_to(session)
+    if kind == "machinery":  # a file DVC, git or a shell acts on, in any folder of the capture
+        folder = draw(st.sampled_from(sorted({Path("."), *(p.parent.relative_to(session) for p in files)})))
+        return kind, folder / draw(st.sampled_from(MACHINERY)), draw(st.sampled_from(MACHINERY_CONTENT))
     if kind == "content":
         raw, how = draw(mutated(src.read_bytes()))
         return kind, rel, (raw, how)
@@ -299,9 +302,22 @@ def session_edit(draw, files: list[Path], session: Path):
     return kind, rel, None
 
 
+# DVC's and git's own file names, and what a stranger would put in them.
+MACHINERY = ["dvc.yaml", "dvc.yml", "dvc.lock", "evil.dvc", "data.dvc", ".dvc/config", ".dvc/config.local",
+             ".dvcignore", ".gitignore", ".gitattributes", ".gitmodules", ".git/config", ".git/HEAD", ".git",
+             "params.yaml", ".envrc", "Makefile"]
+MACHINERY_CONTENT = ["stages:\n  evil:\n    cmd: touch PWNED\n", "cmd: touch PWNED\nouts:\n- path: x\n",
+                     "deps:\n- path: /etc/passwd\nouts:\n- path: x\n", "*\n", "* filter=evil\n",
+                     "[core]\n\tfsmonitor = touch PWNED\n", ""]
+
+
 def apply_session_edit(edit, session: Path, outside: Path) -> str:
     kind, rel, arg = edit
     path = session / rel
+    if kind == "machinery":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(arg)
+        return f"{rel} machinery"
     if kind == "content":
         path.write_bytes(arg[0])
         return f"{rel} {arg[1]}"
@@ -365,6 +381,7 @@ def test_validate_fuzz(study, bases, tmp_path_factory):
         with Budget(label, traced=False):
             _, problems = devices.validate(session)
         assert all(isinstance(p, InputError) for p in problems), label
+        assert problems or not how.endswith(" machinery"), f"{label}: a file DVC or git acts on was accepted"
         outcome = "refused" if problems else "accepted"
         with Budget(label.replace("validate", "add-device", 1), traced=False):
             try:
