@@ -555,6 +555,8 @@ def loads_json(text: str, path: str | Path, limits: Limits = LIMITS):
     """json.loads refusing duplicate keys, NaN/Infinity and huge numbers.
     Syntax errors raise json.JSONDecodeError (the caller says where)."""
     parse_float, parse_int = _json_number(path, limits)
+    if not text.strip():  # json's own "Expecting value: line 1 column 1" says nothing of the file
+        raise InputError(path, None, None, "a JSON document (the tool's output)", Plain("an empty file"))
     try:
         return json.loads(text, object_pairs_hook=_json_pairs(path), parse_constant=_json_constant(path),
                           parse_float=parse_float, parse_int=parse_int)

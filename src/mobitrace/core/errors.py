@@ -42,3 +42,36 @@ class Plain(str):
 
     def __repr__(self) -> str:
         return str(self)
+
+
+def plain_check(check) -> str:
+    """What a pandera check expects, in words: greater_than(0) -> 'a value
+    > 0', isin(['TCP']) -> 'one of TCP', field_uniqueness -> 'a value no
+    other row has'."""
+    import ast
+
+    text = str(check)
+    name, _, args = text.partition("(")
+    try:
+        values = ast.literal_eval(f"({args[:-1]},)") if args.endswith(")") else ()
+    except (ValueError, SyntaxError):
+        return f"to pass check {text}"
+    one = values[0] if values else None
+    words = {
+        "greater_than": lambda: f"a value > {one}",
+        "greater_than_or_equal_to": lambda: f"a value >= {one}",
+        "less_than": lambda: f"a value < {one}",
+        "less_than_or_equal_to": lambda: f"a value <= {one}",
+        "equal_to": lambda: f"exactly {one}",
+        "in_range": lambda: f"a value from {values[0]} to {values[1]}",
+        "isin": lambda: "one of " + ", ".join(str(v) for v in one),
+        "notin": lambda: "none of " + ", ".join(str(v) for v in one),
+        "str_matches": lambda: f"text of the form {one}",
+        "str_length": lambda: f"text of {values[0]} to {values[1]} characters",
+        "field_uniqueness": lambda: "a value no other row has",
+        "not_nullable": lambda: "a value (not empty)",
+    }
+    try:
+        return words[name]() if name in words else f"to pass check {text}"
+    except (IndexError, TypeError):
+        return f"to pass check {text}"

@@ -16,7 +16,7 @@ import pandera.pandas as pa
 import yaml
 
 from mobitrace.core.claims import RELATIONS
-from mobitrace.core.errors import InputError
+from mobitrace.core.errors import InputError, plain_check
 
 VALUE_COLUMNS = ["id", "device", "quantity", "value", "unit", "relation",
                  "location", "quote", "throughput_gbps", "note", "line"]
@@ -131,7 +131,7 @@ def load(path: str | Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
         if idx is not None and not pd.isna(idx):
             idx = int(idx)
             where = f"line {values.loc[idx, 'line']}, record {idx + 1} (id={values.loc[idx, 'id']})"
-        expected = _CHECK_WORDS.get(str(case["check"]), f"to pass check {case['check']}")
+        expected = _CHECK_WORDS.get(str(case["check"])) or plain_check(case["check"])
         raise InputError(path, where, case["column"], expected, case["failure_case"]) from None
 
     meta = {k: doc[k] for k in ("study", "citation", "seed")}
@@ -360,7 +360,7 @@ def load_stat_tables(path: str | Path) -> pd.DataFrame:
         if idx is not None and not pd.isna(idx):
             r = frame.loc[int(idx)]
             where = f"line {r['line']}, stat_tables.{r['table']}.rows.{r['policy']}, cell {r['column'] + 1}"
-        raise InputError(path, where, case["column"], f"to pass check {case['check']}",
+        raise InputError(path, where, case["column"], plain_check(case['check']),
                          case["failure_case"]) from None
 
 

@@ -53,7 +53,7 @@ import yaml
 
 from mobitrace.core.io import replacing_dir
 from mobitrace.core import capture_reader
-from mobitrace.core.errors import InputError
+from mobitrace.core.errors import InputError, plain_check
 from mobitrace.studies.cpu_gbps.schema import (  # noqa: F401  (re-exported: ingest.SESSION_SCHEMA ...)
     CPUACCT_SCHEMA, CPUACCT_SOURCES, DIRECTIONS, IPERF_INTERVAL_SCHEMA, IPERF_SUMMARY_SCHEMA, PROC_PID_SCHEMA,
     PROC_STAT_FIELDS, PROC_STAT_SCHEMA, RUN_SCHEMA, RUNS_TABLE_SCHEMA, SESSION_SCHEMA, SESSIONS_TABLE_SCHEMA,
@@ -93,7 +93,7 @@ def _schema_error(path: Path, exc: pa.errors.SchemaErrors, frame: pd.DataFrame, 
     if idx is not None and not (isinstance(idx, float) and math.isnan(idx)):
         idx = int(idx)
         where = f"{unit} {frame.loc[idx, 'line']}" if "line" in frame else f"record {idx + 1}"
-    return InputError(path, where, case["column"], f"to pass check {case['check']}", case["failure_case"])
+    return InputError(path, where, case["column"], plain_check(case['check']), case["failure_case"])
 
 
 def check_monotonic(frame: pd.DataFrame, group_col: str, cols: list[str], path: Path) -> None:
@@ -201,7 +201,7 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
         case = exc.failure_cases.iloc[0]
         keys = IPERF_SUMMARY_KEYS.get(case["column"], [case["column"]])
         return InputError(path, "JSON record " + ".".join(keys[:-1]), ".".join(keys),
-                          f"to pass check {case['check']}", case["failure_case"])
+                          plain_check(case['check']), case["failure_case"])
     capture_reader.validated_record(IPERF_SUMMARY_SCHEMA, summary, dtypes, summary_error)
 
     raw_intervals = _get(doc, ["intervals"], path, "a list of intervals")
@@ -493,7 +493,7 @@ def parse_session_manifest(path: str | Path) -> dict:
     def session_error(exc: pa.errors.SchemaErrors) -> InputError:
         case = exc.failure_cases.iloc[0]
         keys = hk.get(case["column"]) or SESSION_KEYS.get(case["column"], [case["column"]])
-        return InputError(path, _line_of(node, keys), ".".join(keys), f"to pass check {case['check']}",
+        return InputError(path, _line_of(node, keys), ".".join(keys), plain_check(case['check']),
                           case["failure_case"])
     capture_reader.validated(SESSION_SCHEMA, frame, session_error)
     rec["runs"] = runs
@@ -544,7 +544,7 @@ def parse_run_manifest(path: str | Path) -> dict:
         case = exc.failure_cases.iloc[0]
         keys = RUN_KEYS.get(case["column"], [case["column"]])
         return InputError(path, _line_of(node, keys), ".".join(keys),
-                          f"to pass check {case['check']}", case["failure_case"])
+                          plain_check(case['check']), case["failure_case"])
     capture_reader.validated_record(RUN_SCHEMA, rec, {"client_cpu_s": float, "server_cpu_s": float}, run_error)
     return rec
 
@@ -696,7 +696,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
             schema.validate(frame)
         except pa.errors.SchemaError as exc:
             raise InputError(Path(device_dir), f"{name} table", exc.schema.name if exc.schema else None,
-                             f"to pass check {exc.check}", str(exc).splitlines()[0]) from None
+                             plain_check(exc.check), str(exc).splitlines()[0]) from None
     with replacing_dir(out_dir) as tmp:
         sessions.to_parquet(tmp / "sessions.parquet", index=False)
         runs.to_parquet(tmp / "runs.parquet", index=False)

@@ -31,7 +31,7 @@ import pandera.pandas as pa
 
 from mobitrace.core.io import replacing_dir, problems
 from mobitrace.core import capture_reader
-from mobitrace.core.errors import InputError
+from mobitrace.core.errors import InputError, plain_check
 from mobitrace.studies.priority_boost.schema import (AUDIO_SCHEMA, CROSS_SCHEMA, ORACLE_SCHEMA, POLICIES,  # noqa: F401
                                                       RUN_COLUMNS, RUN_FIELDS, RUN_TABLE_SCHEMA, RUNS_SCHEMA,
                                                       SESSION_COLUMNS, SESSION_TABLE_SCHEMA, TRANSFER_SCHEMA)
@@ -57,7 +57,7 @@ def _fail_schema(path: Path, exc: pa.errors.SchemaErrors, where_of) -> None:
     idx = case["index"]
     where = where_of(int(idx)) if idx is not None and not pd.isna(idx) else None
     field = case["column"] if case["column"] is not None and not pd.isna(case["column"]) else None
-    raise InputError(path, where, field, f"to pass check {case['check']}", case["failure_case"]) from None
+    raise InputError(path, where, field, plain_check(case['check']), case["failure_case"]) from None
 
 
 def _check_table(path: Path, frame: pd.DataFrame, schema: pa.DataFrameSchema, where_of) -> None:

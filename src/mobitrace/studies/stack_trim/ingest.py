@@ -35,7 +35,7 @@ import pandera.pandas as pa
 
 from mobitrace.core.io import replacing_dir
 from mobitrace.core import capture_reader
-from mobitrace.core.errors import InputError
+from mobitrace.core.errors import InputError, plain_check
 from mobitrace.studies.stack_trim.schema import (RUN_COLUMNS, RUN_FIELDS, RUNS_CSV_SCHEMA, RUNS_SCHEMA,
                                                  SAMPLE_COLUMNS, SAMPLES_SCHEMA, SESSION_COLUMNS,
                                                  SESSIONS_SCHEMA, STAT_STATES)
@@ -82,7 +82,7 @@ def read_runs_csv(path: Path) -> pd.DataFrame:
         case = exc.failure_cases.iloc[0]
         idx = case["index"]
         where = f"line {int(idx) + 2}" if idx is not None and not pd.isna(idx) else None
-        raise InputError(path, where, case["column"], f"to pass check {case['check']}", case["failure_case"]) from None
+        raise InputError(path, where, case["column"], plain_check(case['check']), case["failure_case"]) from None
     for i, r in frame.iterrows():
         want = f"{condition_of(r)}-r{r['rate_mbps']:g}-{r['rep']:02d}"
         if r["run_id"] != want:
@@ -338,7 +338,7 @@ def validated(schema: pa.DataFrameSchema, frame: pd.DataFrame, device_dir: Path)
             row = frame.loc[int(idx)]
             path = device_dir / str(row["session"])
             where = f"run {row['run_id']}" if "run_id" in frame.columns else None
-        raise InputError(path, where, case["column"], f"to pass check {case['check']}", case["failure_case"]) from None
+        raise InputError(path, where, case["column"], plain_check(case['check']), case["failure_case"]) from None
 
 
 def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
