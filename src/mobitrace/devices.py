@@ -59,6 +59,14 @@ def check_name(value, path, field: str) -> str:
 
 
 
+def _nothing_but_maybe(doc: dict, key: str):
+    """'nothing', naming a key of `doc` that looks like a misspelt `key`."""
+    import difflib
+
+    near = difflib.get_close_matches(key, [k for k in doc if isinstance(k, str)], n=1, cutoff=0.6)
+    return Plain(f"nothing (is the key '{near[0]}' a misspelt '{key}'?)") if near else "nothing"
+
+
 def manifest_study(path: Path) -> Study:
     """The study a session's manifest.yaml declares (device and session
     names checked against NAME)."""
@@ -66,10 +74,11 @@ def manifest_study(path: Path) -> Study:
     study = doc.get("study")
     known = registry.by_slug()
     if not isinstance(study, str) or study not in known:
-        raise InputError(path, None, "study", f"one of {sorted(known)}", study if study is not None else "nothing")
+        raise InputError(path, None, "study", f"one of {sorted(known)}",
+                         study if study is not None else _nothing_but_maybe(doc, "study"))
     for key in ("device", "session"):
         if key not in doc:
-            raise InputError(path, None, key, f"a {key} name", "nothing")
+            raise InputError(path, None, key, f"a {key} name", _nothing_but_maybe(doc, key))
         check_name(doc[key], path, key)
     return known[study]
 

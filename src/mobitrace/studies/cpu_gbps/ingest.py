@@ -44,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -507,6 +508,28 @@ RUN_KEYS = {
 }
 
 
+_RATE_IN_RUN_ID = re.compile(r"(?:down|up)-(?:(max)|(\d+(?:\.\d+)?)([KMG]))-r\d+")
+_RATE_UNIT = {"K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def _check_units(rec: dict, path: Path, node) -> None:
+    """Catch unit slips the schema cannot: the rate must be the one the run
+    id names (1G = 1,000,000,000 bit/s, max = 0), and duration_s the client's
+    measured lifetime in seconds (a value in ms is a thousand times it)."""
+    m = _RATE_IN_RUN_ID.fullmatch(rec["run_id"])
+    if m is not None:
+        want = 0 if m.group(1) else round(float(m.group(2)) * _RATE_UNIT[m.group(3)])
+        if rec["target_rate_bps"] != want:
+            raise InputError(path, _line_of(node, ["target_rate_bps"]), "target_rate_bps",
+                             f"{want} bit/s (run {rec['run_id']}; the field is in bit/s, not Mbit/s)",
+                             rec["target_rate_bps"])
+    lifetime = (rec["t_end_ns"] - rec["t_start_ns"]) / 1e9
+    if not 0.5 * lifetime - 2 <= rec["duration_s"] <= 1.5 * lifetime + 2:
+        raise InputError(path, _line_of(node, ["duration_s"]), "duration_s",
+                         f"about {lifetime:.0f} s (the client ran {lifetime:.1f} s; the field is in seconds, "
+                         "not ms)", rec["duration_s"])
+
+
 def parse_run_manifest(path: str | Path) -> dict:
     """Read and check a run's manifest.yaml; returns a flat record (RUN_SCHEMA)."""
     path = resolve(path)
@@ -540,6 +563,7 @@ def parse_run_manifest(path: str | Path) -> dict:
     if rec["run_id"] != path.parent.name:
         raise InputError(path, _line_of(node, ["run_id"]), "run_id", f"'{path.parent.name}' (the folder)",
                          rec["run_id"])
+    _check_units(rec, path, node)
     def run_error(exc: pa.errors.SchemaErrors) -> InputError:
         case = exc.failure_cases.iloc[0]
         keys = RUN_KEYS.get(case["column"], [case["column"]])
@@ -604,6 +628,9 @@ def run_row(run_dir: Path, n_cpus: int) -> dict:
     stat = parse_proc_stat(stat_path)
     pid_path = resolve(run_dir / "proc_pid.txt")
     pid = parse_proc_pid(pid_path)
+    if m["target_rate_bps"] and summary.get("target_bps") not in (None, m["target_rate_bps"]):
+        raise InputError(resolve(run_dir / "iperf3.json"), "JSON record start.test_start", "target_bitrate",
+                         f"{m['target_rate_bps']} (target_rate_bps of the run's manifest)", summary["target_bps"])
     expect_reverse = m["direction"] == "down"
     if summary["reverse"] != expect_reverse:
         raise InputError(resolve(run_dir / "iperf3.json"), "JSON record start.test_start", "reverse",
