@@ -24,7 +24,7 @@ from mobitrace.studies import registry
 EXIT = {"ok": 0, "problems": 1, "input": 2, "bug": 3, "interrupted": 130, "terminated": 143}
 # Commands that only read captures or register one: they leave no timing
 # behind (`validate` writes nothing; `add-device` writes only the device).
-_NO_TIMINGS = {"validate", "add-device", "sync", "capture", "new-study", "repro"}
+_NO_TIMINGS = {"validate", "add-device", "remove-device", "rename-device", "sync", "capture", "new-study", "repro"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,7 +83,17 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--git", dest="storage", action="store_const", const="git",
                        help="keep every session in git, whatever its size (default: sessions over params.yaml "
                             "raw-storage.dvc_threshold_mb go to DVC)")
+    p.add_argument("--dry-run", action="store_true", help="check everything and say what would be done; write nothing")
     p.set_defaults(storage="auto")
+    p = sub.add_parser("remove-device", help="undo an add-device not yet committed (committed captures are "
+                                             "immutable: supersede them in params.yaml)")
+    p.add_argument("study", choices=slugs)
+    p.add_argument("device")
+    p = sub.add_parser("rename-device", help="rename a device not yet committed (its folder, manifests and "
+                                             "params.yaml entry)")
+    p.add_argument("study", choices=slugs)
+    p.add_argument("device")
+    p.add_argument("new_name")
     return parser
 
 
@@ -147,7 +157,17 @@ def _dispatch(args) -> None:
     elif args.command == "validate":
         return _validate(args.path)
     elif args.command == "add-device":
-        _add_device(args.path, args.device, args.append, args.storage)
+        _add_device(args.path, args.device, args.append, args.storage, args.dry_run)
+    elif args.command == "remove-device":
+        from mobitrace import devices
+        folder = devices.remove_device(args.study, args.device, repo_root())
+        print(f"{args.study}: device '{args.device}' removed ({folder.relative_to(repo_root())} and its entry in "
+              "params.yaml); `make` rebuilds without it.")
+    elif args.command == "rename-device":
+        from mobitrace import devices
+        folder = devices.rename_device(args.study, args.device, args.new_name, repo_root())
+        print(f"{args.study}: device '{args.device}' is now '{args.new_name}' ({folder.relative_to(repo_root())}, "
+              "params.yaml; staged for git); `make` rebuilds it under its new name.")
 
 
 def _validate(path: str) -> int:
@@ -162,23 +182,36 @@ def _validate(path: str) -> int:
     return 0
 
 
-def _add_device(path: str, device: str | None, append: bool = False, storage: str = "auto") -> None:
+def _add_device(path: str, device: str | None, append: bool = False, storage: str = "auto",
+                dry_run: bool = False) -> None:
     from mobitrace import devices
     root = repo_root()
-    reg = devices.add_device(path, device, root=root, append=append, storage=storage,
+    reg = devices.add_device(path, device, root=root, append=append, storage=storage, dry_run=dry_run,
                              notify=lambda line: print(f"note: {line}", flush=True))
     where = ", ".join(str(d.relative_to(root)) for d in reg.sessions)
+    if reg.dry_run:
+        kept = {d for d in reg.in_dvc}
+        print(f"{reg.study.slug}: valid; add-device would copy the capture to {where} "
+              f"({', '.join('DVC' if d in kept else 'git' for d in reg.sessions)}), "
+              f"{'list' if reg.listed else 'keep'} '{reg.device}' in params.yaml {reg.study.params_section}.devices, "
+              f"and `make` would run {', '.join(reg.stages())}. Nothing was written.")
+        return
     print(f"{reg.study.slug}: device '{reg.device}' "
           f"{'copied to ' + where if reg.copied else 'already in ' + where}; "
           f"params.yaml {reg.study.params_section}.devices "
           f"{'now lists it' if reg.listed else 'already listed it'}.")
     if reg.in_dvc:
         dvc_files = " ".join(str(d.relative_to(root)) + ".dvc" for d in reg.in_dvc)
-        print(f"Kept in DVC (over raw-storage.dvc_threshold_mb, or --dvc), pushed to remote '{reg.remote}': "
-              f"{dvc_files}; " + ("staged for git with their .gitignore: commit them." if reg.staged else
-                                  f"`git add {dvc_files}` and their .gitignore, then commit."))
+        print(f"Kept in DVC (over raw-storage.dvc_threshold_mb, or --dvc): {dvc_files}, pushed to the DVC remote "
+              f"'{reg.remote}' (see .dvc/config: by default a folder beside this clone).")
     print("Next: `make` (or `dvc repro`) runs " + ", ".join(reg.stages())
-          + f", then the book; the device gets its own section in chapters/{reg.study.device_chapter.name}.")
+          + f", then the book; the device appears in chapters/{reg.study.device_chapter.name}.")
+    if reg.staged:
+        print(f"Everything add-device changed is staged for git; after `make`: "
+              f"git add dvc.lock && git commit -m 'Add device {reg.device} ({reg.study.slug})'")
+    else:
+        print("Then commit params.yaml and " + ", ".join(
+            str(d.relative_to(root)) + (".dvc" if d in reg.in_dvc else "") for d in reg.sessions) + " with dvc.lock.")
 
 
 def main(argv: list[str] | None = None) -> int:

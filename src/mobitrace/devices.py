@@ -376,7 +376,8 @@ class Registration:
     cleaned: list[str] = field(default_factory=list)  # stale staging folders removed
     in_dvc: list[Path] = field(default_factory=list)   # sessions kept in DVC (the rest: git)
     remote: str | None = None                           # the DVC remote they were pushed to
-    staged: bool = True                                 # their .dvc files staged for git
+    staged: bool = True                                 # params.yaml, the sessions (or their .dvc) staged for git
+    dry_run: bool = False                               # nothing was written (add-device --dry-run)
 
     def stages(self) -> list[str]:
         return self.study.device_stages(self.device) + self.study.summary_stages()
@@ -585,7 +586,11 @@ def _keep_in_dvc(root: Path, dests: list[Path]) -> tuple[str, list[Path]]:
     remote. Returns (the remote's name, the files git should stage)."""
     from dvc.exceptions import DvcException
 
+    import logging
+
     repo = _dvc_repo(root, dests[0])
+    dvc_log = logging.getLogger("dvc")
+    level, dvc_log.level = dvc_log.level, logging.WARNING  # no "git add ..." advice: add-device stages itself
     try:
         remote = repo.config["core"]["remote"]
         expected = f"a session DVC can add and push to remote '{remote}'"
@@ -601,14 +606,15 @@ def _keep_in_dvc(root: Path, dests: list[Path]) -> tuple[str, list[Path]]:
             raise InputError(dests[0], None, None, expected, " ".join(str(exc).split())) from None
         _checkpoint("pushed")
     finally:
+        dvc_log.setLevel(level)
         repo.close()
     staged = {d.with_name(d.name + ".dvc") for d in dests} | {d.parent / ".gitignore" for d in dests}
     return remote, sorted(staged)
 
 
 def _git_stage(root: Path, files: list[Path]) -> bool:
-    """`git add` the .dvc files and .gitignore of DVC-kept sessions (False
-    when `root` is no git work tree or git refused)."""
+    """`git add` what a registration changed (False when `root` is no git
+    work tree or git refused)."""
     if not files:
         return True
     done = subprocess.run(["git", "add", "--", *(str(f.relative_to(root)) for f in files)], cwd=root,
@@ -618,7 +624,7 @@ def _git_stage(root: Path, files: list[Path]) -> bool:
 
 def add_device(path: str | Path, device: str | None = None, root: str | Path = ".",
                append: bool = False, notify: Callable[[str], None] | None = None,
-               storage: str = "auto") -> Registration:
+               storage: str = "auto", dry_run: bool = False) -> Registration:
     """Validate the capture at `path` and register it as `device` (default:
     the manifest's device). Raises InputError (the first problem; call
     `validate` for all of them) and changes nothing when it is invalid.
@@ -644,7 +650,7 @@ def add_device(path: str | Path, device: str | None = None, root: str | Path = "
             notify(line)  # said even when this run then fails
         staging = _Staging(raw_root)  # a renamed session is checked in its staging copy: copied once, not twice
         try:
-            return _register(path, device, root, append, storage, cleaned, staging)
+            return _register(path, device, root, append, storage, cleaned, staging, dry_run)
         finally:
             staging.remove()
 
@@ -665,10 +671,11 @@ def _registry_lock(root: Path):
 
 
 def _register(path, device: str | None, root: Path, append: bool, storage: str, cleaned: list[str],
-              staging: _Staging) -> Registration:
-    """add_device's work once stale staging is cleaned (see there)."""
+              staging: _Staging, dry_run: bool = False) -> Registration:
+    """add_device's work once stale staging is cleaned (see there); with
+    `dry_run`, every check and decision and nothing written."""
     raw_root = root / "data" / "raw"
-    study, problems = validate(path, device, staging.stage)
+    study, problems = validate(path, device, None if dry_run else staging.stage)
     if problems:
         raise problems[0]
     sessions = sessions_in(path)
@@ -691,6 +698,10 @@ def _register(path, device: str | None, root: Path, append: bool, storage: str, 
         clash = [d for d in dests if os.path.lexists(d)]
         if clash:
             raise InputError(clash[0], None, None, "a session not yet registered", "an existing folder")
+    if dry_run:
+        return Registration(study, name, dests, False, not _listed(root / "params.yaml", study.params_section, name),
+                            cleaned, kept, None, False, dry_run=True)
+    if not source_inside:
         for s in sessions:
             if staging.copies.get(s) is None or staging.copies[s].parent.name != name:
                 staging.stage(s, name)
@@ -736,5 +747,86 @@ def _register(path, device: str | None, root: Path, append: bool, storage: str, 
         _checkpoint("params.yaml written")
     else:
         listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
-    staged = _git_stage(root, to_stage)
+    # Everything the registration changed, staged at once: the commit is one command.
+    staged = _git_stage(root, [root / "params.yaml", *[d for d in dests if d not in kept], *to_stage])
     return Registration(study, name, dests, copied, listed, cleaned, kept, remote, staged)
+
+
+# --------------------------------------------------------------------------- #
+# Taking back a registration that is not committed yet
+
+
+def _committed(root: Path, folder: Path) -> bool:
+    """Whether git's HEAD holds any file under `folder` (or its .dvc files)."""
+    done = subprocess.run(["git", "ls-tree", "-r", "--name-only", "HEAD", "--", str(folder.relative_to(root))],
+                          cwd=root, capture_output=True, text=True)
+    return done.returncode == 0 and bool(done.stdout.strip())
+
+
+def _registered(root: Path, slug: str, device: str) -> tuple[Study, Path]:
+    study = registry.by_slug().get(slug)
+    if study is None:
+        raise InputError(root / "params.yaml", None, "study", f"one of {sorted(registry.by_slug())}", slug)
+    check_name(device, root / "params.yaml", "device")
+    folder = root / "data" / "raw" / slug / device
+    if not _listed(root / "params.yaml", study.params_section, device) and not folder.is_dir():
+        raise InputError(root / "params.yaml", None, f"{study.params_section}.devices", "a registered device", device)
+    if _committed(root, folder):
+        raise InputError(folder, None, None, "a device not yet committed (committed captures are immutable: "
+                                             "supersede a session in params.yaml instead)", Plain("one in git's HEAD"))
+    return study, folder
+
+
+def _set_device_list(root: Path, study: Study, old: str, new: str | None) -> None:
+    ry, doc = _load_params(root / "params.yaml")
+    devices = doc[study.params_section]["devices"]
+    if old in devices:
+        i = devices.index(old)
+        if new is None:
+            del devices[i]
+        else:
+            devices[i] = _plain_yaml_string(new)
+    _write_atomic(root / "params.yaml", ry, doc, sync=True)
+
+
+def remove_device(slug: str, device: str, root: str | Path = ".") -> Path:
+    """Undo an add-device that is not committed: the device leaves params.yaml
+    and its folder (git's index too) is removed. A committed device is refused."""
+    root = Path(root)
+    with _registry_lock(root):
+        study, folder = _registered(root, slug, device)
+        _set_device_list(root, study, device, None)
+        subprocess.run(["git", "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", str(folder.relative_to(root))],
+                       cwd=root, capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+        _git_stage(root, [root / "params.yaml"])
+    return folder
+
+
+def rename_device(slug: str, device: str, new: str, root: str | Path = ".") -> Path:
+    """Give a device that is not committed another name: its folder, its
+    sessions' manifests (which record the old name as
+    registered_from_device) and its entry in params.yaml, in place."""
+    root = Path(root)
+    with _registry_lock(root):
+        study, folder = _registered(root, slug, device)
+        check_name(new, root / "params.yaml", "device")
+        if any(folder.glob("*.dvc")):
+            raise InputError(folder, None, None, "sessions kept in git (a session kept in DVC is renamed by "
+                                                 "remove-device, then add-device --device NEW)", Plain("a .dvc file"))
+        target = folder.with_name(new)
+        if os.path.lexists(target) or _listed(root / "params.yaml", study.params_section, new):
+            raise InputError(target, None, "device", "a device name not yet registered", new)
+        subprocess.run(["git", "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", str(folder.relative_to(root))],
+                       cwd=root, capture_output=True)
+        os.rename(folder, target)
+        ry = _round_trip_yaml()
+        for session in sorted(p for p in target.iterdir() if p.is_dir()):
+            manifest = session / "manifest.yaml"
+            doc = ry.load(capture_reader.read_text(manifest))
+            doc.setdefault("registered_from_device", doc["device"])
+            doc["device"] = _plain_yaml_string(new)
+            _write_atomic(manifest, ry, doc, sync=True)
+        _set_device_list(root, study, device, new)
+        _git_stage(root, [root / "params.yaml", target])
+    return target

@@ -52,7 +52,7 @@ def test_a_session_over_the_threshold_goes_to_dvc_and_the_remote(dvc_project, tm
     assert yaml.safe_load(dvc_file.read_text())["outs"][0]["path"] == SMOKE.name
     assert f"/{SMOKE.name}" in (session.parent / ".gitignore").read_text().splitlines()
     staged = _git(dvc_project, "diff", "--cached", "--name-only").split()
-    assert staged == [f"data/raw/cpu-gbps/synthetic-big/{n}" for n in (".gitignore", SMOKE.name + ".dvc")]
+    assert staged == [f"data/raw/cpu-gbps/synthetic-big/{n}" for n in (".gitignore", SMOKE.name + ".dvc")] + ["params.yaml"]
     assert _remote_files(tmp_path)  # pushed
     assert (session / "manifest.yaml").is_file()  # and still in the work tree for `dvc repro`
     assert "synthetic-big" in yaml.safe_load((dvc_project / "params.yaml").read_text())["cpu-gbps-measured"]["devices"]
