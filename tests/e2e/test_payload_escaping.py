@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mobitrace.core.capture_reader import hostname_hash
+
 from .conftest import run
 from .test_browser import _QuietHandler, browser  # noqa: F401  (the Chromium fixture)
 
@@ -33,7 +35,8 @@ DEVICE = "payload-host"
 FLAG = "__mobitrace_pwned"
 PAYLOADS = {
     ("host", "hostname"): f"<script>window.{FLAG}=1</script>",
-    ("host", "cpu", "model"): f'"><img src=x onerror="window.{FLAG}=2">',
+    # Starts as a spreadsheet formula too: a downloadable CSV must not run it.
+    ("host", "cpu", "model"): f'=HYPERLINK("http://x")"><img src=x onerror="window.{FLAG}=2">',
     ("host", "kernel"): f"{{raw}}`html <img src=x onerror=window.{FLAG}=3>`",
     ("tools", "iperf3"): f"javascript:window.{FLAG}=4",
     ("host", "os_release", "PRETTY_NAME"): f"```{{raw}} html\n<script>window.{FLAG}=5</script>\n```",
@@ -106,5 +109,17 @@ def test_the_payloads_show_literally(browser, payload_site):  # noqa: F811
     base, _, _ = payload_site
     browser.get(base + "chapters/cpu-gbps-measured-methods.html")  # the captures table, with the host metadata
     text = browser.execute_script("return document.body.innerText")
-    for keys in (("host", "hostname"), ("host", "cpu", "model"), ("host", "kernel"), ("tools", "iperf3")):
+    for keys in (("host", "cpu", "model"), ("host", "kernel"), ("tools", "iperf3")):
         assert PAYLOADS[keys] in text, keys
+    # A schema-1 manifest's plain host name is published as its hash, as schema 2 records it.
+    assert PAYLOADS[("host", "hostname")] not in text
+    assert hostname_hash(PAYLOADS[("host", "hostname")]) in text
+
+
+def test_a_formula_in_a_capture_is_text_in_every_downloadable_csv(payload_site):
+    _, html_dir, _ = payload_site
+    formula = PAYLOADS[("host", "cpu", "model")]
+    cells = [(csv.relative_to(html_dir), cell) for csv in sorted(html_dir.rglob("*.csv"))
+             for row in __import__("csv").reader(csv.read_text().splitlines()) for cell in row if formula in cell]
+    assert cells, "the payload reached no downloadable CSV"
+    assert all(cell.startswith("'=") for _, cell in cells), cells
