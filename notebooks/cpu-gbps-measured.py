@@ -225,6 +225,7 @@ ch.claims()
 ch.metrics()
 
 # %% [markdown]
-# Of these claims {glue:text}`n_reproduced` hold on the measured hosts,
-# {glue:text}`n_not_reproduced` do not, and {glue:text}`n_not_checkable` cannot
-# be checked.
+# {glue:text}`claims_tally` Each verdict is decided on the 95% interval of
+# the value (the R² interval of a fit, the t or bootstrap interval of a mean
+# or ratio), so a fit whose R² interval straddles the 0.9 reading of "linear"
+# is inconclusive rather than not reproduced.

@@ -238,6 +238,4 @@ ch.findings()
 ch.metrics()
 
 # %% [markdown]
-# Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,
-# {glue:text}`n_not_reproduced` are not, and {glue:text}`n_not_checkable` cannot
-# be checked.
+# {glue:text}`claims_tally`

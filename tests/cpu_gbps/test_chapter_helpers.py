@@ -93,10 +93,11 @@ def test_table2_layout_synthetic():
     assert t.values.tolist() == [["Discharging", 1000.0, 300.0], ["Charging", 1500.0, 600.0]]
 
 
-def test_verdict_counts_lists_every_verdict():
-    frame = pd.DataFrame({"verdict": [cl.REPRODUCED, cl.REPRODUCED, cl.NOT_CHECKABLE]})
-    assert an.verdict_counts(frame) == {cl.REPRODUCED: 2, cl.NOT_REPRODUCED: 0, cl.INCONCLUSIVE: 0,
-                                        cl.NOT_CHECKABLE: 1, cl.TESTBED_OK: 0, cl.TESTBED_OFF: 0}
+def test_verdict_counts_lists_every_label_and_counts_categories_apart_synthetic():
+    frame = pd.DataFrame({"verdict": [cl.REPRODUCED, cl.REPRODUCED, cl.NOT_CHECKABLE, cl.REPRODUCED],
+                          "category": [cl.EVIDENCE, cl.EVIDENCE, cl.EVIDENCE, cl.FOLLOWS_FROM_MODEL]})
+    assert cl.verdict_counts(frame) == {cl.REPRODUCED: 2, cl.NOT_REPRODUCED: 0, cl.INCONCLUSIVE: 0,
+                                        cl.NOT_CHECKABLE: 1, cl.TESTBED_BOUND: 0, cl.FOLLOWS_FROM_MODEL: 1}
 
 
 def test_chapter_metrics_rounds_to_6_decimals_synthetic():

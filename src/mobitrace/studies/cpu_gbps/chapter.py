@@ -113,9 +113,8 @@ class Chapter(NotebookChapter):
         out.findings(claims_table, headline=HEADLINE)
 
     def metrics(self) -> None:
-        counts = an.verdict_counts(self.claims_table)
-        for verdict_name, n in counts.items():
-            self.out.put(f"n_{verdict_name.replace(' ', '_')}", n)
+        counts = cl.verdict_counts(self.claims_table)
+        self.out.put_counts(counts)
         metrics = an.chapter_metrics(self.lines, self.cpu_threshold_pct, self.target_rates_gbps,
                                      self.derived["affinity_gain"], counts)
         (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")

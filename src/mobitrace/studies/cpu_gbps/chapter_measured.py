@@ -26,7 +26,6 @@ from mobitrace.core.numbers import as_printed, metric
 from mobitrace.core.published import Values
 from mobitrace.stats import cpufit
 from mobitrace.studies.cpu_gbps import measured_analysis as cm
-from mobitrace.studies.cpu_gbps.analysis import verdict_counts
 from mobitrace.studies.cpu_gbps.device_analysis import beyond_range, beyond_text, direction_word
 from mobitrace.studies.cpu_gbps.measured_analysis import (
     DIRECTION_NAMES, SOURCE_NAMES, anchor_of, claim_key, fit_of, max_runs,
@@ -447,7 +446,7 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
             "x", f"larger / smaller downlink throughput at the unlimited rate of {rps_devices[0]} and "
             f"{rps_devices[1]} (RPS masks; offloads on). Not checkable: the paper moves SoftIRQ work between a "
             "LITTLE and a big core; this host's cores are identical, so the ratio shows only what steering "
-            "alone changes", "measured", rel_tol=p["rel_tol_approx"], verdict=cl.NOT_CHECKABLE,
+            "alone changes", "measured", rel_tol=p["rel_tol_approx"], checkable=False,
             tolerance="needs heterogeneous (big.LITTLE) cores")
         intervals["measured_affinity_4x"] = ((1 / d["ratio_hi"], 1 / d["ratio_lo"]) if flipped
                                              else (d["ratio_lo"], d["ratio_hi"]))
@@ -460,7 +459,7 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
              "With less CPU capacity the CPU-vs-throughput trend is almost identical (Fig. 1c)", "§3.2, Fig. 1c")]:
         if frame.empty:
             add(claim_id, text, location, None, None, None, "n/a", "the configuration it needs was not captured "
-                "for this build (see params.yaml)", "measured", verdict=cl.NOT_CHECKABLE)
+                "for this build (see params.yaml)", "measured", checkable=False)
     if not slow.empty:
         d = slow.set_index("direction").loc["down"]
         slow_device = p["slow_device"]
@@ -476,7 +475,7 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
             f"{slow_device} / {ref} downlink throughput at the unlimited rate", "measured",
             rel_tol=p["rel_tol_approx"])
         intervals["measured_max_tput_at_lower_capacity"] = (d["ratio_lo"], d["ratio_hi"])
-    return claims.frame(), intervals
+    return claims.frame(intervals), intervals
 
 
 def claims_for_people(claims_table: pd.DataFrame, intervals: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -510,7 +509,7 @@ def chapter_metrics(data: dict, gaps: pd.DataFrame, comparisons: dict, devices: 
     the mean throughput at the unlimited rate per direction and the
     downlink gap; the comparison ratios; the claims per verdict."""
     runs, fits = data["runs"], data["fits"]
-    metrics = {"devices": {}, "claims": {k.replace(" ", "_"): n for k, n in counts.items()}}
+    metrics = {"devices": {}, "claims": cl.keyed(counts)}
     for device in devices:
         m = {}
         for source in ("stat_total", "precise_total"):
@@ -738,7 +737,7 @@ class Chapter(NotebookChapter):
         out.findings(claims_display, headline=top, intervals={c: intervals[c] for c in top if c in intervals})
 
     def metrics(self) -> None:
-        counts = verdict_counts(self.claims_table)
-        self.out.put_all({f"n_{k.replace(' ', '_')}": n for k, n in counts.items()})
+        counts = cl.verdict_counts(self.claims_table)
+        self.out.put_counts(counts)
         metrics = chapter_metrics(self.data, self.gaps, self.comparisons, self.devices, self.thr, counts)
         (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")

@@ -366,11 +366,11 @@ class Chapter(NotebookChapter):
     def claims(self) -> None:
         """The claims table, its verdicts and the key findings."""
         out = self.out
-        claims = mda.claims_at(self.m, self.v, self.r, self.cdf, self.tol)
+        intervals = mda.claim_intervals(self.oci, self.r, self.cmp_ci)
+        claims = mda.claims_at(self.m, self.v, self.r, self.cdf, self.tol, intervals)
         self.rob = rb.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims, self.robustness_settings)
         self.claims_table = self.rob.claims
         cl.write_claims(self.claims_table, out.results_dir / "claims.csv")
-        intervals = mda.claim_intervals(self.oci, self.r, self.cmp_ci)
         out.show(mda.claims_shown(self.claims_table, intervals),
                  "Claims of the mptcp-dualband paper and their verdicts",
                  csv_href=site_href(out.results_dir / "claims.csv"))
@@ -386,6 +386,6 @@ class Chapter(NotebookChapter):
         return mda.claims_at(mda.modeled_at(priced, self.v, self.tol), self.v, self.r, self.cdf, self.tol)
 
     def metrics(self) -> None:
-        self._glue(mda.verdict_counts(self.claims_table))
+        self.out.put_counts(cl.verdict_counts(self.claims_table))
         mda.write_metrics(mda.metrics(self.R, self.r, self.cdf, self.cmp, self.gl, self.claims_table),
                           self.out.results_dir / "metrics.json")

@@ -317,6 +317,12 @@ def reference_numbers(device: str, m: dict) -> dict:
     return out
 
 
+def half_unit(printed: str) -> float:
+    """Half a unit of the last digit of a number as printed ("0.0031" -> 0.00005)."""
+    digits = printed.strip().lstrip("<>=~ ").partition(".")[2]
+    return 0.5 * 10.0 ** -len(digits)
+
+
 def chapter_claims(study: str, audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, stats: pd.DataFrame, values,
                    device_metrics: dict, alpha: float, marginal_pct: float, rel_tol: float) -> cl.Claims:
     """Every claim of the paper the chapter addresses: the published p-values
@@ -334,7 +340,7 @@ def chapter_claims(study: str, audit_cpu: pd.DataFrame, audit_net: pd.DataFrame,
             location=location, relation=r.p_published_relation, paper=r.p_published, artifact=r.p, unit="p",
             basis=f"Welch from the published mean/SD/n; attainable p {r.p_lo_table:.2g} to {r.p_hi_table:.2g}",
             provenance="published", section="priority-boost-audit",
-            verdict=cl.REPRODUCED if r.in_range_table else cl.NOT_REPRODUCED,
+            interval=(r.p_lo_table, r.p_hi_table), rule=cl.ATTAINABLE, abs_tol=half_unit(r.p_published_text),
             tolerance="paper p within the p range of the rounded statistics (table precision)")
     incr, decr = _policy(audit_cpu, "incr"), _policy(audit_cpu, "decr")
     add("incr_significant", "INCR is statistically different from the original (every CPU load)",
@@ -472,12 +478,6 @@ def headline_intervals(audit_cpu: pd.DataFrame, comparisons: dict, level: float)
     return intervals
 
 
-def verdict_counts(claims_table: pd.DataFrame) -> dict:
-    """{verdict: number of claims} for every verdict (0 included)."""
-    counts = claims_table["verdict"].value_counts()
-    return {v: int(counts.get(v, 0)) for v in cl.VERDICTS}
-
-
 def chapter_metrics(audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, device_metrics: dict,
                     counts: dict) -> dict:
     """metrics.json: the audit's counts, INCR's p at 0 processes, every
@@ -495,7 +495,7 @@ def chapter_metrics(audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, device_met
         },
         "measured": {d: {k: (metric(x) if isinstance(x, float) else x) for k, x in sorted(m.items())}
                      for d, m in device_metrics.items()},
-        "claims": {k.replace(" ", "_"): n for k, n in counts.items()},
+        "claims": cl.keyed(counts),
     }
 
 
@@ -692,21 +692,25 @@ class Chapter(NotebookChapter):
         out.put("marginal_pct", self.marginal_pct)
         self.claims_table = chapter_claims(self.study, self.audit_cpu, self.audit_net, self.stats, self.values,
                                            self.device_metrics, alpha=self.alpha, marginal_pct=self.marginal_pct,
-                                           rel_tol=self.rel_tol_approx).frame()
+                                           rel_tol=self.rel_tol_approx).frame(self.intervals())
         cl.write_claims(self.claims_table, self.results / "claims.csv")
         out.show(claims_shown(self.claims_table), "Claims of the priority-boost paper",
                  csv_href=site_href(self.results / "claims.csv"))
+
+    def intervals(self) -> dict:
+        """Welch 95% CIs of the largest gain, in % of the original's mean
+        (published: from mean/SD/n; measured: from the runs)."""
+        return headline_intervals(self.audit_cpu, self.comparisons, self.ci_level)
 
     def findings(self) -> None:
         """The key findings, with intervals of the headline values: Welch 95% CIs
         of the largest gain, in % of the original's mean (published: from
         mean/SD/n; measured: from the runs)."""
         self.out.findings(self.claims_table, headline=headline(self.devices),
-                          intervals=headline_intervals(self.audit_cpu, self.comparisons, self.ci_level))
+                          intervals=self.intervals())
 
     def metrics(self) -> None:
-        counts = verdict_counts(self.claims_table)
-        for verdict_name, n in counts.items():
-            self.out.put(f"n_{verdict_name.replace(' ', '_')}", n)
+        counts = cl.verdict_counts(self.claims_table)
+        self.out.put_counts(counts)
         write_metrics(self.results / "metrics.json",
                       chapter_metrics(self.audit_cpu, self.audit_net, self.device_metrics, counts))

@@ -714,7 +714,7 @@ def chapter_claims(values, ref: dict[str, pd.DataFrame], *, grid_ref: pd.DataFra
     claims.add("lte_tail_longer", "4G LTE has a much longer tail than WiFi", location="§4, Figure 8",
                relation=None, paper=None, artifact=None, unit="s", basis="no LTE or WiFi radio on the host",
                provenance="published", section="transfer-tuning-power-time")
-    return claims.frame()
+    return claims.frame(intervals)
 
 
 # --------------------------------------------------------------------------- #
