@@ -764,6 +764,34 @@ def guideline_facts(gl: pd.DataFrame) -> dict:
             "gl_met": int(gl["meets_demand"].sum()), "gl_n": int(len(gl))}
 
 
+# The radio model's assumptions that the paper does not state (it gives only
+# backlogged powers): idle power 0 and power linear in the load. A wake-up
+# floor f > 0 departs from both.
+FLOOR_ASSUMPTION = "the radio floor (idle 0 and linearity assumed)"
+
+
+def floor_labels(claims: pd.DataFrame, floor_wide: pd.DataFrame, tol: Tolerances) -> dict[str, str]:
+    """Robustness of the energy-optimal-ratio claims at a demand to the
+    radio model's assumptions: each claim's verdict recomputed
+    (mobitrace.core.claims.decide) from `floor_wide` (:func:`floor_table`) at
+    every floor f; {claim_id: "depends on the radio floor ... (f = ...)"}
+    for the claims whose verdict changes at some f > 0."""
+    by_key = {f"{_short(d)}_{dem:g}_energy_opt": row for (d, dem), row in
+              floor_wide.set_index(["direction", "demand"]).iterrows() if dem > 0}
+    labels = {}
+    for c in claims.itertuples():
+        row = by_key.get(c.claim_id)
+        if row is None or c.verdict == cl.NOT_CHECKABLE:
+            continue
+        at = {col: cl.decide("=", c.paper_value, float(x), abs_tol=tol.ratio_pp).verdict
+              for col, x in row.items() if pd.notna(x)}
+        base = at.pop("f = 0", None)
+        flips = [col for col, v in at.items() if v != base]
+        if flips:
+            labels[c.claim_id] = f"{cl.DEPENDS}{FLOOR_ASSUMPTION} ({', '.join(flips)})"
+    return labels
+
+
 def floor_table(summary: pd.DataFrame, radio: dict, floors, satisfied_frac: float) -> pd.DataFrame:
     """floor_sensitivity as a wide table: one column "f = <floor>" per floor."""
     sens = floor_sensitivity(summary, radio, [float(f) for f in floors], satisfied_frac)

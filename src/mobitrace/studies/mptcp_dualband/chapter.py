@@ -369,6 +369,10 @@ class Chapter(NotebookChapter):
         intervals = mda.claim_intervals(self.oci, self.r, self.cmp_ci)
         claims = mda.claims_at(self.m, self.v, self.r, self.cdf, self.tol, intervals)
         self.rob = rb.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims, self.robustness_settings)
+        # The radio model's own assumptions (idle 0, linearity) vary with the CPU coefficients.
+        floors = mda.floor_labels(self.rob.claims, mda.floor_table(self.summary, self.radio, self.radio_floor_fracs,
+                                                                   self.satisfied_frac), self.tol)
+        self.rob = rb.with_labels(self.rob, floors)
         self.claims_table = self.rob.claims
         cl.write_claims(self.claims_table, out.results_dir / "claims.csv")
         out.show(mda.claims_shown(self.claims_table, intervals),
