@@ -340,19 +340,23 @@ class Claims:
     def add(self, claim_id: str, text: str, *, location: str, relation: str | None, paper, artifact,
             unit: str, basis: str, provenance: str, section: str, checkable: bool = True,
             tolerance: str | None = None, rel_tol: float = 0.0, abs_tol: float = 0.0,
-            interval: tuple | None = None, rule: str = BAND, level: float = 0.95) -> str:
+            interval: tuple | None = None, rule: str = BAND, level: float = 0.95,
+            possible: tuple[float, float] | None = None) -> str:
         """Record a claim and return its verdict (`decide`). `interval` is
         (low, high) of the artifact value at confidence `level` (or, for
         rule ATTAINABLE, the values the paper's inputs allow); `frame` can
         still supply it. `checkable` False: the data the claim needs are not
         in this artifact (the basis says why). `tolerance` words a rule more
-        precisely than `decide` does (the rule itself is unchanged)."""
+        precisely than `decide` does (the rule itself is unchanged).
+        `possible` (low, high): the values the quantity can take (a saving
+        cannot exceed 100%); an interval is clipped to it. An interval of
+        zero width is no interval."""
         self.rows.append({
             "study": self.study, "claim_id": claim_id, "claim": text, "location": location,
             "paper_relation": relation, "paper_value": paper, "artifact_value": None if _missing(artifact) else artifact,
             "unit": unit, "basis": basis, "provenance": provenance, "section": section, "robustness": NOT_VARIED,
             "_rule": dict(checkable=checkable, tolerance=tolerance, rel_tol=rel_tol, abs_tol=abs_tol,
-                          interval=interval, rule=rule, level=level),
+                          interval=interval, rule=rule, level=level, possible=possible),
         })
         return self._decided(self.rows[-1])["verdict"]
 
@@ -361,6 +365,10 @@ class Claims:
         interval = r["interval"] if interval is None else interval
         if interval is not None and any(_missing(x) for x in interval):
             interval = None
+        if interval is not None and r["possible"] is not None:
+            interval = tuple(min(max(float(x), r["possible"][0]), r["possible"][1]) for x in interval)
+        if interval is not None and r["rule"] == BAND and float(interval[0]) == float(interval[1]):
+            interval = None  # every resample agreed, or n too small: not an interval
         if r["checkable"]:
             d = decide(row["paper_relation"], row["paper_value"], row["artifact_value"], interval,
                        rel_tol=r["rel_tol"], abs_tol=r["abs_tol"], rule=r["rule"], level=r["level"])

@@ -621,7 +621,8 @@ def key_numbers(onecopy: pd.DataFrame, transport: pd.DataFrame, crossover: pd.Da
     t = sustained_points(onecopy, cpu_basis)
     lo_ = largest_saving(t[t["link"] == "lo"])
     nums.update(oc_lo_max=100 * lo_["saving"], oc_lo_max_lo=100 * lo_["saving_lo"],
-                oc_lo_max_hi=100 * lo_["saving_hi"], oc_lo_max_rate=lo_["rate_mbps"], oc_lo_max_dir=lo_["direction"])
+                oc_lo_max_hi=100 * lo_["saving_hi"], oc_lo_max_rate=lo_["rate_mbps"], oc_lo_max_dir=lo_["direction"],
+                oc_lo_n=int((t["link"] == "lo").sum()))
     w = wifi_best(onecopy, cpu_basis, wifi_link, wifi_max_mbps)
     nums.update(oc_wifi_max=100 * w["saving"], oc_wifi_max_lo=100 * w["saving_lo"], oc_wifi_max_hi=100 * w["saving_hi"],
                 oc_wifi_rate=w["rate_mbps"])
@@ -680,14 +681,15 @@ def chapter_claims(nums: dict, values: Values, *, study: str, device: str | None
     src = f"measured on {device}, modeled energy" if device else "no capture"
     c.add("onecopy_wifi_small", "One-copy saves <10% of CPU energy at WiFi rates (<24 Mbps)",
           location="§4.1, Fig. 3(a)", relation="<", paper=values("onecopy_wifi_saving"), artifact=g("oc_wifi_max"),
-          interval=(g("oc_wifi_max_lo"), g("oc_wifi_max_hi")),
+          interval=(g("oc_wifi_max_lo"), g("oc_wifi_max_hi")), possible=(-np.inf, 100.0),
           unit="%", basis=f"largest saving on the {wifi_link} link at rates <= {wifi_max_mbps} Mbps (both endpoints), "
                           f"{src}", provenance="modeled", section="stack-trim-onecopy")
     c.add("onecopy_loopback_max", "One-copy achieves up to 40% CPU energy reduction on loopback",
           location="§4.1, Fig. 3(b)", relation="~", paper=values("onecopy_loopback_saving_max"),
           artifact=g("oc_lo_max"), unit="%", interval=(g("oc_lo_max_lo"), g("oc_lo_max_hi")),
-          basis=f"largest saving over loopback rates and directions, sustained rates (both endpoints), {src}",
-          provenance="modeled", section="stack-trim-onecopy", rel_tol=rel_tol_approx)
+          basis=f"selected: the largest of {g('oc_lo_n', 0)} sustained loopback savings (rates and directions, both "
+                f"endpoints), its interval that condition's alone, not adjusted for the selection, {src}",
+          provenance="modeled", section="stack-trim-onecopy", rel_tol=rel_tol_approx, possible=(-np.inf, 100.0))
     c.add("onecopy_grows_with_rate", "The one-copy saving grows with the streaming rate (loopback)",
           location="§4.1, Fig. 3(b)", relation=">", paper=0.0, artifact=g("oc_lo_spearman"), unit="rho",
           interval=(g("oc_lo_spearman_lo"), g("oc_lo_spearman_hi")),
