@@ -26,7 +26,9 @@ from mobitrace.core.numbers import as_printed, metric
 from mobitrace.core.published import Values
 from mobitrace.stats import cpufit
 from mobitrace.studies.cpu_gbps import measured_analysis as cm
-from mobitrace.studies.cpu_gbps.device_analysis import beyond_range, beyond_text, direction_word
+from mobitrace.core.capture_reader import NOT_MEASURED
+from mobitrace.studies.cpu_gbps.device_analysis import (beyond_range, beyond_text, clean_runs, direction_word,
+                                                       fit_table)
 from mobitrace.studies.cpu_gbps.measured_analysis import (
     DIRECTION_NAMES, SOURCE_NAMES, anchor_of, claim_key, fit_of, max_runs,
 )
@@ -478,6 +480,42 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
     return claims.frame(intervals), intervals
 
 
+def capture_notes(sessions: pd.DataFrame, devices: list[str]) -> dict[str, str]:
+    """{device: its capture's caveats}: "ungated" when a session was
+    captured before the idle gate, and its kernel build(s)."""
+    notes = {}
+    for device in devices:
+        s = sessions[sessions["device"] == device]
+        ungated = (s["background_load"] == NOT_MEASURED).any()
+        notes[device] = ("ungated (captured before the idle gate), " if ungated else "") + \
+            f"kernel {', '.join(sorted(s['kernel'].astype(str).unique()))}"
+    return notes
+
+
+def with_capture_notes(claims: pd.DataFrame, sessions: pd.DataFrame, p: dict) -> pd.DataFrame:
+    """The claims with the caveats of the captures behind them in the basis:
+    each device-specific claim its device's (`capture_notes`), each
+    comparison both devices' and whether they ran different kernel builds."""
+    notes = capture_notes(sessions, p["devices"])
+    kernels = {d: set(sessions.loc[sessions["device"] == d, "kernel"].astype(str)) for d in p["devices"]}
+    pairs = {"measured_gro_off": (p["reference_device"], p["offloads_off_device"]),
+             "measured_affinity": tuple(p["rps_devices"]),
+             "measured_fig1c": (p["reference_device"], p["slow_device"]),
+             "measured_max_tput_at_lower": (p["reference_device"], p["slow_device"]),
+             "measured_sirq_significant": (p["reference_device"],)}
+    basis = []
+    for cid, b in zip(claims["claim_id"], claims["basis"]):
+        devs = next((d for prefix, d in pairs.items() if cid.startswith(prefix)), None)
+        if devs is None:
+            devs = tuple(d for d in p["devices"] if cid.endswith(claim_key(d)))
+        devs = tuple(d for d in devs if d in notes)
+        extra = [f"{d}: {notes[d]}" for d in devs]
+        if len(devs) == 2 and kernels[devs[0]] != kernels[devs[1]]:
+            extra.append("a comparison across kernel builds")
+        basis.append("; ".join([b, *extra]))
+    return cl.claims_frame(claims.assign(basis=basis).to_dict("records"))
+
+
 def claims_for_people(claims_table: pd.DataFrame, intervals: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(claims with the paper's derived ratios to 3 significant figures and
     R² spelt for people; the shown table with paper text and our value with
@@ -540,7 +578,7 @@ class Chapter(NotebookChapter):
                  published_lines: str, published_dir: str, reference_device: str, offloads_off_device: str,
                  rps_devices: list[str], slow_device: str, alpha: float, target_rates_gbps: list[float],
                  cpu_threshold_pct: float, linear_r2_min: float, sharp_drop_max_ratio: float, rel_tol_approx: float,
-                 superseded: dict | None = None):
+                 background_max_pp: float, superseded: dict | None = None):
         self.devices, self.reference_device, self.offloads_off_device = devices, reference_device, offloads_off_device
         self.rps_devices, self.slow_device, self.alpha = rps_devices, slow_device, alpha
         self.target_rates_gbps, self.cpu_threshold_pct = target_rates_gbps, cpu_threshold_pct
@@ -552,6 +590,10 @@ class Chapter(NotebookChapter):
         self.results, self.devices_dir = Path(results_dir), Path(devices_dir)
         self.out = ChapterOutputs(self.results, STAGE)
         self.data = load(interim_dir, devices_dir, devices)
+        # Runs with host-wide background above the limit are left out of fits (the device
+        # stage) and comparisons (here); all_runs keeps them for the with-and-without table.
+        self.background_max_pp, self.all_runs = background_max_pp, self.data["runs"]
+        self.data["runs"], self.left_out = clean_runs(self.all_runs, background_max_pp)
         self.sessions, self.runs, self.fits, self.extra, self.rates = (
             self.data[k] for k in ("sessions", "runs", "fits", "extra", "rates"))
         self.phones, self.paper = pd.read_csv(published_lines), Values(published_dir)
@@ -570,12 +612,47 @@ class Chapter(NotebookChapter):
                  "rps": (*self.rps_devices, "RPS to the second vs the first CPU") if len(self.rps_devices) == 2
                  else None,
                  "slow": (ref, self.slow_device, "CPU-quota device vs reference")}
+        self.pairs = pairs
         frames = {key: cm.compare(runs, fits, a, b, label, self.alpha) if pair and {a, b} <= have
                   else pd.DataFrame()
                   for key, pair in pairs.items() for a, b, label in [pair or (None, None, None)]}
         frames = cm.holm_family(frames)
         self.out.put("n_welch", int(sum(len(f) for f in frames.values())))
         return frames["gro"], frames["rps"], frames["slow"]
+
+    def background_sensitivity(self) -> None:
+        """How many runs the background limit leaves out, and each headline
+        (the /proc/stat Total R² of each device, the comparisons' throughput
+        ratios) with and without them."""
+        out, alpha = self.out, self.alpha
+        rows = []
+        for device in self.devices:
+            n_all = int((self.all_runs["device"] == device).sum())
+            n_out = int((self.left_out["device"] == device).sum())
+            r2 = {}
+            for name, runs in (("clean", self.runs), ("all", self.all_runs)):
+                fits, _ = fit_table(runs[runs["device"] == device], alpha, self.target_rates_gbps,
+                                    self.cpu_threshold_pct)
+                r2[name] = float(cm.fit_of(fits, device, "down", "stat_total")["r2"])
+            rows.append({"headline": f"R² of /proc/stat Total, {device}, downlink", "runs": n_all, "left out": n_out,
+                         "without them": r2["clean"], "with them": r2["all"]})
+        for key, pair in self.pairs.items():
+            if not pair or not set(pair[:2]) <= self.have:
+                continue
+            a, b, label = pair
+            ratio = {name: cm.compare(runs, self.fits, a, b, label, alpha).set_index("direction").loc["down"]
+                     for name, runs in (("clean", self.runs), ("all", self.all_runs))}
+            rows.append({"headline": f"throughput ratio {b} / {a}, downlink",
+                         "runs": int(self.all_runs["device"].isin([a, b]).sum()),
+                         "left out": int(self.left_out["device"].isin([a, b]).sum()),
+                         "without them": float(ratio["clean"]["ratio_b_over_a"]),
+                         "with them": float(ratio["all"]["ratio_b_over_a"])})
+        table = pd.DataFrame(rows)
+        out.table(table, "background_sensitivity", f"Headlines without and with the runs whose host-wide background "
+                  f"exceeded {self.background_max_pp:g} percentage points (left out of fits and comparisons)")
+        out.provenance("measured: host-wide and experiment precise CPU of every run; fits and ratios computed here.")
+        out.put_all({"n_left_out": len(self.left_out), "n_runs_all": len(self.all_runs),
+                     "background_max_pp": self.background_max_pp})
 
     def captures_table(self) -> None:
         out = self.out
@@ -728,6 +805,8 @@ class Chapter(NotebookChapter):
         out = self.out
         self.comparisons = {"gro": self.gro, "rps": self.rps, "slow": self.slow}
         self.claims_table, intervals = measured_claims(self.paper, self.data, self.comparisons, self.claim_params)
+        # Captures made before the idle gate, and comparisons across kernel builds, say so.
+        self.claims_table = with_capture_notes(self.claims_table, self.sessions, self.claim_params)
         cl.write_claims(self.claims_table, self.results / "claims.csv")
         claims_display, claims_shown = claims_for_people(self.claims_table, intervals)
         out.show(claims_shown, "Claims of the paper and their verdicts",
