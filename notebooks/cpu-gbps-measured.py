@@ -118,8 +118,8 @@ ch.procstat_figure()
 # {glue:text}`gap_abs_max:.1f` pp, from bursts of other work on the shared
 # host). At target rates up to 1 Gbps the median gap is
 # {glue:text}`gap_median_low:.2f` pp and the median ratio `/proc/stat` /
-# precise is {glue:text}`ratio_low_median:.2f`; per device it is
-# {glue:text}`ratio_low_by_device`. Of the paced network load there,
+# precise is {glue:text}`ratio_low_median:.2f`; per device and direction
+# (medians) it is {glue:text}`ratio_low_by_device`. Of the paced network load there,
 # tick-sampled `/proc/stat` {glue:text}`low_rate_reading`. At the unlimited rate the
 # median ratio is {glue:text}`ratio_max_median:.2f`. In the
 # {glue:text}`n_host_precise` runs with the host-wide precise source, the
@@ -182,8 +182,8 @@ ch.rps_section()
 # %% [markdown]
 # Downlink at the unlimited rate: {glue:text}`rps_a_max_gbps:.1f` Gbps with
 # SoftIRQ steered as in {glue:text}`rps_a` and
-# {glue:text}`rps_b_max_gbps:.1f` Gbps as in {glue:text}`rps_b`, a
-# {glue:text}`rps_word` throughput (ratio {glue:text}`rps_ratio_b_over_a:.2f`, 95% CI
+# {glue:text}`rps_b_max_gbps:.1f` Gbps as in {glue:text}`rps_b`: a
+# throughput {glue:text}`rps_word` (ratio {glue:text}`rps_ratio_b_over_a:.2f`, 95% CI
 # {glue:text}`rps_ratio_lo:.2f` to {glue:text}`rps_ratio_hi:.2f`; Welch p =
 # {glue:text}`rps_p`, Holm-adjusted {glue:text}`rps_p_holm`). The paper's 4x came from moving the work from a
 # 1.76 GHz LITTLE core to a big core with GRO off; on identical cores the

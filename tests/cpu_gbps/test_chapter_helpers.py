@@ -134,7 +134,7 @@ def test_procstat_glue_synthetic():
     assert g["gap_mean_all"] == pytest.approx(2.5)
     assert g["gap_median_low"] == pytest.approx(3.0)
     assert g["ratio_low_median"] == pytest.approx(1.3)
-    assert g["low_rate_reading"] == "reads it higher than the precise source on every device"  # ratio > 1
+    assert g["low_rate_reading"].startswith("reads it")  # directions: tests/unit/test_directions.py
     assert g["n_host_precise"] == 3
     assert g["background_max"] == pytest.approx(2.0)
     assert (g["slope_ratio_min"], g["slope_ratio_max"]) == (0.5, 2.0)

@@ -56,6 +56,19 @@ def counted_as(claims: pd.DataFrame) -> pd.Series:
     return claims["verdict"].where(claims["category"] == EVIDENCE, claims["category"])
 
 
+def interval_direction(low, high, reference: float = 0.0, up: str = "higher", down: str = "lower",
+                       neither: str = "not distinguishable") -> str:
+    """A direction word from an interval, as the verdict rule reads one:
+    `up` when the whole interval lies above `reference`, `down` when wholly
+    below, `neither` when it holds the reference or is missing. So a
+    difference the data cannot tell from none is never called higher."""
+    if _missing(low) or _missing(high):
+        return neither
+    if float(low) > reference:
+        return up
+    return down if float(high) < reference else neither
+
+
 def key(label: str) -> str:
     """A counted label as a name for metrics and glue: "not_reproduced",
     "testbed_bound", "follows_from_the_model"."""

@@ -226,27 +226,38 @@ def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple
     return gaps, shown
 
 
-def procstat_direction(per_device: pd.Series) -> dict:
+def procstat_direction(low: pd.DataFrame, alpha: float = 0.05) -> dict:
     """How tick-sampled /proc/stat reads paced load against the precise
-    source, from the sign of log(ratio) per device (`per_device`: median
-    ratio by device): the devices with their ratio and direction, and one
-    phrase for the prose that says so when the direction depends on the device."""
-    signs = np.sign(np.log(per_device.astype(float)))
-    words = signs.map(lambda x: numbers.direction(x, up="higher", down="lower", zero="equal"))
-    n_up, n_down = int((signs > 0).sum()), int((signs < 0).sum())
-    if n_up and n_down:
-        reading = (f"reads it higher than the precise source on {n_up} of {len(signs)} devices and lower on "
-                   f"{n_down}: the direction depends on the device")
-    elif n_up or n_down:
-        reading = f"reads it {numbers.direction(n_up - n_down)} than the precise source on every device"
+    source, per device AND direction (downlink and uplink can differ within
+    a device): the median ratio of the runs (`low`: device, direction,
+    ratio), and a direction only where the Wilcoxon signed-rank test of the
+    log ratios rejects 1 at `alpha` (scipy.stats.wilcoxon); the phrase for
+    the prose counts the device-directions each way."""
+    from scipy import stats as st
+
+    rows = []
+    for (device, direction), g in low.groupby(["device", "direction"], sort=True):
+        logs = np.log(g["ratio"].astype(float).to_numpy())
+        p = float(st.wilcoxon(logs).pvalue) if len(logs) >= 2 and np.any(logs != 0) else 1.0
+        median = float(np.median(np.exp(logs)))
+        word = "not distinguishable" if p >= alpha else "higher" if median > 1 else "lower"
+        rows.append((f"{device} {DIRECTION_NAMES.get(direction, direction)}", median, word))
+    n = len(rows)
+    up, down = sum(w == "higher" for _, _, w in rows), sum(w == "lower" for _, _, w in rows)
+    unclear = n - up - down
+    if up == n or down == n:
+        reading = f"reads it {'higher' if up else 'lower'} than the precise source on every device and direction"
     else:
-        reading = "matches the precise source on every device"
-    return {"ratio_low_by_device": "; ".join(f"{d} {numbers.number(r)} ({w})" for d, r, w in
-                                             zip(per_device.index, per_device, words)),
+        parts = [f"higher on {up}" if up else "", f"lower on {down}" if down else "",
+                 f"not distinguishably different on {unclear}" if unclear else ""]
+        reading = (f"reads it {', '.join(x for x in parts if x)} of {n} device-directions (Wilcoxon, "
+                   f"alpha {alpha:g})" + (": the direction depends on the device and direction" if up and down
+                                           else ""))
+    return {"ratio_low_by_device": "; ".join(f"{name} {numbers.number(r)} ({w})" for name, r, w in rows),
             "low_rate_reading": reading}
 
 
-def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame) -> dict:
+def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame, alpha: float = 0.05) -> dict:
     """The prose's numbers about /proc/stat versus the precise source, in
     the order the chapter glues them (a str value is a phrase)."""
     low, at_max = runs["low_rate"], runs["target_rate_bps"] == 0
@@ -258,7 +269,7 @@ def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame) -> dict:
         "ratio_low_median": ratio_low,
         "ratio_max_median": float(runs.loc[at_max, "ratio"].median()),
         "gap_median_low": float(runs.loc[low, "gap_pp"].median()),
-        **procstat_direction(runs.loc[low].groupby("device")["ratio"].median()),
+        **procstat_direction(runs.loc[low], alpha),
         "n_host_precise": int(has_host.sum()),
         "tick_error_low_median": float(runs.loc[has_host & low, "tick_error_pp"].median()),
         "tick_error_all_median": float(runs.loc[has_host, "tick_error_pp"].median()),
@@ -310,7 +321,8 @@ def rps_glue(rps: pd.DataFrame, rps_devices: list[str]) -> dict:
                                                  "ratio_hi")}
     glue.update({"rps_p": numbers.p_value(d["welch_p"]), "rps_p_holm": numbers.p_value(d["welch_p_holm"]),
                  "rps_a": rps_devices[0], "rps_b": rps_devices[1],
-                 "rps_word": direction_word(d["ratio_b_over_a"], "higher", "lower")})
+                 "rps_word": cl.interval_direction(np.log(d["ratio_lo"]), np.log(d["ratio_hi"]), 0.0,
+                                                   "higher", "lower", "not distinguishable")})
     return glue
 
 
@@ -710,7 +722,7 @@ class Chapter(NotebookChapter):
         out.table(self.gaps, "procstat_vs_precise", "/proc/stat Total minus precise Total (pp, percentage points of "
                   "all CPUs), the ratio /proc/stat ÷ precise, and the ratio of their slopes", shown=gaps_shown)
         out.provenance("measured (both sources per run); slopes modeled (OLS).")
-        out.put_all(procstat_glue(self.runs, self.gaps))
+        out.put_all(procstat_glue(self.runs, self.gaps, self.alpha))
 
     def procstat_figure(self) -> None:
         self.out.figure(

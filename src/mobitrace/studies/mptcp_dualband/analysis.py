@@ -564,7 +564,8 @@ def uplink_power_excess(pw: pd.DataFrame, mp_ref: pd.DataFrame, ref: str) -> tup
 def power_facts(excess: float, excess_ci: tuple[float, float], values) -> dict:
     """The power section's glued values."""
     return {"ul_excess": f"{abs(excess):.0f}", "ul_excess_ci": f"{excess_ci[0]:.0f} to {excess_ci[1]:.0f}",
-            "ul_excess_dir": direction(excess, "above", "below", zero="equal to"), "p_ul_excess": f"{values('ul_power_excess'):g}"}
+            "ul_excess_dir": cl.interval_direction(*excess_ci, 0.0, "above", "below", "not distinguishable from"),
+            "p_ul_excess": f"{values('ul_power_excess'):g}"}
 
 
 def optima_table(opt: pd.DataFrame, oci: pd.DataFrame) -> pd.DataFrame:
