@@ -67,6 +67,20 @@ def paper_text(relation, value, unit: str = "") -> str:
     return numbers.claim_value(value, unit, "=" if relation is None or pd.isna(relation) else relation)
 
 
+def shown_interval(claim: pd.Series, intervals: dict) -> tuple:
+    """The interval shown beside a claim's value: the one its verdict was
+    decided on (ci_low, ci_high) when the table carries it, else
+    `intervals[claim_id]`; none when it has zero width (every resample
+    agreed: not an interval)."""
+    if "ci_low" in claim.index:
+        low, high = claim["ci_low"], claim["ci_high"]
+    else:
+        low, high = intervals.get(claim.name, (None, None))
+    if low is None or high is None or pd.isna(low) or pd.isna(high) or float(low) == float(high):
+        return None, None
+    return low, high
+
+
 def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | None = None,
                   title: str = "Key findings") -> str:
     """The key-findings block: for each headline claim (ids in `headline`, in
@@ -82,7 +96,7 @@ def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | N
     rows = []
     for claim_id in headline:
         c = by_id.loc[claim_id]
-        low, high = intervals.get(claim_id, (c.get("ci_low"), c.get("ci_high")))
+        low, high = shown_interval(c, intervals)
         ours = numbers.claim_value(c["artifact_value"], c["unit"], low=low, high=high)
         label = c["verdict"] if c.get("category", cl.EVIDENCE) == cl.EVIDENCE else c["category"]
         badge = VERDICT_BADGES[label]
@@ -124,8 +138,7 @@ def key_findings_frame(claims: pd.DataFrame, headline: list[str], intervals: dic
     frame = by_id.loc[list(headline)].reset_index()
     if "category" not in frame:
         frame["category"] = cl.EVIDENCE
-    bounds = [intervals.get(c, tuple(by_id.loc[c, ["ci_low", "ci_high"]]) if "ci_low" in by_id else (None, None))
-              for c in headline]
+    bounds = [shown_interval(by_id.loc[c], intervals) for c in headline]
     frame["artifact_low"] = pd.array([lo for lo, _ in bounds], dtype="Float64")
     frame["artifact_high"] = pd.array([hi for _, hi in bounds], dtype="Float64")
     return frame[KEY_FINDINGS_COLUMNS]

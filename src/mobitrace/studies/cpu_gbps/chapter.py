@@ -107,7 +107,7 @@ class Chapter(NotebookChapter):
         cl.write_claims(claims_table, results / "claims.csv")
         shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
                                            zip(claims_table["paper_relation"], claims_table["paper_value"])])
-        out.show(shown[["claim", "location", "paper", "artifact_value", "unit", "tolerance", "verdict"]]
+        out.show(shown[["claim", "location", "paper", "artifact_value", "unit", "tolerance", "verdict", "category"]]
                  .rename(columns={"artifact_value": "artifact"}), "Claims of the paper and their verdicts",
                  csv_href=site_href(results / "claims.csv"))
         out.findings(claims_table, headline=HEADLINE)

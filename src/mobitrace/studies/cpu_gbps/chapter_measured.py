@@ -540,7 +540,7 @@ def claims_for_people(claims_table: pd.DataFrame, intervals: dict) -> tuple[pd.D
         paper=[paper_text(r, v) for r, v in zip(display["paper_relation"], display["paper_value"])],
         artifact=[numbers.interval(v, *intervals.get(c, (None, None))) for c, v in
                   zip(claims_table["claim_id"], claims_table["artifact_value"])])
-    shown = shown[["claim", "location", "paper", "artifact", "unit", "tolerance", "verdict"]]
+    shown = shown[["claim", "location", "paper", "artifact", "unit", "tolerance", "verdict", "category"]]
     return display, shown.rename(columns={"artifact": "this artifact [95% CI]"})
 
 

@@ -1013,14 +1013,14 @@ def claim_intervals(oci: pd.DataFrame, r1: pd.DataFrame, cis: dict) -> dict[str,
 def claims_shown(claims_table: pd.DataFrame, intervals: dict) -> pd.DataFrame:
     """The claims table for people: paper value with its relation, ours with
     its interval."""
-    from mobitrace.book.chapter import paper_text
+    from mobitrace.book.chapter import paper_text, shown_interval
     from mobitrace.core import numbers
 
     shown = claims_table.assign(
         paper=[paper_text(rel, val) for rel, val in zip(claims_table["paper_relation"], claims_table["paper_value"])],
-        ours=[numbers.interval(a, *intervals.get(c, (None, None))) for c, a in
-              zip(claims_table["claim_id"], claims_table["artifact_value"])])
-    return (shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "provenance", "robustness"]]
+        ours=[numbers.interval(a, *shown_interval(row, intervals)) for (_, row), a in
+              zip(claims_table.set_index("claim_id").iterrows(), claims_table["artifact_value"])])
+    return (shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "category", "provenance", "robustness"]]
             .rename(columns={"ours": "this artifact [95% CI]"}))
 
 

@@ -470,7 +470,7 @@ def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:
 
     shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
                                        zip(claims_table["paper_relation"], claims_table["paper_value"])])
-    return (shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "provenance"]]
+    return (shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "category", "provenance"]]
             .rename(columns={"artifact_value": "this artifact"}))
 
 

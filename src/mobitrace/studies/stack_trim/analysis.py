@@ -768,7 +768,7 @@ def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:
     """The claims table for people: the paper's value with its relation."""
     shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
                                        zip(claims_table["paper_relation"], claims_table["paper_value"])])
-    return shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "provenance", "robustness"]].rename(
+    return shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "category", "provenance", "robustness"]].rename(
         columns={"artifact_value": "this artifact"})
 
 

@@ -292,7 +292,7 @@ class Chapter(NotebookChapter):
             paper=[paper_text(rel, val) for rel, val in zip(table["paper_relation"], table["paper_value"])],
             ours=[numbers.interval(a, *intervals.get(c, (None, None))) for c, a in
                   zip(table["claim_id"], table["artifact_value"])])
-        out.show(shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "provenance",
+        out.show(shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "category", "provenance",
                         "robustness"]]
                  .rename(columns={"ours": "this artifact [95% CI]"}),
                  "Claims of the transfer-tuning paper and their verdicts",
