@@ -72,9 +72,8 @@ def shown_interval(claim: pd.Series, intervals: dict) -> tuple:
     decided on (ci_low, ci_high) when the table carries it, else
     `intervals[claim_id]`; none when it has zero width (every resample
     agreed: not an interval)."""
-    if "ci_low" in claim.index:
-        low, high = claim["ci_low"], claim["ci_high"]
-    else:
+    low, high = (claim["ci_low"], claim["ci_high"]) if "ci_low" in claim.index else (None, None)
+    if low is None or pd.isna(low):
         low, high = intervals.get(claim.name, (None, None))
     if low is None or high is None or pd.isna(low) or pd.isna(high) or float(low) == float(high):
         return None, None

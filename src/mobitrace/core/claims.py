@@ -289,6 +289,18 @@ def with_robustness(frame: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame
                                                  zip(frame["claim_id"], frame["robustness"])]).to_dict("records"))
 
 
+UNGATED = "ungated (captured before the idle gate measured background load)"
+
+
+def with_note(frame: pd.DataFrame, mask, note: str) -> pd.DataFrame:
+    """The claims table with `note` added to the basis of the claims in
+    `mask` (a boolean Series or list): a caveat of the captures behind them,
+    such as UNGATED."""
+    mask = pd.Series(mask, index=frame.index).astype(bool)
+    basis = [f"{b}; {note}" if m else b for b, m in zip(frame["basis"], mask)]
+    return claims_frame(frame.assign(basis=basis).to_dict("records"))
+
+
 def write_claims(frame: pd.DataFrame, path: str | Path) -> None:
     """Write a validated claims table as CSV (deterministic float format)."""
     CLAIMS_SCHEMA.validate(frame)
@@ -387,7 +399,9 @@ class Claims:
                        rel_tol=r["rel_tol"], abs_tol=r["abs_tol"], rule=r["rule"], level=r["level"])
         else:
             d = Decision(NOT_CHECKABLE, "n/a")
-        category, reason = category_of(self.study, row["claim_id"], self.records)
+        # A claim nothing checks is not checkable whatever it would be evidence of.
+        category, reason = (category_of(self.study, row["claim_id"], self.records) if d.verdict != NOT_CHECKABLE
+                            else (EVIDENCE, ""))
         notes = [n for n in (d.note if d.verdict != NOT_CHECKABLE else "",
                              f"{category}: {reason}" if reason else "") if n]
         out = {k: v for k, v in row.items() if k != "_rule"}

@@ -499,7 +499,7 @@ def capture_notes(sessions: pd.DataFrame, devices: list[str]) -> dict[str, str]:
     for device in devices:
         s = sessions[sessions["device"] == device]
         ungated = (s["background_load"] == NOT_MEASURED).any()
-        notes[device] = ("ungated (captured before the idle gate), " if ungated else "") + \
+        notes[device] = (f"{cl.UNGATED}, " if ungated else "") + \
             f"kernel {', '.join(sorted(s['kernel'].astype(str).unique()))}"
     return notes
 

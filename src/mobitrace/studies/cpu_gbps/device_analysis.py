@@ -64,6 +64,8 @@ def clean_runs(runs: pd.DataFrame, limit_pp: float) -> tuple[pd.DataFrame, pd.Da
     precise CPU minus the experiment's (percentage points), exceeds
     `limit_pp` is left out of fits and comparisons. A run without the host
     record (no number to judge) is kept."""
+    if "host_precise_total_pct" not in runs:
+        return runs, runs.iloc[:0]
     background = runs["host_precise_total_pct"] - runs["precise_total_pct"]
     out = background > limit_pp
     return runs[~out], runs[out]
