@@ -15,15 +15,21 @@
 # # Claims ledger
 #
 # Every claim of the five papers that a chapter of this book addresses: what
-# the paper says, what the artifact finds, and the verdict, with the tolerance
-# it was judged by and a link to the section that derives it. Verdicts:
-# **reproduced** (within the stated tolerance, or the stated bound holds),
-# **not reproduced**, **inconclusive** (a bound that the value's 95% interval
-# straddles), **not checkable** (the data to check it are not in the paper's
-# text or not in this artifact; the row says why). A **testbed check** tests
-# our set-up rather than the paper (e.g. that the emulated paths run at the
-# paper's rates): **testbed ok** or **testbed off**, counted apart from the
-# reproductions. A **modeled** verdict rests on assumed power coefficients;
+# the paper says, what the artifact finds with its interval, and the verdict,
+# with the rule it was judged by and a link to the section that derives it.
+# One rule decides every verdict (`mobitrace.core.claims.decide`):
+# **reproduced** when the whole interval of our value satisfies the paper's
+# relation or lies in its tolerance band, **not reproduced** when the whole
+# interval violates it, **inconclusive** otherwise; a claim without an
+# interval is decided on its point value and its basis says so. **Not
+# checkable**: the data to check it are not in the paper's text or not in
+# this artifact (the row says why). A checked claim is also put in a
+# **category**, with the reason in its basis
+# (`data/published/claim-categories.yaml`): **evidence** about the paper, or
+# **testbed-bound** (a magnitude this testbed cannot reach or was not built
+# to reach) or **follows from the model** (the power model, the shaping or
+# the grid implies the verdict). Only evidence is counted as reproduced or
+# not; the two other categories are counted apart. A **modeled** verdict rests on assumed power coefficients;
 # its chapter recomputes it with each assumed coefficient halved and raised by
 # half and over a Latin hypercube of all of them, and the *robustness* column
 # says **robust** (the verdict never changes) or **depends on** the
@@ -70,8 +76,8 @@ counts = landing.ledger_counts(ledger, chapter_of, chapters)
 totals = counts.sum()
 metrics = landing.ledger_metrics(ledger, counts)
 _ = (results / "claims-metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
-for k in [*cl.VERDICTS, "total"]:
-    out.put(f"n_{k.replace(' ', '_')}", int(totals[k]))
+for k in [*cl.COUNTED, "total"]:
+    out.put("n_" + cl.key(k), int(totals[k]))
 out.put("n_studies", len(chapters))
 out.put_all({f"n_{k}": n for k, n in metrics["robustness"].items()})
 display(HTML(landing.ledger_summary_html(counts)), metadata=KEY_FINDINGS)
@@ -82,18 +88,20 @@ display(HTML(landing.ledger_summary_html(counts)), metadata=KEY_FINDINGS)
 # The {glue:text}`n_studies` chapters address {glue:text}`n_total` claims:
 # {glue:text}`n_reproduced` reproduced, {glue:text}`n_not_reproduced` not
 # reproduced, {glue:text}`n_inconclusive` inconclusive,
-# {glue:text}`n_not_checkable` not checkable; and {glue:text}`n_testbed_ok`
-# testbed checks ok, {glue:text}`n_testbed_off` off. Of the modeled verdicts
+# {glue:text}`n_not_checkable` not checkable; and, counted apart,
+# {glue:text}`n_testbed_bound` testbed-bound and
+# {glue:text}`n_follows_from_the_model` that follow from the model. Of the modeled verdicts
 # whose assumed coefficients were varied, {glue:text}`n_robust` are robust and
 # {glue:text}`n_depends` depend on a coefficient.
 
 # %% tags=["hide-input"]
 out.figure(landing.verdict_bars(counts), "verdict_counts",
            alt="Horizontal bars, one group per chapter, of how many of its claims are reproduced, "
-               "not reproduced, inconclusive, not checkable, and testbed checks ok or off.",
+               "not reproduced, inconclusive, not checkable, testbed-bound, or follow from the model.",
            caption="Claims per verdict and chapter. Compare the green (reproduced) and vermilion "
                    "(not reproduced) bars within a chapter; orange bars are inconclusive, grey bars are claims "
-                   "the papers' text cannot settle, blue and purple bars are testbed checks (ok, off).")
+                   "the papers' text cannot settle; purple bars are testbed-bound and blue bars follow from the "
+                   "model, neither of them evidence about the paper.")
 out.table(counts.rename_axis("chapter").reset_index(), "verdict_counts", "Claims per verdict and chapter (count)")
 out.provenance("Published, measured and modeled claims, counted from each chapter's claims table.")
 
@@ -109,11 +117,12 @@ out.provenance("Published, measured and modeled claims, counted from each chapte
 shown = ledger.assign(
     chapter=chapter_of,
     paper=[paper_text(r, p, u) for r, p, u in zip(ledger["paper_relation"], ledger["paper_value"], ledger["unit"])],
-    artifact=[numbers.claim_value(a, u) for a, u in zip(ledger["artifact_value"], ledger["unit"])],
+    artifact=[numbers.claim_value(a, u, low=lo, high=hi) for a, u, lo, hi in
+              zip(ledger["artifact_value"], ledger["unit"], ledger["ci_low"], ledger["ci_high"])],
     derived_in=[link(f"{c} ↗", f"{c}.html#{a}") for c, a in zip(chapter_of, ledger["section"])],
 )
-columns = {"claim": "claim", "location": "location", "paper": "paper", "artifact": "this artifact",
-           "verdict": "verdict", "tolerance": "tolerance", "provenance": "provenance", "robustness": "robustness",
+columns = {"claim": "claim", "location": "location", "paper": "paper", "artifact": "this artifact [interval]",
+           "verdict": "verdict", "category": "category", "tolerance": "rule", "basis": "basis", "provenance": "provenance", "robustness": "robustness",
            "derived_in": "derived in"}
 for chapter in chapters:
     rows = shown[shown["chapter"] == chapter]

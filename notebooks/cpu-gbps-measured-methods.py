@@ -55,6 +55,7 @@ slow_device = "vm-veth-slow-cpumax"
 alpha = 0.05
 target_rates_gbps = [1.6, 4.0, 12.8]
 cpu_threshold_pct = 50
+background_max_pp = 5
 linear_r2_min = 0.9
 sharp_drop_max_ratio = 0.5
 rel_tol_approx = 0.10

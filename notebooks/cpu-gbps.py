@@ -197,6 +197,5 @@ ch.claims()
 ch.metrics()
 
 # %% [markdown]
-# Of the chapter's claims, {glue:text}`n_reproduced` are reproduced,
-# {glue:text}`n_not_reproduced` are not, and {glue:text}`n_not_checkable` cannot
-# be checked from the paper's text.
+# {glue:text}`claims_tally` Every checkable claim here is the paper's own
+# arithmetic, without an interval: each is decided on its value.

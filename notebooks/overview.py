@@ -17,12 +17,16 @@
 # This book re-derives {glue:text}`n_papers` papers on what gigabit data rates
 # cost a mobile device's CPU and battery, from the numbers the papers print
 # and from captures of our own. Of the {glue:text}`n_total` claims it
-# checks, {glue:text}`n_reproduced` are reproduced, {glue:text}`n_not_reproduced`
-# are not, {glue:text}`n_inconclusive` inconclusive (the 95% interval
-# straddles the paper's bound), and {glue:text}`n_not_checkable` cannot be
-# checked from what the papers publish. Another {glue:text}`n_testbed_checks`
-# claims test our testbed rather than a paper ({glue:text}`n_testbed_ok`
-# testbed ok, {glue:text}`n_testbed_off` testbed off). Each card below is one paper: its headline claim, what this
+# checks, {glue:text}`n_evidence` are evidence about the paper:
+# {glue:text}`n_reproduced` are reproduced (the whole 95% interval satisfies
+# the paper's statement), {glue:text}`n_not_reproduced` are not (the whole
+# interval contradicts it), {glue:text}`n_inconclusive` are inconclusive (the
+# interval holds values on both sides), and {glue:text}`n_not_checkable` cannot
+# be checked from what the papers publish. The other {glue:text}`n_not_evidence`
+# are counted apart: {glue:text}`n_testbed_bound` are *testbed-bound* (a
+# magnitude this testbed cannot reach or was not built to reach) and
+# {glue:text}`n_follows_from_the_model` *follow from the model* (the power
+# model, the shaping or the grid implies them). Each card below is one paper: its headline claim, what this
 # artifact finds (with the 95% interval where there is one) and the verdicts
 # of all its claims; the
 # {doc}`claims ledger <claims-ledger>` lists every claim.
@@ -44,10 +48,10 @@ from mobitrace.book.chapter import ChapterOutputs
 results = Path(results_dir)
 out = ChapterOutputs(results / study, "overview")
 ledger = cl.read_claims(results / "claims.csv")
-counts = ledger["verdict"].value_counts()
-for verdict in cl.VERDICTS:
-    out.put(f"n_{verdict.replace(' ', '_')}", int(counts.get(verdict, 0)))
-out.put("n_testbed_checks", int(ledger["verdict"].isin([cl.TESTBED_OK, cl.TESTBED_OFF]).sum()))
+counts = cl.verdict_counts(ledger)
+out.put_all(cl.keyed(counts, "n_"))
+out.put("n_evidence", sum(counts[v] for v in cl.VERDICTS))
+out.put("n_not_evidence", len(ledger) - sum(counts[v] for v in cl.VERDICTS))
 out.put("n_total", len(ledger))
 out.put("n_papers", len(studies))
 summary = out.save_table(landing.summary_frame(studies, results), "studies")

@@ -29,6 +29,7 @@ ci_level = 0.95
 p_grid = 21
 rel_tol_approx = 0.10
 marginal_pct = 5.0
+equivalence_margin_pct = 5.0
 
 # %% tags=["remove-cell"]
 from mobitrace.studies.priority_boost.chapter_methods import Chapter

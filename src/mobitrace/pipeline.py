@@ -86,6 +86,10 @@ def _chapter_stage(name: str, params: list, deps: list[str], outs: list[str], me
     return stage
 
 
+# Which claims are evidence (mobitrace.core.claims.categories): read by every chapter.
+CLAIM_CATEGORIES = "data/published/claim-categories.yaml"
+
+
 def _study_stages(study: Study) -> dict:
     slug, pkg = study.slug, study.package
     devices = "${" + study.params_section + ".devices}"
@@ -113,7 +117,8 @@ def _study_stages(study: Study) -> dict:
         inputs = list(dict.fromkeys(i for c in (chapter, *extra) for i in c.inputs))
         res = f"data/results/{chapter.name}"
         stages[chapter.stage] = _chapter_stage(
-            chapter.name, [chapter.params_section, *shared], [f"data/interim/published/{slug}", *inputs],
+            chapter.name, [chapter.params_section, *shared],
+            [f"data/interim/published/{slug}", CLAIM_CATEGORIES, *inputs],
             [f"book/chapters/{chapter.name}.ipynb", f"{res}/tables", f"{res}/figures", f"{res}/claims.csv"],
             [f"{res}/metrics.json"], shared, tuple(c.name for c in extra))
     return stages

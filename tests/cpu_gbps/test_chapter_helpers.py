@@ -93,10 +93,11 @@ def test_table2_layout_synthetic():
     assert t.values.tolist() == [["Discharging", 1000.0, 300.0], ["Charging", 1500.0, 600.0]]
 
 
-def test_verdict_counts_lists_every_verdict():
-    frame = pd.DataFrame({"verdict": [cl.REPRODUCED, cl.REPRODUCED, cl.NOT_CHECKABLE]})
-    assert an.verdict_counts(frame) == {cl.REPRODUCED: 2, cl.NOT_REPRODUCED: 0, cl.INCONCLUSIVE: 0,
-                                        cl.NOT_CHECKABLE: 1, cl.TESTBED_OK: 0, cl.TESTBED_OFF: 0}
+def test_verdict_counts_lists_every_label_and_counts_categories_apart_synthetic():
+    frame = pd.DataFrame({"verdict": [cl.REPRODUCED, cl.REPRODUCED, cl.NOT_CHECKABLE, cl.REPRODUCED],
+                          "category": [cl.EVIDENCE, cl.EVIDENCE, cl.EVIDENCE, cl.FOLLOWS_FROM_MODEL]})
+    assert cl.verdict_counts(frame) == {cl.REPRODUCED: 2, cl.NOT_REPRODUCED: 0, cl.INCONCLUSIVE: 0,
+                                        cl.NOT_CHECKABLE: 1, cl.TESTBED_BOUND: 0, cl.FOLLOWS_FROM_MODEL: 1}
 
 
 def test_chapter_metrics_rounds_to_6_decimals_synthetic():
@@ -133,7 +134,7 @@ def test_procstat_glue_synthetic():
     assert g["gap_mean_all"] == pytest.approx(2.5)
     assert g["gap_median_low"] == pytest.approx(3.0)
     assert g["ratio_low_median"] == pytest.approx(1.3)
-    assert g["low_rate_reading"] == "reads it higher than the precise source on every device"  # ratio > 1
+    assert g["low_rate_reading"].startswith("reads it")  # directions: tests/unit/test_directions.py
     assert g["n_host_precise"] == 3
     assert g["background_max"] == pytest.approx(2.0)
     assert (g["slope_ratio_min"], g["slope_ratio_max"]) == (0.5, 2.0)

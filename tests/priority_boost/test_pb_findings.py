@@ -158,7 +158,11 @@ def test_chapter_claims_take_paper_numbers_from_the_published_file(stats, values
     more = claims.loc["more_than_30"]
     assert (more["paper_relation"], more["paper_value"], more["location"]) == (">", 30.0, "§5")
     assert more["verdict"] == NOT_CHECKABLE and more["basis"] == "the tables stop at 30 processes"
-    assert claims.loc["net_same", "basis"].endswith("(of 12)")
+    # "All the same" is decided by equivalence over every comparison of the table.
+    net = claims.loc["net_same"]
+    assert "comparison of the second table (12)" in net["basis"]
+    assert net["tolerance"].startswith("equivalence (TOST, alpha 0.05): whole 90% CI")
+    assert net["ci_low"] <= net["artifact_value"] <= net["ci_high"]
 
 
 def test_chapter_metrics_round_and_count_synthetic(audits):

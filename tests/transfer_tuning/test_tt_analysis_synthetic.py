@@ -156,3 +156,33 @@ def test_delay_element_named_from_the_manifest():
     assert tta.delay_element({"rtt_method": "user-space L2 delay bridge (delay_bridge.py, AF_PACKET)"}) == \
         "delay_bridge.py"
     assert tta.delay_element({}) == "not recorded"
+
+
+def test_synthetic_modeled_power_prices_one_radio_as_the_text_states_it_by_hand():
+    """The chapter's model: P = P_base + CPU + ONE radio at the interface's
+    rx + tx rate, at most its active power (Zhu et al.: "no more than 900mW").
+    By hand, with params.yaml's tt-wifi-active (idle 0, 900 mW, full from
+    1 Mbit/s), no client CPU and a 0.1502 W base:
+      second 1: 10 Mbit/s in + 0.5 Mbit/s of ACKs out -> u = 1,   P = 0.1502 + 0.900 = 1.0502 W
+      second 2: 0.3 in + 0.2 out = 0.5 Mbit/s         -> u = 0.5, P = 0.1502 + 0.450 = 0.6002 W
+    (two radios at 900 mW each would price second 1 at 1.9502 W)."""
+    from mobitrace.energy.power_models import cpu_models, radio_models
+    from mobitrace.studies.transfer_tuning.analysis import modeled_power
+    import yaml
+    models = yaml.safe_load(open("params.yaml"))["power-models"]
+    radio, cpu = radio_models(models)["tt-wifi-active"], cpu_models(models)["tt-phone-cpu"]
+    samples = pd.DataFrame({"t_ns": [0, 1e9, 2e9], "client_cpu_ns": [0, 0, 0],
+                            "if_rx_bytes": [0, 1_250_000, 1_287_500], "if_tx_bytes": [0, 62_500, 87_500]})
+    t, p = modeled_power(samples, cpu, radio, base_w=0.1502)
+    assert t.tolist() == [0.0, 1.0, 2.0]
+    assert p.tolist() == pytest.approx([0.1502, 1.0502, 0.6002])
+
+
+def test_synthetic_one_radio_mixes_rx_and_tx_active_powers_by_bytes():
+    radio = RadioPowerModel("r", idle_mw=100.0, tx_active_mw=1600.0, rx_active_mw=2200.0, max_rate_mbps=100.0,
+                            provenance="assumed", source="test")
+    # 30 rx + 10 tx of 100: u = 0.4; mix = 0.75 * 2200 + 0.25 * 1600 = 2050; (2050 - 100) * 0.4 = 780.
+    assert radio.one_radio_dynamic_mw(30.0, 10.0) == pytest.approx(780.0)
+    assert radio.one_radio_dynamic_mw(0.0, 0.0) == 0.0
+    with pytest.raises(ValueError):
+        radio.one_radio_dynamic_mw(-1.0, 0.0)

@@ -25,13 +25,17 @@ from mobitrace.core import claims as cl
         ("=", 1.0, math.nan, 0.05, 0.0, cl.NOT_CHECKABLE),
     ],
 )
-def test_verdict(relation, paper, artifact, rel_tol, abs_tol, expected):
-    assert cl.verdict(relation, paper, artifact, rel_tol, abs_tol) == expected
+def test_decide_on_a_point_value_says_so_synthetic(relation, paper, artifact, rel_tol, abs_tol, expected):
+    d = cl.decide(relation, paper, artifact, rel_tol=rel_tol, abs_tol=abs_tol)
+    assert d.verdict == expected
+    assert d.note == ("" if expected == cl.NOT_CHECKABLE else cl.POINT_NOTE)
 
 
-def test_verdict_rejects_unknown_relation():
+def test_decide_rejects_unknown_relation_and_rule():
     with pytest.raises(ValueError, match="relation"):
-        cl.verdict("!=", 1.0, 1.0)
+        cl.decide("!=", 1.0, 1.0)
+    with pytest.raises(ValueError, match="rule"):
+        cl.decide("=", 1.0, 1.0, (0.0, 2.0), rule="majority")
 
 
 def test_tolerance_text():
@@ -42,8 +46,8 @@ def test_tolerance_text():
 
 def _row(**over):
     row = dict(study="s", claim_id="c1", claim="a claim", location="§1", paper_relation="=",
-               paper_value=1.0, artifact_value=1.0, unit="x", tolerance="exact",
-               verdict=cl.REPRODUCED, basis="b", provenance="published", section="s-claims")
+               paper_value=1.0, artifact_value=1.0, ci_low=None, ci_high=None, unit="x", tolerance="exact",
+               verdict=cl.REPRODUCED, category=cl.EVIDENCE, basis="b", provenance="published", section="s-claims")
     row.update(over)
     return row
 
@@ -58,7 +62,7 @@ def test_claims_frame_round_trips_through_csv_synthetic(tmp_path):
 
 
 @pytest.mark.parametrize("over", [{"verdict": "maybe"}, {"provenance": "guessed"}, {"paper_relation": "!="},
-                                  {"section": "§3.2"}])
+                                  {"section": "§3.2"}, {"category": "testbed ok"}, {"ci_low": 0.5}])
 def test_claims_frame_rejects_bad_rows_synthetic(over):
     with pytest.raises(pa.errors.SchemaError):
         cl.claims_frame([_row(**over)])
@@ -89,13 +93,14 @@ def test_claims_helper_decides_checkable_verdict_and_tolerance_by_hand():
     # No value (NaN) or no relation: not checkable, tolerance n/a, value stored as missing.
     assert table.add("nan", "t", relation="<", paper=5.0, artifact=float("nan"), **common) == "not checkable"
     assert table.add("norel", "t", relation=None, paper=None, artifact=3.0, **common) == "not checkable"
-    # A stated rule overrides the computed verdict and tolerance.
-    assert table.add("rule", "t", relation="=", paper=0.0, artifact=2.0, verdict="reproduced",
-                     tolerance="no cell lower", **common) == "reproduced"
+    # A rule's words may be stated; the verdict is still decide's.
+    assert table.add("rule", "t", relation="=", paper=0.0, artifact=2.0, tolerance="no cell lower",
+                     **common) == "not reproduced"
     frame = table.frame()
     assert list(frame["claim_id"]) == ["near", "far", "nan", "norel", "rule"]
     assert list(frame["tolerance"]) == ["±10% of paper value", "±10% of paper value", "n/a", "n/a", "no cell lower"]
     assert frame["artifact_value"].isna().tolist() == [False, False, True, False, False]
+    assert frame["basis"].tolist() == [f"b; {cl.POINT_NOTE}"] * 2 + ["b"] * 2 + [f"b; {cl.POINT_NOTE}"]
 
 
 @pytest.mark.parametrize("relation, paper, low, high, expected", [
@@ -103,29 +108,28 @@ def test_claims_helper_decides_checkable_verdict_and_tolerance_by_hand():
     ("<", 1.0, 0.80, 1.10, cl.INCONCLUSIVE),  # transfer-tuning p8_html_reduces: 0.94 with a CI over 1
     ("<", 1.0, 1.20, 1.60, cl.NOT_REPRODUCED),
     (">", 1.0, 1.20, 3.00, cl.REPRODUCED),
-    (">", 1.0, math.nan, 3.00, cl.NOT_CHECKABLE),
+    # A missing end: decided on the point value (1.0, which is not > 1).
+    (">", 1.0, math.nan, 3.00, cl.NOT_REPRODUCED),
 ])
-def test_bound_verdict_on_an_interval(relation, paper, low, high, expected):
-    assert cl.bound_verdict(relation, paper, low, high) == expected
+def test_decide_a_bound_on_an_interval_synthetic(relation, paper, low, high, expected):
+    assert cl.decide(relation, paper, 1.0, (low, high)).verdict == expected
 
 
-def test_bound_verdict_refuses_a_point_relation():
-    with pytest.raises(ValueError, match="bound"):
-        cl.bound_verdict("=", 1.0, 0.9, 1.1)
+def test_decide_refuses_an_interval_out_of_order():
+    with pytest.raises(ValueError, match="order"):
+        cl.decide("=", 1.0, 1.0, (1.1, 0.9))
 
 
-def test_claims_decide_bounds_on_intervals_and_mark_testbed_checks_synthetic():
+def test_claims_decide_bounds_on_intervals_synthetic():
     claims = cl.Claims("s")
     common = {"location": "§1", "unit": "x", "basis": "b", "provenance": "measured", "section": "s"}
     assert claims.add("p8", "reduces", relation="<", paper=1.0, artifact=0.94, interval=(0.8, 1.1),
                       **common) == cl.INCONCLUSIVE
     assert claims.add("p8_point", "reduces", relation="<", paper=1.0, artifact=0.94, **common) == cl.REPRODUCED
-    assert claims.add("shaped", "ratio", relation="=", paper=73.0, artifact=73.0, abs_tol=5.0, testbed=True,
-                      **common) == cl.TESTBED_OK
-    assert claims.add("shaped_off", "ratio", relation="=", paper=73.0, artifact=50.0, abs_tol=5.0, testbed=True,
-                      **common) == cl.TESTBED_OFF
     frame = claims.frame().set_index("claim_id")
     assert frame.loc["p8", "tolerance"] == "bound: whole 95% CI < paper"
+    assert frame.loc["p8", ["ci_low", "ci_high"]].tolist() == [0.8, 1.1]
+    assert frame.loc["p8_point", ["ci_low", "ci_high"]].isna().all()
     assert set(frame["verdict"]) <= set(cl.VERDICTS)
 
 
@@ -135,10 +139,10 @@ def test_claims_decide_bounds_on_intervals_and_mark_testbed_checks_synthetic():
     (40.0, -0.4, 29.9, cl.NOT_REPRODUCED),   # wholly below the band
     (100.0, -9.6, 6.9, cl.NOT_REPRODUCED),   # the 100 mW power saving, wholly below 75
     (40.0, 30.0, 50.0, cl.REPRODUCED),       # the band's ends count as inside
-    (40.0, math.nan, 35.0, cl.NOT_CHECKABLE),
+    (0.229, 0.209, 0.479, cl.INCONCLUSIVE),  # the measured GRO-off ratio: the interval holds 0.229
 ])
-def test_approx_verdict_on_an_interval(paper, low, high, expected):
-    assert cl.approx_interval_verdict(paper, low, high, rel_tol=0.25) == expected
+def test_decide_an_about_claim_on_an_interval_synthetic(paper, low, high, expected):
+    assert cl.decide("~", paper, (low + high) / 2, (low, high), rel_tol=0.25).verdict == expected
 
 
 def test_claims_decide_about_claims_on_intervals_synthetic():
@@ -147,3 +151,80 @@ def test_claims_decide_about_claims_on_intervals_synthetic():
     assert claims.add("a", "about 40", relation="~", paper=40.0, artifact=19.3, interval=(-0.4, 35.7),
                       rel_tol=0.25, **common) == cl.INCONCLUSIVE
     assert claims.frame()["tolerance"].iloc[0] == "whole 95% CI within ±25% of paper value"
+
+
+# One synthetic claim per rule and category of the verdict rule (decide and
+# the categories file): relation, paper value, point value, interval.
+RULE_CASES = [
+    # bounds on intervals: wholly satisfied, wholly violated, straddling
+    ("bound_inside", ">=", 0.9, 0.95, (0.91, 0.98), cl.REPRODUCED),
+    ("bound_outside", ">=", 0.9, 0.75, (0.70, 0.80), cl.NOT_REPRODUCED),
+    ("bound_straddles", ">=", 0.9, 0.83, (0.65, 0.93), cl.INCONCLUSIVE),  # rps-cpu0 Total R² [0.651, 0.926]
+    ("bound_strict_edge", "<", 5.0, 4.0, (3.0, 5.0), cl.INCONCLUSIVE),  # 5 is not < 5
+    ("bound_strict_violated", "<", 5.0, 7.0, (5.0, 9.0), cl.NOT_REPRODUCED),
+    ("marginal", "<", 5.0, 74.0, (-12.8, 160.7), cl.INCONCLUSIVE),  # priority-boost re-run's CPU marginal
+    # bands ("=" and "~") on intervals
+    ("band_inside", "~", 100.0, 101.0, (95.0, 105.0), cl.REPRODUCED),
+    ("band_outside", "~", 100.0, 50.0, (40.0, 60.0), cl.NOT_REPRODUCED),
+    ("band_contains_paper", "~", 0.229, 0.317, (0.209, 0.479), cl.INCONCLUSIVE),  # GRO-off ratio
+    ("band_wider_than_interval_both_sides", "=", 10.0, 10.0, (0.0, 20.0), cl.INCONCLUSIVE),
+    # no interval: the point decides, and the basis says so
+    ("point_inside", "=", 4.0, 4.1, None, cl.REPRODUCED),
+    ("point_outside", "=", 4.0, 3.36, None, cl.NOT_REPRODUCED),
+    # nothing to check
+    ("no_value", "<", 5.0, None, None, cl.NOT_CHECKABLE),
+    ("no_relation", None, None, 3.0, (2.0, 4.0), cl.NOT_CHECKABLE),
+]
+
+
+@pytest.mark.parametrize("claim_id, relation, paper, artifact, interval, expected", RULE_CASES)
+def test_every_rule_of_the_one_verdict_function_synthetic(claim_id, relation, paper, artifact, interval, expected):
+    claims = cl.Claims("s", records=())
+    got = claims.add(claim_id, "synthetic", location="§1", relation=relation, paper=paper, artifact=artifact,
+                     unit="x", basis="b", provenance="measured", section="s", interval=interval,
+                     rel_tol=0.10, abs_tol=0.0)
+    row = claims.frame().iloc[0]
+    assert got == row["verdict"] == expected
+    assert row["category"] == cl.EVIDENCE
+    if expected != cl.NOT_CHECKABLE:
+        assert (cl.POINT_NOTE in row["basis"]) == (interval is None)
+        assert pd.isna(row["ci_low"]) == (interval is None)
+
+
+def test_the_attainable_rule_checks_a_papers_own_rounding_synthetic():
+    # p printed as 0.0031: reproduced when some p the rounded statistics allow rounds to it.
+    assert cl.decide("=", 0.0031, 0.00304, (0.0014, 0.0069), abs_tol=0.00005, rule=cl.ATTAINABLE).verdict \
+        == cl.REPRODUCED
+    # p printed "< 0.0001" but every attainable p is above 0.01: not reproduced.
+    assert cl.decide("<", 0.0001, 0.0125, (0.010, 0.016), rule=cl.ATTAINABLE).verdict == cl.NOT_REPRODUCED
+
+
+def test_categories_count_apart_from_evidence_synthetic():
+    records = ({"study": "s", "claims": ["x_*"], "category": cl.TESTBED_BOUND, "reason": "a 40 Mbit/s link"},
+               {"study": "s", "claims": ["shaped"], "category": cl.FOLLOWS_FROM_MODEL, "reason": "set by htb"},
+               {"study": "other", "claims": ["plain"], "category": cl.TESTBED_BOUND, "reason": "not this study"})
+    claims = cl.Claims("s", records=records)
+    common = {"location": "§1", "unit": "x", "basis": "b", "provenance": "measured", "section": "s"}
+    claims.add("x_fold", "16x", relation="~", paper=16.0, artifact=2.6, interval=(2.5, 2.7), rel_tol=0.1, **common)
+    claims.add("shaped", "73:27", relation="=", paper=73.0, artifact=73.0, interval=(73.0, 73.0), abs_tol=5,
+               **common)
+    claims.add("plain", "helps", relation=">", paper=1.0, artifact=2.6, interval=(2.5, 2.7), **common)
+    claims.add("plain2", "hurts", relation="<", paper=1.0, artifact=2.6, interval=(2.5, 2.7), **common)
+    frame = claims.frame().set_index("claim_id")
+    # The rule's verdict is kept; the category says what it is evidence of, with the reason in the basis.
+    assert frame["verdict"].tolist() == [cl.NOT_REPRODUCED, cl.REPRODUCED, cl.REPRODUCED, cl.NOT_REPRODUCED]
+    assert frame["category"].tolist() == [cl.TESTBED_BOUND, cl.FOLLOWS_FROM_MODEL, cl.EVIDENCE, cl.EVIDENCE]
+    assert frame.loc["x_fold", "basis"].endswith("testbed-bound: a 40 Mbit/s link")
+    counts = cl.verdict_counts(frame.reset_index())
+    assert counts == {cl.REPRODUCED: 1, cl.NOT_REPRODUCED: 1, cl.INCONCLUSIVE: 0, cl.NOT_CHECKABLE: 0,
+                      cl.TESTBED_BOUND: 1, cl.FOLLOWS_FROM_MODEL: 1}
+    assert cl.keyed(counts, "n_")["n_follows_from_the_model"] == 1
+    assert cl.tally_text(counts).endswith("counted apart, not as evidence: 1 testbed-bound and 1 that follow "
+                                          "from the model.")
+
+
+def test_the_categories_file_names_real_categories_and_reasons():
+    records = cl.categories()
+    assert records, "data/published/claim-categories.yaml has no record"
+    assert {r["category"] for r in records} <= set(cl.CATEGORIES) - {cl.EVIDENCE}
+    assert all(r["reason"].strip() for r in records)

@@ -34,7 +34,8 @@ def test_analyze_synthetic_outputs_and_determinism(tmp_path):
     synthetic_runs().to_parquet(interim / "runs.parquet", index=False)
     out1, out2 = tmp_path / "a", tmp_path / "b"
     for out in (out1, out2):
-        cpugbps_device.analyze(interim, out, {"alpha": 0.05, "target_rates_gbps": [1.6, 4.0, 12.8], "cpu_threshold_pct": 50})
+        cpugbps_device.analyze(interim, out, {"alpha": 0.05, "target_rates_gbps": [1.6, 4.0, 12.8], "cpu_threshold_pct": 50,
+                                               "background_max_pp": 5})
     names = sorted(p.name for p in out1.iterdir())
     assert names == ["extrapolations.csv", "figure1.svg", "fits.csv", "metrics.json", "rate_summary.csv"]
     for name in names:
@@ -132,3 +133,14 @@ def test_committed_capture_rps_cpu1_known_values(tmp_path):
     assert bool(f["gbps_at_threshold_beyond_range"])
     stat = fits[(fits["direction"] == "down") & (fits["source"] == "stat_total")].iloc[0]
     assert not bool(stat["gbps_at_threshold_beyond_range"])  # 1.93 Gbps, well inside
+
+
+def test_clean_runs_leaves_out_runs_above_the_background_limit_synthetic():
+    import pandas as pd
+    runs = pd.DataFrame({"host_precise_total_pct": [10.0, 30.0, float("nan"), 15.0],
+                         "precise_total_pct": [9.0, 8.0, 5.0, 10.0]})
+    kept, out = cpugbps_device.clean_runs(runs, 5.0)
+    # backgrounds 1, 22, unknown, 5 pp: only the 22 pp run is above the limit; unknown is kept
+    assert out.index.tolist() == [1] and kept.index.tolist() == [0, 2, 3]
+    kept, out = cpugbps_device.clean_runs(runs.drop(columns="host_precise_total_pct"), 5.0)
+    assert out.empty and len(kept) == 4

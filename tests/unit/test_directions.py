@@ -20,38 +20,72 @@ def test_direction_follows_the_sign_synthetic():
     assert numbers.direction(math.nan) == numbers.MISSING
 
 
-def synthetic_procstat_runs(ratios: dict[str, float]) -> pd.DataFrame:
-    """Two paced (<= 1 Gbps) runs per device at the given /proc/stat ÷ precise
-    ratio, and one unlimited-rate run per device at ratio 1."""
+# Eight paced runs per device and direction: the ratio times these factors
+# (spread, so the signed-rank test has something to rank).
+SPREAD = (0.97, 0.98, 0.99, 1.0, 1.0, 1.01, 1.02, 1.03)
+
+
+def synthetic_procstat_runs(ratios: dict[tuple[str, str], float]) -> pd.DataFrame:
+    """Eight paced (<= 1 Gbps) runs per (device, direction) at about the
+    given /proc/stat ÷ precise ratio, and one unlimited-rate run per device
+    at ratio 1."""
     rows = []
-    for device, ratio in ratios.items():
-        for low, r in ((True, ratio), (True, ratio), (False, 1.0)):
-            rows.append({"device": device, "low_rate": low, "ratio": r, "target_rate_bps": 1e9 if low else 0,
-                         "gap_pp": 10 * math.log(r), "host_precise_total_pct": 10.0, "tick_error_pp": 1.0,
-                         "stat_all_total_pct": 10.0 * r, "background_pp": 0.5})
+    for (device, direction), ratio in ratios.items():
+        for low, r in [*((True, ratio * k) for k in SPREAD), (False, 1.0)]:
+            rows.append({"device": device, "direction": direction, "low_rate": low, "ratio": r,
+                         "target_rate_bps": 1e9 if low else 0, "gap_pp": 10 * math.log(r),
+                         "host_precise_total_pct": 10.0, "tick_error_pp": 1.0, "stat_all_total_pct": 10.0 * r,
+                         "background_pp": 0.5})
     return pd.DataFrame(rows)
 
 
 @pytest.mark.parametrize("ratios, word", [
-    ({"a": 1.48, "b": 14.7}, "reads it higher than the precise source on every device"),
-    ({"a": 1 / 1.48, "b": 1 / 14.7}, "reads it lower than the precise source on every device"),
-    ({"a": 1.48, "b": 0.62, "c": 0.38, "d": 14.7}, "reads it higher than the precise source on 2 of 4 devices "
-                                                   "and lower on 2: the direction depends on the device"),
+    ({("a", "down"): 1.48, ("b", "up"): 14.7},
+     "reads it higher than the precise source on every device and direction"),
+    ({("a", "down"): 1 / 1.48, ("b", "up"): 1 / 14.7},
+     "reads it lower than the precise source on every device and direction"),
+    # Within one device downlink reads higher and uplink lower: counted per direction, not pooled.
+    ({("a", "down"): 1.48, ("a", "up"): 0.62, ("b", "down"): 0.38, ("b", "up"): 14.7},
+     "reads it higher on 2, lower on 2 of 4 device-directions (Wilcoxon, alpha 0.05): the direction depends on "
+     "the device and direction"),
+    # A ratio of 1 (give or take the spread) has no direction.
+    ({("a", "down"): 1.0, ("b", "down"): 1.48},
+     "reads it higher on 1, not distinguishably different on 1 of 2 device-directions (Wilcoxon, alpha 0.05)"),
 ])
 def test_procstat_paragraph_direction_flips_with_the_ratios_synthetic(ratios, word):
     gaps = pd.DataFrame({"slope_ratio": [1.0]})
     glue = procstat_glue(synthetic_procstat_runs(ratios), gaps)
     assert glue["low_rate_reading"] == word
     assert "misses" not in glue["low_rate_reading"]
-    for device, ratio in ratios.items():
-        assert f"{device} {numbers.number(ratio)} ({'higher' if ratio > 1 else 'lower'})" in glue["ratio_low_by_device"]
 
 
-def test_procstat_direction_of_the_issue_ratios_is_per_device_synthetic():
-    # The median over devices reads higher (2.13 in the book), yet two devices read lower.
-    per_device = pd.Series({"d1": 1.48, "d2": 0.62, "d3": 0.38, "d4": 14.7})
-    assert per_device.median() > 1
-    assert procstat_direction(per_device)["low_rate_reading"].endswith("the direction depends on the device")
+def test_procstat_direction_flipped_data_flip_every_word_synthetic():
+    ratios = {("a", "down"): 1.48, ("a", "up"): 0.62}
+    words = procstat_direction(synthetic_procstat_runs(ratios).query("low_rate"))["ratio_low_by_device"]
+    flipped = procstat_direction(synthetic_procstat_runs({k: 1 / r for k, r in ratios.items()})
+                                 .query("low_rate"))["ratio_low_by_device"]
+    assert "a downlink 1.48 (higher)" in words and "a uplink 0.620 (lower)" in words
+    assert "a downlink 0.676 (lower)" in flipped and "a uplink 1.61 (higher)" in flipped
+
+
+@pytest.mark.parametrize("low, high, word", [
+    (0.1, 0.5, "higher"), (-0.5, -0.1, "lower"), (-0.25, 0.68, "not distinguishable"),
+    (math.nan, 0.5, "not distinguishable")])
+def test_interval_direction_and_its_flip_synthetic(low, high, word):
+    from mobitrace.core import claims as cl
+    assert cl.interval_direction(low, high) == word
+    flipped = {"higher": "lower", "lower": "higher"}.get(word, word)
+    assert cl.interval_direction(-high, -low) == flipped
+
+
+def test_rps_sentence_never_calls_a_non_significant_ratio_higher_synthetic():
+    from mobitrace.studies.cpu_gbps.chapter_measured import rps_glue
+    frame = lambda r, lo, hi: pd.DataFrame({  # noqa: E731
+        "direction": ["down"], "a_max_gbps": [5.0], "b_max_gbps": [5.0 * r], "ratio_b_over_a": [r],
+        "ratio_lo": [lo], "ratio_hi": [hi], "welch_p": [0.23], "welch_p_holm": [0.5]})
+    assert rps_glue(frame(1.24, 0.78, 1.97), ["a", "b"])["rps_word"] == "not distinguishable"
+    assert rps_glue(frame(1.24, 1.10, 1.40), ["a", "b"])["rps_word"] == "higher"
+    assert rps_glue(frame(1 / 1.24, 1 / 1.40, 1 / 1.10), ["a", "b"])["rps_word"] == "lower"
 
 
 def test_power_sentence_flips_above_below_synthetic():
@@ -59,6 +93,7 @@ def test_power_sentence_flips_above_below_synthetic():
     assert power_facts(33.8, (30.0, 37.0), values)["ul_excess_dir"] == "above"
     flipped = power_facts(-33.8, (-37.0, -30.0), values)
     assert flipped["ul_excess_dir"] == "below" and flipped["ul_excess"] == "34"
+    assert power_facts(3.0, (-2.0, 8.0), values)["ul_excess_dir"] == "not distinguishable from"
 
 
 def test_saving_sentence_flips_saves_costs_synthetic():

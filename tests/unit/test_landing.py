@@ -57,7 +57,8 @@ def test_without_key_findings_the_first_checkable_claims_stand_in_without_an_int
 def test_verdict_counts_name_every_verdict(tmp_path):
     _chapter(tmp_path, "pub", findings=False)
     assert landing.verdict_counts(tmp_path / "pub") == {cl.REPRODUCED: 1, cl.NOT_REPRODUCED: 1, cl.INCONCLUSIVE: 0,
-                                                        cl.NOT_CHECKABLE: 1, cl.TESTBED_OK: 0, cl.TESTBED_OFF: 0}
+                                                        cl.NOT_CHECKABLE: 1, cl.TESTBED_BOUND: 0,
+                                                        cl.FOLLOWS_FROM_MODEL: 0}
 
 
 def _thumbnail(results):
@@ -114,10 +115,10 @@ def test_a_thumbnail_the_chapter_does_not_save_is_named_in_one_error(tmp_path):
         landing.summary_frame(STUDIES, tmp_path)
 
 
-def test_testbed_checks_and_inconclusive_show_apart_only_where_they_occur():
+def test_categories_and_inconclusive_show_apart_only_where_they_occur():
     counts = pd.DataFrame({cl.REPRODUCED: [1, 2], cl.NOT_REPRODUCED: [0, 3], cl.NOT_CHECKABLE: [4, 0],
-                           cl.TESTBED_OK: [0, 2]}, index=["a", "c"])
+                           cl.FOLLOWS_FROM_MODEL: [0, 2]}, index=["a", "c"])
     text = landing.ledger_summary_html(counts)
-    assert '<span class="verdict verdict-testbed-ok">2 testbed ok</span>' in text
-    assert "inconclusive" not in text and "testbed off" not in text
+    assert '<span class="verdict verdict-testbed-ok">2 follows from the model</span>' in text
+    assert "inconclusive" not in text and "testbed-bound" not in text
     assert "all 12 claims of 2 chapters" in text

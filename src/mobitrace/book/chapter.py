@@ -34,9 +34,11 @@ PROVENANCE_KINDS = ("measured", "published", "modeled")
 # top of the chapter: the key findings block).
 KEY_FINDINGS = {"mobitrace": {"role": "key-findings"}}
 # TODO(lead): set True once every chapter passes alt text and captions.
+# One badge per label a claim counts under (claims.COUNTED); the two
+# categories that are not evidence wear the theme's two blue-ish badges.
 VERDICT_BADGES = {cl.REPRODUCED: "reproduced", cl.NOT_REPRODUCED: "not-reproduced",
                   cl.INCONCLUSIVE: "inconclusive", cl.NOT_CHECKABLE: "not-checkable",
-                  cl.TESTBED_OK: "testbed-ok", cl.TESTBED_OFF: "testbed-off"}
+                  cl.TESTBED_BOUND: "testbed-off", cl.FOLLOWS_FROM_MODEL: "testbed-ok"}
 
 
 def provenance_block(text: str, stage: str) -> str:
@@ -66,6 +68,19 @@ def paper_text(relation, value, unit: str = "") -> str:
     return numbers.claim_value(value, unit, "=" if relation is None or pd.isna(relation) else relation)
 
 
+def shown_interval(claim: pd.Series, intervals: dict) -> tuple:
+    """The interval shown beside a claim's value: the one its verdict was
+    decided on (ci_low, ci_high) when the table carries it, else
+    `intervals[claim_id]`; none when it has zero width (every resample
+    agreed: not an interval)."""
+    low, high = (claim["ci_low"], claim["ci_high"]) if "ci_low" in claim.index else (None, None)
+    if low is None or pd.isna(low):
+        low, high = intervals.get(claim.name, (None, None))
+    if low is None or high is None or pd.isna(low) or pd.isna(high) or float(low) == float(high):
+        return None, None
+    return low, high
+
+
 def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | None = None,
                   title: str = "Key findings") -> str:
     """The key-findings block: for each headline claim (ids in `headline`, in
@@ -81,16 +96,17 @@ def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | N
     rows = []
     for claim_id in headline:
         c = by_id.loc[claim_id]
-        low, high = intervals.get(claim_id, (None, None))
+        low, high = shown_interval(c, intervals)
         ours = numbers.claim_value(c["artifact_value"], c["unit"], low=low, high=high)
-        badge = VERDICT_BADGES[c["verdict"]]
+        label = c["verdict"] if c.get("category", cl.EVIDENCE) == cl.EVIDENCE else c["category"]
+        badge = VERDICT_BADGES[label]
         rows.append(
             f'<tr><th scope="row">{esc(c["claim"])}</th>'
             f'<td class="num" data-label="Paper">{esc(paper_text(c["paper_relation"], c["paper_value"], c["unit"]))}</td>'
             f'<td class="num" data-label="Ours">{esc(ours)}</td>'
-            f'<td data-label="Verdict"><span class="verdict verdict-{badge}">{esc(c["verdict"])}</span></td></tr>')
-    counts = claims["verdict"].value_counts()
-    tally = ", ".join(f'<span class="verdict verdict-{VERDICT_BADGES[v]}">{int(counts.get(v, 0))} {esc(v)}</span>'
+            f'<td data-label="Verdict"><span class="verdict verdict-{badge}">{esc(label)}</span></td></tr>')
+    counts = cl.verdict_counts(claims)
+    tally = ", ".join(f'<span class="verdict verdict-{VERDICT_BADGES[v]}">{counts[v]} {esc(v)}</span>'
                       for v in cl.shown_verdicts(counts))
     return "\n".join([
         '<div class="key-findings">',
@@ -107,7 +123,7 @@ def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | N
 
 
 KEY_FINDINGS_COLUMNS = ["claim_id", "claim", "paper_relation", "paper_value", "unit", "artifact_value",
-                        "artifact_low", "artifact_high", "verdict"]
+                        "artifact_low", "artifact_high", "verdict", "category"]
 
 
 def key_findings_frame(claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> pd.DataFrame:
@@ -120,7 +136,9 @@ def key_findings_frame(claims: pd.DataFrame, headline: list[str], intervals: dic
     if missing:
         raise KeyError(f"headline claims not in the claims table: {missing}")
     frame = by_id.loc[list(headline)].reset_index()
-    bounds = [intervals.get(c, (None, None)) for c in headline]
+    if "category" not in frame:
+        frame["category"] = cl.EVIDENCE
+    bounds = [shown_interval(by_id.loc[c], intervals) for c in headline]
     frame["artifact_low"] = pd.array([lo for lo, _ in bounds], dtype="Float64")
     frame["artifact_high"] = pd.array([hi for _, hi in bounds], dtype="Float64")
     return frame[KEY_FINDINGS_COLUMNS]
@@ -152,6 +170,13 @@ class ChapterOutputs:
         data, a formatted number): shown as plain text, escaped."""
         from myst_nb import glue
         glue(name, str(text), display=False)
+
+    @classmethod
+    def put_counts(cls, counts: dict[str, int]) -> None:
+        """Glue a chapter's tally (claims.verdict_counts): n_<label> for each
+        label and claims_tally, the tally in words."""
+        cls.put_all(cl.keyed(counts, "n_"))
+        cls.put_text("claims_tally", cl.tally_text(counts))
 
     @classmethod
     def put_all(cls, values: dict) -> None:

@@ -44,7 +44,8 @@ def headline_claims(chapter_dir: str | Path, n: int = 1) -> pd.DataFrame:
         source = FROM_KEY_FINDINGS
     else:
         claims = cl.read_claims(chapter_dir / "claims.csv")
-        rows = claims[claims["verdict"].isin([cl.REPRODUCED, cl.NOT_REPRODUCED])].copy()
+        rows = claims[claims["verdict"].isin([cl.REPRODUCED, cl.NOT_REPRODUCED])
+                      & (claims["category"] == cl.EVIDENCE)].copy()
         rows["artifact_low"] = float("nan")
         rows["artifact_high"] = float("nan")
         rows = rows[KEY_FINDINGS_COLUMNS]
@@ -56,15 +57,18 @@ def headline_claims(chapter_dir: str | Path, n: int = 1) -> pd.DataFrame:
 
 
 def verdict_counts(chapter_dir: str | Path) -> dict[str, int]:
-    """The chapter's claims per verdict (every verdict, zeros included)."""
-    claims = cl.read_claims(Path(chapter_dir) / "claims.csv")
-    counts = claims["verdict"].value_counts()
-    return {v: int(counts.get(v, 0)) for v in cl.VERDICTS}
+    """The chapter's claims per counted label (claims.verdict_counts)."""
+    return cl.verdict_counts(cl.read_claims(Path(chapter_dir) / "claims.csv"))
 
 
 def ours_text(row) -> str:
     """This artifact's value with its interval and unit: ``36.0 [30.0, 42.5]%``."""
     return numbers.claim_value(row["artifact_value"], row["unit"], low=row["artifact_low"], high=row["artifact_high"])
+
+
+def _label(row) -> str:
+    category = row.get("category", cl.EVIDENCE)
+    return row["verdict"] if pd.isna(category) or category == cl.EVIDENCE else category
 
 
 def badge(verdict: str, text: str | None = None) -> str:
@@ -90,7 +94,7 @@ def summary_frame(studies: list[dict], results_dir: str | Path) -> pd.DataFrame:
             head = headline_claims(chapter_dir).iloc[0]
             counts = verdict_counts(chapter_dir)
             rows.append({"study": study["name"], "chapter": chapter["chapter"], **head.to_dict(),
-                         **{f"n_{v.replace(' ', '_')}": counts[v] for v in cl.VERDICTS}})
+                         **cl.keyed(counts, "n_")})
     return pd.DataFrame(rows)
 
 
@@ -108,14 +112,14 @@ def card_html(study: dict, summary: pd.DataFrame) -> str:
              f'<p class="landing-venue">{_esc(study["venue"])}</p>']
     for chapter in study["chapters"]:
         row = summary[(summary["study"] == study["name"]) & (summary["chapter"] == chapter["chapter"])].iloc[0]
-        counts = {v: int(row[f"n_{v.replace(' ', '_')}"]) for v in cl.VERDICTS}
+        counts = {v: int(row["n_" + cl.key(v)]) for v in cl.COUNTED}
         parts += [
             '<div class="landing-chapter">',
             f'<p class="landing-chapter-name"><a href="{_esc(chapter["chapter"])}.html">{_esc(chapter["label"])}</a></p>',
             f'<p class="landing-claim">{_esc(row["claim"])}</p>',
             '<dl class="landing-result">',
             f'<div><dt>Paper</dt><dd>{_esc(paper_text(row["paper_relation"], row["paper_value"], row["unit"]))}</dd></div>',
-            f'<div><dt>This artifact</dt><dd>{_esc(ours_text(row))} {badge(row["verdict"])}</dd></div>',
+            f'<div><dt>This artifact</dt><dd>{_esc(ours_text(row))} {badge(_label(row))}</dd></div>',
             "</dl>",
             f'<p class="landing-counts"><span class="landing-counts-label">All '
             f'{sum(counts.values())} claims:</span> {counts_html(counts)}</p>',
@@ -136,11 +140,11 @@ def ledger_summary_html(counts: pd.DataFrame, title: str = "Summary") -> str:
     findings: every claim's verdict tallied, then one line per chapter (a
     link to it and its verdict badges). `counts` has one row per chapter
     (the index) and a column per verdict."""
-    counts = counts.reindex(columns=list(cl.VERDICTS), fill_value=0)
-    totals = {v: int(counts[v].sum()) for v in cl.VERDICTS}
+    counts = counts.reindex(columns=list(cl.COUNTED), fill_value=0)
+    totals = {v: int(counts[v].sum()) for v in cl.COUNTED}
     rows = []
     for chapter, row in counts.iterrows():
-        n = {v: int(row[v]) for v in cl.VERDICTS}
+        n = {v: int(row[v]) for v in cl.COUNTED}
         rows.append(f'<tr><th scope="row"><a href="{_esc(chapter)}.html">{_esc(chapter)}</a></th>'
                     f'<td class="num" data-label="Claims">{sum(n.values())}</td>'
                     f'<td data-label="Verdicts">{counts_html(n)}</td></tr>')
@@ -162,7 +166,7 @@ def verdict_colors() -> dict[str, tuple]:
     vermilion, orange, grey, blue, pink: the hues of the verdict badges)."""
     from mobitrace.book.figures import PALETTE
     return {cl.REPRODUCED: PALETTE[2], cl.NOT_REPRODUCED: PALETTE[3], cl.INCONCLUSIVE: PALETTE[1],
-            cl.NOT_CHECKABLE: PALETTE[7], cl.TESTBED_OK: PALETTE[0], cl.TESTBED_OFF: PALETTE[4]}
+            cl.NOT_CHECKABLE: PALETTE[7], cl.FOLLOWS_FROM_MODEL: PALETTE[0], cl.TESTBED_BOUND: PALETTE[4]}
 
 
 def verdict_bars(counts: pd.DataFrame):
@@ -173,8 +177,8 @@ def verdict_bars(counts: pd.DataFrame):
     import seaborn as sns
 
     from mobitrace.book.figures import legend_outside
-    counts = counts.reindex(columns=list(cl.VERDICTS), fill_value=0)
-    shown = [v for v in cl.VERDICTS if counts[v].sum() > 0]  # a verdict no claim has gets no bars
+    counts = counts.reindex(columns=list(cl.COUNTED), fill_value=0)
+    shown = [v for v in cl.COUNTED if counts[v].sum() > 0]  # a verdict no claim has gets no bars
     long = (counts[shown].rename_axis("chapter").reset_index()
             .melt(id_vars="chapter", var_name="verdict", value_name="claims"))
     fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(counts) + 1.6))
@@ -189,10 +193,11 @@ def verdict_bars(counts: pd.DataFrame):
 
 def ledger_counts(ledger: pd.DataFrame, chapter_of: list[str], chapters: list[str]) -> pd.DataFrame:
     """Claims per chapter (rows, in `chapters` order) and verdict (columns,
-    in cl.VERDICTS order), with a total column; `chapter_of` names each
+    in cl.COUNTED order), with a total column; `chapter_of` names each
     ledger row's chapter."""
-    counts = (ledger.assign(chapter=chapter_of).groupby(["chapter", "verdict"]).size().unstack(fill_value=0)
-              .reindex(columns=list(cl.VERDICTS), fill_value=0).reindex(chapters, fill_value=0))
+    counts = (ledger.assign(chapter=chapter_of, label=cl.counted_as(ledger)).groupby(["chapter", "label"]).size()
+              .unstack(fill_value=0)
+              .reindex(columns=list(cl.COUNTED), fill_value=0).reindex(chapters, fill_value=0))
     counts["total"] = counts.sum(axis=1)
     return counts
 
@@ -201,9 +206,9 @@ def ledger_metrics(ledger: pd.DataFrame, counts: pd.DataFrame) -> dict:
     """claims-metrics.json: the verdict counts of all chapters ("all") and of
     each, and how many modeled verdicts are robust or depend on a coefficient
     ("robustness")."""
-    keys = [*cl.VERDICTS, "total"]
+    keys = [*cl.COUNTED, "total"]
     totals = counts.sum()
-    return {"all": {k.replace(" ", "_"): int(totals[k]) for k in keys},
-            **{s: {k.replace(" ", "_"): int(counts.loc[s, k]) for k in keys} for s in counts.index},
+    return {"all": {cl.key(k): int(totals[k]) for k in keys},
+            **{s: {cl.key(k): int(counts.loc[s, k]) for k in keys} for s in counts.index},
             "robustness": {"robust": int((ledger["robustness"] == cl.ROBUST).sum()),
                            "depends": int(ledger["robustness"].str.startswith(cl.DEPENDS).sum())}}

@@ -120,6 +120,21 @@ class RadioPowerModel:
         """Radio power above its idle power."""
         return self.power_mw(rate_mbps, direction) - self.idle_mw
 
+    def one_radio_dynamic_mw(self, rx_mbps, tx_mbps):
+        """Dynamic power of ONE radio that carries both directions (it is
+        receiving or sending, never both at once): utilization
+        u = min(1, (rx + tx) / rate_max), active power the byte-weighted mix
+        of P_rx and P_tx, so P - P_idle = u (P_mix - P_idle), at most
+        max(P_rx, P_tx) - P_idle. Two independent radios would add the two
+        directions' powers instead (`dynamic_power_mw` per direction)."""
+        rx, tx = np.asarray(rx_mbps, dtype=float), np.asarray(tx_mbps, dtype=float)
+        if np.any(rx < 0) or np.any(tx < 0):
+            raise ValueError("rate cannot be negative")
+        total = rx + tx
+        share_rx = np.divide(rx, total, out=np.ones_like(total), where=total > 0)
+        active = share_rx * self.rx_active_mw + (1 - share_rx) * self.tx_active_mw
+        return (active - self.idle_mw) * np.minimum(1.0, total / self.max_rate_mbps)
+
 
 def nj_per_bit(power_mw, rate_mbps):
     """Energy per bit in nJ: P / throughput (mW / Mbps = 1e-3 J/s / 1e6 bit/s = 1 nJ/bit)."""

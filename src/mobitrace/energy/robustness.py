@@ -289,6 +289,25 @@ def study_robustness(claims_at: Callable[[Mapping[str, object]], pd.DataFrame], 
                            lhs_size, list(assumed_coefficients(models)))
 
 
+def with_labels(rob: StudyRobustness, labels: Mapping[str, str]) -> StudyRobustness:
+    """`rob` with the robustness of the claims in `labels` ({claim_id:
+    "depends on <assumption>"}) set from an analysis of an assumption that
+    is not a coefficient (e.g. a model's form): a claim depends on it as
+    well as on any coefficient it already depends on."""
+    def merged(claim_id: str, old: str) -> str:
+        new = labels.get(claim_id)
+        if new is None:
+            return old
+        return new if old in (ROBUST, cl.NOT_VARIED) else f"{old}; {new[len(cl.DEPENDS):]}"
+    old = dict(zip(rob.claims["claim_id"], rob.claims["robustness"]))
+    claims = cl.with_robustness(rob.claims, {c: merged(c, old[c]) for c in labels})
+    table = rob.table
+    if len(table):
+        table = cl.ROBUSTNESS_SCHEMA.validate(table.assign(robustness=[
+            merged(c, r) for c, r in zip(table["claim_id"], table["robustness"])]))
+    return dataclasses.replace(rob, claims=claims, table=table)
+
+
 def show(out, rob: StudyRobustness) -> None:
     """Show a chapter's robustness analysis through its ChapterOutputs
     `out`: the table robustness, its tornado figure, and the glue

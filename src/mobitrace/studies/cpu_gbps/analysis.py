@@ -246,12 +246,6 @@ def chapter_claims(study: str, values, lines: dict, derived: dict, rel_tol_equal
     return claims.frame()
 
 
-def verdict_counts(claims_table: pd.DataFrame) -> dict:
-    """Claims per verdict, every verdict present (0 if none): {verdict: n}."""
-    counts = claims_table["verdict"].value_counts()
-    return {k: int(counts.get(k, 0)) for k in cl.VERDICTS}
-
-
 def chapter_metrics(lines: dict, threshold: float, targets: list[float], affinity_gain: float,
                     counts: dict) -> dict:
     """metrics.json of the cpu-gbps chapter: each implied line (slope,
@@ -268,5 +262,5 @@ def chapter_metrics(lines: dict, threshold: float, targets: list[float], affinit
             for device, line in lines.items()
         },
         "affinity_gain_x": metric(affinity_gain),
-        "claims": {k.replace(" ", "_"): n for k, n in counts.items()},
+        "claims": cl.keyed(counts),
     }

@@ -107,15 +107,14 @@ class Chapter(NotebookChapter):
         cl.write_claims(claims_table, results / "claims.csv")
         shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
                                            zip(claims_table["paper_relation"], claims_table["paper_value"])])
-        out.show(shown[["claim", "location", "paper", "artifact_value", "unit", "tolerance", "verdict"]]
+        out.show(shown[["claim", "location", "paper", "artifact_value", "unit", "tolerance", "verdict", "category"]]
                  .rename(columns={"artifact_value": "artifact"}), "Claims of the paper and their verdicts",
                  csv_href=site_href(results / "claims.csv"))
         out.findings(claims_table, headline=HEADLINE)
 
     def metrics(self) -> None:
-        counts = an.verdict_counts(self.claims_table)
-        for verdict_name, n in counts.items():
-            self.out.put(f"n_{verdict_name.replace(' ', '_')}", n)
+        counts = cl.verdict_counts(self.claims_table)
+        self.out.put_counts(counts)
         metrics = an.chapter_metrics(self.lines, self.cpu_threshold_pct, self.target_rates_gbps,
                                      self.derived["affinity_gain"], counts)
         (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")

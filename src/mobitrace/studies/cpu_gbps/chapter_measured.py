@@ -26,8 +26,9 @@ from mobitrace.core.numbers import as_printed, metric
 from mobitrace.core.published import Values
 from mobitrace.stats import cpufit
 from mobitrace.studies.cpu_gbps import measured_analysis as cm
-from mobitrace.studies.cpu_gbps.analysis import verdict_counts
-from mobitrace.studies.cpu_gbps.device_analysis import beyond_range, beyond_text, direction_word
+from mobitrace.core.capture_reader import NOT_MEASURED
+from mobitrace.studies.cpu_gbps.device_analysis import (beyond_range, beyond_text, clean_runs, direction_word,
+                                                       fit_table)
 from mobitrace.studies.cpu_gbps.measured_analysis import (
     DIRECTION_NAMES, SOURCE_NAMES, anchor_of, claim_key, fit_of, max_runs,
 )
@@ -225,27 +226,38 @@ def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple
     return gaps, shown
 
 
-def procstat_direction(per_device: pd.Series) -> dict:
+def procstat_direction(low: pd.DataFrame, alpha: float = 0.05) -> dict:
     """How tick-sampled /proc/stat reads paced load against the precise
-    source, from the sign of log(ratio) per device (`per_device`: median
-    ratio by device): the devices with their ratio and direction, and one
-    phrase for the prose that says so when the direction depends on the device."""
-    signs = np.sign(np.log(per_device.astype(float)))
-    words = signs.map(lambda x: numbers.direction(x, up="higher", down="lower", zero="equal"))
-    n_up, n_down = int((signs > 0).sum()), int((signs < 0).sum())
-    if n_up and n_down:
-        reading = (f"reads it higher than the precise source on {n_up} of {len(signs)} devices and lower on "
-                   f"{n_down}: the direction depends on the device")
-    elif n_up or n_down:
-        reading = f"reads it {numbers.direction(n_up - n_down)} than the precise source on every device"
+    source, per device AND direction (downlink and uplink can differ within
+    a device): the median ratio of the runs (`low`: device, direction,
+    ratio), and a direction only where the Wilcoxon signed-rank test of the
+    log ratios rejects 1 at `alpha` (scipy.stats.wilcoxon); the phrase for
+    the prose counts the device-directions each way."""
+    from scipy import stats as st
+
+    rows = []
+    for (device, direction), g in low.groupby(["device", "direction"], sort=True):
+        logs = np.log(g["ratio"].astype(float).to_numpy())
+        p = float(st.wilcoxon(logs).pvalue) if len(logs) >= 2 and np.any(logs != 0) else 1.0
+        median = float(np.median(np.exp(logs)))
+        word = "not distinguishable" if p >= alpha else "higher" if median > 1 else "lower"
+        rows.append((f"{device} {DIRECTION_NAMES.get(direction, direction)}", median, word))
+    n = len(rows)
+    up, down = sum(w == "higher" for _, _, w in rows), sum(w == "lower" for _, _, w in rows)
+    unclear = n - up - down
+    if up == n or down == n:
+        reading = f"reads it {'higher' if up else 'lower'} than the precise source on every device and direction"
     else:
-        reading = "matches the precise source on every device"
-    return {"ratio_low_by_device": "; ".join(f"{d} {numbers.number(r)} ({w})" for d, r, w in
-                                             zip(per_device.index, per_device, words)),
+        parts = [f"higher on {up}" if up else "", f"lower on {down}" if down else "",
+                 f"not distinguishably different on {unclear}" if unclear else ""]
+        reading = (f"reads it {', '.join(x for x in parts if x)} of {n} device-directions (Wilcoxon, "
+                   f"alpha {alpha:g})" + (": the direction depends on the device and direction" if up and down
+                                           else ""))
+    return {"ratio_low_by_device": "; ".join(f"{name} {numbers.number(r)} ({w})" for name, r, w in rows),
             "low_rate_reading": reading}
 
 
-def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame) -> dict:
+def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame, alpha: float = 0.05) -> dict:
     """The prose's numbers about /proc/stat versus the precise source, in
     the order the chapter glues them (a str value is a phrase)."""
     low, at_max = runs["low_rate"], runs["target_rate_bps"] == 0
@@ -257,7 +269,7 @@ def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame) -> dict:
         "ratio_low_median": ratio_low,
         "ratio_max_median": float(runs.loc[at_max, "ratio"].median()),
         "gap_median_low": float(runs.loc[low, "gap_pp"].median()),
-        **procstat_direction(runs.loc[low].groupby("device")["ratio"].median()),
+        **procstat_direction(runs.loc[low], alpha),
         "n_host_precise": int(has_host.sum()),
         "tick_error_low_median": float(runs.loc[has_host & low, "tick_error_pp"].median()),
         "tick_error_all_median": float(runs.loc[has_host, "tick_error_pp"].median()),
@@ -309,7 +321,8 @@ def rps_glue(rps: pd.DataFrame, rps_devices: list[str]) -> dict:
                                                  "ratio_hi")}
     glue.update({"rps_p": numbers.p_value(d["welch_p"]), "rps_p_holm": numbers.p_value(d["welch_p_holm"]),
                  "rps_a": rps_devices[0], "rps_b": rps_devices[1],
-                 "rps_word": direction_word(d["ratio_b_over_a"], "higher", "lower")})
+                 "rps_word": cl.interval_direction(np.log(d["ratio_lo"]), np.log(d["ratio_hi"]), 0.0,
+                                                   "higher", "lower", "not distinguishable")})
     return glue
 
 
@@ -447,7 +460,7 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
             "x", f"larger / smaller downlink throughput at the unlimited rate of {rps_devices[0]} and "
             f"{rps_devices[1]} (RPS masks; offloads on). Not checkable: the paper moves SoftIRQ work between a "
             "LITTLE and a big core; this host's cores are identical, so the ratio shows only what steering "
-            "alone changes", "measured", rel_tol=p["rel_tol_approx"], verdict=cl.NOT_CHECKABLE,
+            "alone changes", "measured", rel_tol=p["rel_tol_approx"], checkable=False,
             tolerance="needs heterogeneous (big.LITTLE) cores")
         intervals["measured_affinity_4x"] = ((1 / d["ratio_hi"], 1 / d["ratio_lo"]) if flipped
                                              else (d["ratio_lo"], d["ratio_hi"]))
@@ -460,7 +473,7 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
              "With less CPU capacity the CPU-vs-throughput trend is almost identical (Fig. 1c)", "§3.2, Fig. 1c")]:
         if frame.empty:
             add(claim_id, text, location, None, None, None, "n/a", "the configuration it needs was not captured "
-                "for this build (see params.yaml)", "measured", verdict=cl.NOT_CHECKABLE)
+                "for this build (see params.yaml)", "measured", checkable=False)
     if not slow.empty:
         d = slow.set_index("direction").loc["down"]
         slow_device = p["slow_device"]
@@ -476,7 +489,43 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
             f"{slow_device} / {ref} downlink throughput at the unlimited rate", "measured",
             rel_tol=p["rel_tol_approx"])
         intervals["measured_max_tput_at_lower_capacity"] = (d["ratio_lo"], d["ratio_hi"])
-    return claims.frame(), intervals
+    return claims.frame(intervals), intervals
+
+
+def capture_notes(sessions: pd.DataFrame, devices: list[str]) -> dict[str, str]:
+    """{device: its capture's caveats}: "ungated" when a session was
+    captured before the idle gate, and its kernel build(s)."""
+    notes = {}
+    for device in devices:
+        s = sessions[sessions["device"] == device]
+        ungated = (s["background_load"] == NOT_MEASURED).any()
+        notes[device] = (f"{cl.UNGATED}, " if ungated else "") + \
+            f"kernel {', '.join(sorted(s['kernel'].astype(str).unique()))}"
+    return notes
+
+
+def with_capture_notes(claims: pd.DataFrame, sessions: pd.DataFrame, p: dict) -> pd.DataFrame:
+    """The claims with the caveats of the captures behind them in the basis:
+    each device-specific claim its device's (`capture_notes`), each
+    comparison both devices' and whether they ran different kernel builds."""
+    notes = capture_notes(sessions, p["devices"])
+    kernels = {d: set(sessions.loc[sessions["device"] == d, "kernel"].astype(str)) for d in p["devices"]}
+    pairs = {"measured_gro_off": (p["reference_device"], p["offloads_off_device"]),
+             "measured_affinity": tuple(p["rps_devices"]),
+             "measured_fig1c": (p["reference_device"], p["slow_device"]),
+             "measured_max_tput_at_lower": (p["reference_device"], p["slow_device"]),
+             "measured_sirq_significant": (p["reference_device"],)}
+    basis = []
+    for cid, b in zip(claims["claim_id"], claims["basis"]):
+        devs = next((d for prefix, d in pairs.items() if cid.startswith(prefix)), None)
+        if devs is None:
+            devs = tuple(d for d in p["devices"] if cid.endswith(claim_key(d)))
+        devs = tuple(d for d in devs if d in notes)
+        extra = [f"{d}: {notes[d]}" for d in devs]
+        if len(devs) == 2 and kernels[devs[0]] != kernels[devs[1]]:
+            extra.append("a comparison across kernel builds")
+        basis.append("; ".join([b, *extra]))
+    return cl.claims_frame(claims.assign(basis=basis).to_dict("records"))
 
 
 def claims_for_people(claims_table: pd.DataFrame, intervals: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -491,7 +540,7 @@ def claims_for_people(claims_table: pd.DataFrame, intervals: dict) -> tuple[pd.D
         paper=[paper_text(r, v) for r, v in zip(display["paper_relation"], display["paper_value"])],
         artifact=[numbers.interval(v, *intervals.get(c, (None, None))) for c, v in
                   zip(claims_table["claim_id"], claims_table["artifact_value"])])
-    shown = shown[["claim", "location", "paper", "artifact", "unit", "tolerance", "verdict"]]
+    shown = shown[["claim", "location", "paper", "artifact", "unit", "tolerance", "verdict", "category"]]
     return display, shown.rename(columns={"artifact": "this artifact [95% CI]"})
 
 
@@ -510,7 +559,7 @@ def chapter_metrics(data: dict, gaps: pd.DataFrame, comparisons: dict, devices: 
     the mean throughput at the unlimited rate per direction and the
     downlink gap; the comparison ratios; the claims per verdict."""
     runs, fits = data["runs"], data["fits"]
-    metrics = {"devices": {}, "claims": {k.replace(" ", "_"): n for k, n in counts.items()}}
+    metrics = {"devices": {}, "claims": cl.keyed(counts)}
     for device in devices:
         m = {}
         for source in ("stat_total", "precise_total"):
@@ -541,7 +590,7 @@ class Chapter(NotebookChapter):
                  published_lines: str, published_dir: str, reference_device: str, offloads_off_device: str,
                  rps_devices: list[str], slow_device: str, alpha: float, target_rates_gbps: list[float],
                  cpu_threshold_pct: float, linear_r2_min: float, sharp_drop_max_ratio: float, rel_tol_approx: float,
-                 superseded: dict | None = None):
+                 background_max_pp: float, superseded: dict | None = None):
         self.devices, self.reference_device, self.offloads_off_device = devices, reference_device, offloads_off_device
         self.rps_devices, self.slow_device, self.alpha = rps_devices, slow_device, alpha
         self.target_rates_gbps, self.cpu_threshold_pct = target_rates_gbps, cpu_threshold_pct
@@ -553,6 +602,10 @@ class Chapter(NotebookChapter):
         self.results, self.devices_dir = Path(results_dir), Path(devices_dir)
         self.out = ChapterOutputs(self.results, STAGE)
         self.data = load(interim_dir, devices_dir, devices)
+        # Runs with host-wide background above the limit are left out of fits (the device
+        # stage) and comparisons (here); all_runs keeps them for the with-and-without table.
+        self.background_max_pp, self.all_runs = background_max_pp, self.data["runs"]
+        self.data["runs"], self.left_out = clean_runs(self.all_runs, background_max_pp)
         self.sessions, self.runs, self.fits, self.extra, self.rates = (
             self.data[k] for k in ("sessions", "runs", "fits", "extra", "rates"))
         self.phones, self.paper = pd.read_csv(published_lines), Values(published_dir)
@@ -571,12 +624,47 @@ class Chapter(NotebookChapter):
                  "rps": (*self.rps_devices, "RPS to the second vs the first CPU") if len(self.rps_devices) == 2
                  else None,
                  "slow": (ref, self.slow_device, "CPU-quota device vs reference")}
+        self.pairs = pairs
         frames = {key: cm.compare(runs, fits, a, b, label, self.alpha) if pair and {a, b} <= have
                   else pd.DataFrame()
                   for key, pair in pairs.items() for a, b, label in [pair or (None, None, None)]}
         frames = cm.holm_family(frames)
         self.out.put("n_welch", int(sum(len(f) for f in frames.values())))
         return frames["gro"], frames["rps"], frames["slow"]
+
+    def background_sensitivity(self) -> None:
+        """How many runs the background limit leaves out, and each headline
+        (the /proc/stat Total R² of each device, the comparisons' throughput
+        ratios) with and without them."""
+        out, alpha = self.out, self.alpha
+        rows = []
+        for device in self.devices:
+            n_all = int((self.all_runs["device"] == device).sum())
+            n_out = int((self.left_out["device"] == device).sum())
+            r2 = {}
+            for name, runs in (("clean", self.runs), ("all", self.all_runs)):
+                fits, _ = fit_table(runs[runs["device"] == device], alpha, self.target_rates_gbps,
+                                    self.cpu_threshold_pct)
+                r2[name] = float(cm.fit_of(fits, device, "down", "stat_total")["r2"])
+            rows.append({"headline": f"R² of /proc/stat Total, {device}, downlink", "runs": n_all, "left out": n_out,
+                         "without them": r2["clean"], "with them": r2["all"]})
+        for key, pair in self.pairs.items():
+            if not pair or not set(pair[:2]) <= self.have:
+                continue
+            a, b, label = pair
+            ratio = {name: cm.compare(runs, self.fits, a, b, label, alpha).set_index("direction").loc["down"]
+                     for name, runs in (("clean", self.runs), ("all", self.all_runs))}
+            rows.append({"headline": f"throughput ratio {b} / {a}, downlink",
+                         "runs": int(self.all_runs["device"].isin([a, b]).sum()),
+                         "left out": int(self.left_out["device"].isin([a, b]).sum()),
+                         "without them": float(ratio["clean"]["ratio_b_over_a"]),
+                         "with them": float(ratio["all"]["ratio_b_over_a"])})
+        table = pd.DataFrame(rows)
+        out.table(table, "background_sensitivity", f"Headlines without and with the runs whose host-wide background "
+                  f"exceeded {self.background_max_pp:g} percentage points (left out of fits and comparisons)")
+        out.provenance("measured: host-wide and experiment precise CPU of every run; fits and ratios computed here.")
+        out.put_all({"n_left_out": len(self.left_out), "n_runs_all": len(self.all_runs),
+                     "background_max_pp": self.background_max_pp})
 
     def captures_table(self) -> None:
         out = self.out
@@ -634,7 +722,7 @@ class Chapter(NotebookChapter):
         out.table(self.gaps, "procstat_vs_precise", "/proc/stat Total minus precise Total (pp, percentage points of "
                   "all CPUs), the ratio /proc/stat ÷ precise, and the ratio of their slopes", shown=gaps_shown)
         out.provenance("measured (both sources per run); slopes modeled (OLS).")
-        out.put_all(procstat_glue(self.runs, self.gaps))
+        out.put_all(procstat_glue(self.runs, self.gaps, self.alpha))
 
     def procstat_figure(self) -> None:
         self.out.figure(
@@ -729,6 +817,8 @@ class Chapter(NotebookChapter):
         out = self.out
         self.comparisons = {"gro": self.gro, "rps": self.rps, "slow": self.slow}
         self.claims_table, intervals = measured_claims(self.paper, self.data, self.comparisons, self.claim_params)
+        # Captures made before the idle gate, and comparisons across kernel builds, say so.
+        self.claims_table = with_capture_notes(self.claims_table, self.sessions, self.claim_params)
         cl.write_claims(self.claims_table, self.results / "claims.csv")
         claims_display, claims_shown = claims_for_people(self.claims_table, intervals)
         out.show(claims_shown, "Claims of the paper and their verdicts",
@@ -738,7 +828,7 @@ class Chapter(NotebookChapter):
         out.findings(claims_display, headline=top, intervals={c: intervals[c] for c in top if c in intervals})
 
     def metrics(self) -> None:
-        counts = verdict_counts(self.claims_table)
-        self.out.put_all({f"n_{k.replace(' ', '_')}": n for k, n in counts.items()})
+        counts = cl.verdict_counts(self.claims_table)
+        self.out.put_counts(counts)
         metrics = chapter_metrics(self.data, self.gaps, self.comparisons, self.devices, self.thr, counts)
         (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")

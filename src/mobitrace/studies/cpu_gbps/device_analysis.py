@@ -59,6 +59,18 @@ def beyond_text(saturation: float) -> str:
     return f"beyond the measured range; this device saturates at {saturation:.1f} Gbps"
 
 
+def clean_runs(runs: pd.DataFrame, limit_pp: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(kept, left out): a run whose host-wide background load, the host's
+    precise CPU minus the experiment's (percentage points), exceeds
+    `limit_pp` is left out of fits and comparisons. A run without the host
+    record (no number to judge) is kept."""
+    if "host_precise_total_pct" not in runs:
+        return runs, runs.iloc[:0]
+    background = runs["host_precise_total_pct"] - runs["precise_total_pct"]
+    out = background > limit_pp
+    return runs[~out], runs[out]
+
+
 def fit_table(runs: pd.DataFrame, alpha: float, targets: list[float], threshold: float
               ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """OLS of every CPU source on throughput per (device, config, direction):
@@ -226,11 +238,12 @@ def direction_word(ratio: float, higher: str = "higher", lower: str = "lower", s
 def analyze(interim_dir: str | Path, out_dir: str | Path, params: dict) -> None:
     """Write one device's fits, extrapolations, rate summary, Figure 1 and
     metrics to out_dir (replaced as a whole; nothing left on failure).
-    `params`: alpha, target_rates_gbps, cpu_threshold_pct (params.yaml)."""
+    `params`: alpha, target_rates_gbps, cpu_threshold_pct, background_max_pp
+    (params.yaml); runs above the background limit are left out (`clean_runs`)."""
     alpha, threshold = float(params["alpha"]), float(params["cpu_threshold_pct"])
     targets = [float(t) for t in params["target_rates_gbps"]]
     interim_dir, out_dir = Path(interim_dir), Path(out_dir)
-    runs = pd.read_parquet(interim_dir / "runs.parquet")
+    runs, _ = clean_runs(pd.read_parquet(interim_dir / "runs.parquet"), float(params["background_max_pp"]))
     device = str(runs["device"].iloc[0])
     fits, extra = fit_table(runs, alpha, targets, threshold)
     summary = rate_summary(runs, alpha)

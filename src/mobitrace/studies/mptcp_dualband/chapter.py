@@ -17,6 +17,7 @@ from IPython.display import Markdown, display
 
 from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
 from mobitrace.book.figures import PALETTE, SEED, legend_outside
+from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
 from mobitrace.energy import robustness as rb
 from mobitrace.core.published import Values
@@ -366,11 +367,19 @@ class Chapter(NotebookChapter):
     def claims(self) -> None:
         """The claims table, its verdicts and the key findings."""
         out = self.out
-        claims = mda.claims_at(self.m, self.v, self.r, self.cdf, self.tol)
-        self.rob = rb.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims, self.robustness_settings)
-        self.claims_table = self.rob.claims
-        cl.write_claims(self.claims_table, out.results_dir / "claims.csv")
         intervals = mda.claim_intervals(self.oci, self.r, self.cmp_ci)
+        claims = mda.claims_at(self.m, self.v, self.r, self.cdf, self.tol, intervals)
+        self.rob = rb.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims, self.robustness_settings)
+        # The radio model's own assumptions (idle 0, linearity) vary with the CPU coefficients.
+        floors = mda.floor_labels(self.rob.claims, mda.floor_table(self.summary, self.radio, self.radio_floor_fracs,
+                                                                   self.satisfied_frac), self.tol)
+        self.rob = rb.with_labels(self.rob, floors)
+        self.claims_table = self.rob.claims
+        ref = self.R.manifests[self.R.ref].values()
+        if any(capture_reader.background_load(m) is None for m in ref):
+            self.claims_table = cl.with_note(self.claims_table,
+                                             self.claims_table["provenance"].isin(["measured", "modeled"]), cl.UNGATED)
+        cl.write_claims(self.claims_table, out.results_dir / "claims.csv")
         out.show(mda.claims_shown(self.claims_table, intervals),
                  "Claims of the mptcp-dualband paper and their verdicts",
                  csv_href=site_href(out.results_dir / "claims.csv"))
@@ -386,6 +395,6 @@ class Chapter(NotebookChapter):
         return mda.claims_at(mda.modeled_at(priced, self.v, self.tol), self.v, self.r, self.cdf, self.tol)
 
     def metrics(self) -> None:
-        self._glue(mda.verdict_counts(self.claims_table))
+        self.out.put_counts(cl.verdict_counts(self.claims_table))
         mda.write_metrics(mda.metrics(self.R, self.r, self.cdf, self.cmp, self.gl, self.claims_table),
                           self.out.results_dir / "metrics.json")

@@ -119,6 +119,72 @@ def _holm_per_table(out: pd.DataFrame, p_column: str, alpha: float) -> pd.DataFr
     return out
 
 
+def paired_change(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
+                  alpha: float = 0.05) -> pd.DataFrame:
+    """The re-run analysed as designed, paired by seed: every repetition of
+    a cell uses the same link schedule for all policies, so each policy run
+    is paired with the original's run of the same (session, rep). Per
+    policy and condition: the pairs, the mean change in % of the original,
+    100 (exp(mean log(x / b)) - 1), its (1 - 2 alpha) paired-t interval (the
+    interval of a TOST equivalence test at level alpha: Schuirmann, J.
+    Pharmacokin. Biopharm. 15 (1987) 657-680) and the two-sided paired t p of
+    the log ratios (scipy.stats.ttest_1samp). Fewer than 3 pairs: no
+    interval and no p."""
+    from scipy import stats as st
+
+    rows = []
+    for (table, cpu, cross), grp in runs.groupby(["table", *CONDITIONS]):
+        base = grp[grp["policy"] == baseline].set_index(["session", "rep"])[value]
+        for policy, sub in grp[grp["policy"] != baseline].groupby("policy"):
+            pair = pd.concat([sub.set_index(["session", "rep"])[value].rename("x"), base.rename("b")],
+                             axis=1, join="inner").dropna()
+            pair = pair[(pair["x"] > 0) & (pair["b"] > 0)]
+            d = np.log(pair["x"] / pair["b"]).to_numpy()
+            row = {"table": table, "cpu_procs": cpu, "cross_pct": cross, "policy": policy, "pairs": len(d),
+                   "change_pct": 100 * np.expm1(d.mean()) if len(d) else np.nan,
+                   "change_lo_pct": np.nan, "change_hi_pct": np.nan, "p_paired": np.nan}
+            if len(d) >= 3 and np.ptp(d) > 0:
+                half = st.t.ppf(1 - alpha, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+                row.update(change_lo_pct=100 * np.expm1(d.mean() - half), change_hi_pct=100 * np.expm1(d.mean() + half),
+                           p_paired=float(st.ttest_1samp(d, 0.0).pvalue))
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def equivalence_of(frame: pd.DataFrame, margin_pct: float, est: str = "change_pct", low: str = "change_lo_pct",
+                   high: str = "change_hi_pct") -> tuple[float, tuple[float, float], str]:
+    """The comparison that decides "no difference in any of `frame`'s
+    comparisons" against an equivalence margin of ±`margin_pct`: one whose
+    interval lies wholly outside the margin if any (the claim fails there),
+    else the one whose interval reaches farthest from 0 (every other one is
+    then inside the margin when it is). Returns (change, (low, high), which:
+    a label of the row)."""
+    f = frame.dropna(subset=[low, high])
+    if f.empty:
+        return float("nan"), (float("nan"), float("nan")), "no comparison with an interval"
+    outside = f[(f[low] > margin_pct) | (f[high] < -margin_pct)]
+    pick = outside if len(outside) else f
+    reach = pick[[low, high]].abs().max(axis=1) if not len(outside) else pick[est].abs()
+    r = pick.loc[reach.idxmax()]
+    which = f"{POLICY_NAMES.get(r['policy'], r['policy'])}, {condition_label(r['cpu_procs'], r['cross_pct'])}"
+    return float(r[est]), (float(r[low]), float(r[high])), which
+
+
+def welch_change(audit: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """The published comparisons (an audit table: mean, sd, n of policy and
+    baseline) as a change in % of the baseline's mean with the (1 - 2 alpha)
+    Welch interval (`gain_pct_ci`, sign flipped): the TOST form of the
+    paper's own statistics."""
+    out = audit.copy()
+    n_base = out["n_base"] if "n_base" in out else out["n"]
+    ci = [gain_pct_ci(m, s, n, mb, sb, nb, 1 - 2 * alpha) for m, s, n, mb, sb, nb in
+          zip(out["mean"], out["sd"], out["n"], out["mean_base"], out["sd_base"], n_base)]
+    out["change_pct"] = [-g for g, _, _ in ci]
+    out["change_lo_pct"] = [-hi for _, _, hi in ci]
+    out["change_hi_pct"] = [-lo for _, lo, _ in ci]
+    return out
+
+
 def median_ratio_ci(ratios, level: float = 0.95, seed: int = 20261123) -> tuple[float, float]:
     """Percentile bootstrap interval of the median of per-pair ratios
     (scipy.stats.bootstrap, fixed seed): the effect size beside a Wilcoxon p.

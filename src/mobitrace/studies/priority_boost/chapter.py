@@ -13,6 +13,7 @@ data/published/priority-boost.yaml (`mobitrace.core.published.Values`).
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -24,6 +25,7 @@ from mobitrace.book.chapter import NotebookChapter, paper_text, site_href
 from mobitrace.book.checked_outputs import SchemaCheckedOutputs
 from mobitrace.book.figures import PALETTE, SEED, legend_outside
 from mobitrace.core import claims as cl
+from mobitrace.core.capture_reader import NOT_MEASURED
 from mobitrace.core.escape import md_text
 from mobitrace.core.numbers import direction, metric
 from mobitrace.core.published import Values, mean_sd_table, table_location
@@ -317,8 +319,15 @@ def reference_numbers(device: str, m: dict) -> dict:
     return out
 
 
+def half_unit(printed: str) -> float:
+    """Half a unit of the last digit of a number as printed ("0.0031" -> 0.00005)."""
+    digits = printed.strip().lstrip("<>=~ ").partition(".")[2]
+    return 0.5 * 10.0 ** -len(digits)
+
+
 def chapter_claims(study: str, audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, stats: pd.DataFrame, values,
-                   device_metrics: dict, alpha: float, marginal_pct: float, rel_tol: float) -> cl.Claims:
+                   device_metrics: dict, alpha: float, marginal_pct: float, rel_tol: float,
+                   margin_pct: float = 5.0, changes: dict | None = None) -> cl.Claims:
     """Every claim of the paper the chapter addresses: the published p-values
     against their attainable ranges, the conclusions checked on the recomputed
     tests, the prose's numbers and arithmetic (from `values`), and per measured
@@ -334,7 +343,7 @@ def chapter_claims(study: str, audit_cpu: pd.DataFrame, audit_net: pd.DataFrame,
             location=location, relation=r.p_published_relation, paper=r.p_published, artifact=r.p, unit="p",
             basis=f"Welch from the published mean/SD/n; attainable p {r.p_lo_table:.2g} to {r.p_hi_table:.2g}",
             provenance="published", section="priority-boost-audit",
-            verdict=cl.REPRODUCED if r.in_range_table else cl.NOT_REPRODUCED,
+            interval=(r.p_lo_table, r.p_hi_table), rule=cl.ATTAINABLE, abs_tol=half_unit(r.p_published_text),
             tolerance="paper p within the p range of the rounded statistics (table precision)")
     incr, decr = _policy(audit_cpu, "incr"), _policy(audit_cpu, "decr")
     add("incr_significant", "INCR is statistically different from the original (every CPU load)",
@@ -343,24 +352,35 @@ def chapter_claims(study: str, audit_cpu: pd.DataFrame, audit_net: pd.DataFrame,
     add("incr_significant_holm", "INCR is statistically different from the original (every CPU load), after Holm",
         location="§4", relation="<", paper=alpha, artifact=float(incr["p_holm"].max()), unit="p",
         basis="largest Holm-adjusted recomputed INCR p", **pub)
-    add("decr_not_significant",
-        "DECR is not statistically different from the original (read for the misprinted 2nd 'INCR')",
-        location="§4", relation=">", paper=alpha, artifact=float(decr["p"].min()), unit="p",
-        basis="smallest recomputed DECR p", **pub)
-    add("only_heavy_load", "Boosting helps only under heavy load: no significant gain with 0 competing processes",
-        location="Abstract; §5", relation=">", paper=alpha, artifact=float(_at_procs(incr, "p", 0)), unit="p",
-        basis="recomputed INCR p at 0 processes", **pub)
+    # "No difference" is decided by equivalence (TOST): the (1 - 2 alpha)
+    # interval of the change within ±margin_pct of the original.
+    tost = {"relation": "=", "paper": 0.0, "unit": "%", "abs_tol": margin_pct, "level": 1 - 2 * alpha,
+            "tolerance": f"equivalence (TOST, alpha {alpha:g}): whole {1 - 2 * alpha:.0%} CI of the change "
+                         f"within ±{margin_pct:g}% of the original"}
+    cpu_change, net_change = pba.welch_change(audit_cpu, alpha), pba.welch_change(audit_net, alpha)
+    for claim_id, text, location, rows, basis in (
+            ("decr_not_significant",
+             "DECR is not statistically different from the original (read for the misprinted 2nd 'INCR')", "§4",
+             cpu_change[cpu_change["policy"] == "decr"], "DECR vs original at every CPU load"),
+            ("only_heavy_load", "Boosting helps only under heavy load: no significant gain with 0 competing processes",
+             "Abstract; §5", cpu_change[(cpu_change["policy"] == "incr") & (cpu_change["cpu_procs"] == 0)],
+             "INCR vs original at 0 processes")):
+        change, ci, which = pba.equivalence_of(rows, margin_pct)
+        add(claim_id, text, location=location, artifact=change, interval=ci,
+            basis=f"{basis}: Welch from the published mean/SD/n, deciding comparison {which}", **tost, **pub)
     procs = values.row("conclusion_cpu_procs")
     add("more_than_30", f"Boosting is marginally useful with more than {procs['value']:g} competing processes",
         location=procs["location"], relation=procs["relation"], paper=procs["value"], artifact=None,
         unit="processes", basis=f"the tables stop at {int(audit_cpu['cpu_procs'].max())} processes", **pub)
     add("cpu_marginal", "Both boosting approaches improve transfer time only marginally (CPU load)",
         location="§4", relation="<", paper=marginal_pct, artifact=cpu_max_gain_pct(stats), unit="%",
-        basis="largest (original - policy)/original in the first table", **pub)
+        basis="selected: the largest (original - policy)/original in the first table, its Welch interval not "
+              "adjusted for the selection", possible=(-math.inf, 100.0), **pub)
+    change, ci, which = pba.equivalence_of(net_change, margin_pct)
     add("net_same", "Under network load all three policies deliver essentially the same performance",
-        location="§4", relation="=", paper=0.0, artifact=float(audit_net["reject_holm"].sum()), unit="tests",
-        basis=f"Holm-significant policy-vs-original differences in the second table (of {len(audit_net)})",
-        tolerance="no Holm-significant difference", **pub)
+        location="§4", artifact=change, interval=ci,
+        basis=f"every policy-vs-original comparison of the second table ({len(audit_net)}), Welch from the "
+              f"published mean/SD/n, deciding comparison {which}", **tost, **pub)
     add("net_decr_better", "Under network load DECR is marginally better",
         location="§4", relation="<", paper=0.0, artifact=float(decr_minus_original(stats).mean()), unit="s",
         basis="mean of DECR - original over the second table's columns (the paper's baseline)", **pub)
@@ -370,7 +390,8 @@ def chapter_claims(study: str, audit_cpu: pd.DataFrame, audit_net: pd.DataFrame,
         basis="boosted cells with lower jitter than original", tolerance="no boosted cell lower", **pub)
     _published_prose_claims(add, values, inc, rel_tol, pub)
     for device, m in device_metrics.items():
-        _measured_claims(add, device, m, alpha, marginal_pct)
+        _measured_claims(add, device, m, alpha, marginal_pct, (changes or {}).get(device, pd.DataFrame()), tost,
+                         margin_pct)
     return claims
 
 
@@ -410,27 +431,33 @@ def _published_prose_claims(add, values, inc: pd.DataFrame, rel_tol: float, pub:
         basis=f"arithmetic: {rate:g} Mbps x {window:g} s / 8", **pub)
 
 
-def _measured_claims(add, device: str, m: dict, alpha: float, marginal_pct: float) -> None:
-    """The paper's conclusions checked on one device's runs (`device_numbers`)."""
-    src = f"measured on {device}"
+def _measured_claims(add, device: str, m: dict, alpha: float, marginal_pct: float, change: pd.DataFrame,
+                     tost: dict, margin_pct: float) -> None:
+    """The paper's conclusions checked on one device's runs (`device_numbers`),
+    analysed paired by seed as the re-run was designed (`change`:
+    analysis.paired_change)."""
+    src = f"measured on {device}, runs paired by seed"
     meas = {"provenance": "measured", "section": "priority-boost-rerun"}
+    cpu = change[change["table"] == "cpu"] if len(change) else change
+    incr_p = cpu.loc[cpu["policy"] == "incr", "p_paired"] if len(cpu) else pd.Series(dtype=float)
     add(f"{device}_incr_significant", f"INCR differs from the original at every CPU load ({device})",
-        location="§4", relation="<", paper=alpha, artifact=m.get("cpu_incr_p_max"), unit="p",
-        basis=f"largest INCR p, Welch on runs, {src}", **meas)
-    add(f"{device}_decr_not_significant", f"DECR does not differ from the original at any CPU load ({device})",
-        location="§4", relation=">", paper=alpha, artifact=m.get("cpu_decr_p_min"), unit="p",
-        basis=f"smallest DECR p, Welch on runs, {src}", **meas)
-    add(f"{device}_only_heavy_load", f"No significant gain with 0 competing processes ({device})",
-        location="Abstract; §5", relation=">", paper=alpha, artifact=m.get("cpu_incr_p0", float("nan")), unit="p",
-        basis=f"INCR p at 0 processes, {src}", **meas)
+        location="§4", relation="<", paper=alpha, artifact=float(incr_p.max()) if len(incr_p) else None, unit="p",
+        basis=f"largest INCR p, paired t on log ratios, {src}", **meas)
+    for claim_id, text, location, rows, what in (
+            ("decr_not_significant", f"DECR does not differ from the original at any CPU load ({device})", "§4",
+             cpu[cpu["policy"] == "decr"] if len(cpu) else cpu, "DECR vs original at every CPU load"),
+            ("only_heavy_load", f"No significant gain with 0 competing processes ({device})", "Abstract; §5",
+             cpu[(cpu["policy"] == "incr") & (cpu["cpu_procs"] == 0)] if len(cpu) else cpu,
+             "INCR vs original at 0 processes"),
+            ("net_same", f"Under network load all policies perform the same ({device})", "§4",
+             change[change["table"] == "net"] if len(change) else change, "every policy vs original, network load")):
+        value, ci, which = pba.equivalence_of(rows, margin_pct) if len(rows) else (None, None, "none")
+        add(f"{device}_{claim_id}", text, location=location, artifact=value, interval=ci,
+            basis=f"{what}, {src}; deciding comparison {which}", **tost, **meas)
     add(f"{device}_cpu_marginal", f"Boosting improves transfer time only marginally under CPU load ({device})",
         location="§4", relation="<", paper=marginal_pct, artifact=m.get("cpu_gain_max_pct", float("nan")), unit="%",
-        basis=f"largest (original - policy)/original, {src}", **meas)
-    add(f"{device}_net_same", f"Under network load all policies perform the same ({device})",
-        location="§4", relation="=", paper=0.0,
-        artifact=float(m["net_holm_sig"]) if m["net_comparisons"] else None, unit="tests",
-        basis=f"Holm-significant differences of {m['net_comparisons']}, {src}",
-        tolerance="no Holm-significant difference", **meas)
+        basis=f"selected: the largest (original - policy)/original of the CPU-load comparisons, its Welch interval "
+              f"not adjusted for the selection, measured on {device}", possible=(-math.inf, 100.0), **meas)
     add(f"{device}_audio_not_improved", f"Boosting does not improve audio jitter ({device})",
         location="§4", relation="=", paper=0.0,
         artifact=float(m["audio_incr_holm_lower"] + m["audio_decr_holm_lower"]) if m["audio_comparisons"] else None,
@@ -444,7 +471,7 @@ def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:
 
     shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
                                        zip(claims_table["paper_relation"], claims_table["paper_value"])])
-    return (shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "provenance"]]
+    return (shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "category", "provenance"]]
             .rename(columns={"artifact_value": "this artifact"}))
 
 
@@ -472,12 +499,6 @@ def headline_intervals(audit_cpu: pd.DataFrame, comparisons: dict, level: float)
     return intervals
 
 
-def verdict_counts(claims_table: pd.DataFrame) -> dict:
-    """{verdict: number of claims} for every verdict (0 included)."""
-    counts = claims_table["verdict"].value_counts()
-    return {v: int(counts.get(v, 0)) for v in cl.VERDICTS}
-
-
 def chapter_metrics(audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, device_metrics: dict,
                     counts: dict) -> dict:
     """metrics.json: the audit's counts, INCR's p at 0 processes, every
@@ -495,7 +516,7 @@ def chapter_metrics(audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, device_met
         },
         "measured": {d: {k: (metric(x) if isinstance(x, float) else x) for k, x in sorted(m.items())}
                      for d, m in device_metrics.items()},
-        "claims": {k.replace(" ", "_"): n for k, n in counts.items()},
+        "claims": cl.keyed(counts),
     }
 
 
@@ -509,10 +530,12 @@ class Chapter(NotebookChapter):
     the audits, the measured runs of each device and what later sections reuse."""
 
     def __init__(self, *, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str],
-                 alpha: float, ci_level: float, p_grid: int, rel_tol_approx: float, marginal_pct: float):
+                 alpha: float, ci_level: float, p_grid: int, rel_tol_approx: float, marginal_pct: float,
+                 equivalence_margin_pct: float):
         self.study, self.interim_dir, self.devices = study, interim_dir, devices
         self.alpha, self.ci_level, self.p_grid = alpha, ci_level, p_grid
         self.rel_tol_approx, self.marginal_pct = rel_tol_approx, marginal_pct
+        self.equivalence_margin_pct = equivalence_margin_pct
         self.results = Path(results_dir)
         self.out = SchemaCheckedOutputs(self.results, STAGE, result_schema)
         self.values = Values(published_dir)
@@ -690,23 +713,36 @@ class Chapter(NotebookChapter):
         out = self.out
         out.put("rel_tol_pct", 100 * self.rel_tol_approx)
         out.put("marginal_pct", self.marginal_pct)
+        out.put("equivalence_margin_pct", self.equivalence_margin_pct)
+        out.put("tost_ci_pct", 100 * (1 - 2 * self.alpha))
+        changes = {d: pba.paired_change(runs.dropna(subset=["metric"]), alpha=self.alpha)
+                   for d, (runs, _) in self.measured.items()}
         self.claims_table = chapter_claims(self.study, self.audit_cpu, self.audit_net, self.stats, self.values,
                                            self.device_metrics, alpha=self.alpha, marginal_pct=self.marginal_pct,
-                                           rel_tol=self.rel_tol_approx).frame()
+                                           rel_tol=self.rel_tol_approx, margin_pct=self.equivalence_margin_pct,
+                                           changes=changes).frame(self.intervals())
+        for device, (_, sessions) in self.measured.items():
+            if (sessions["background_load"] == NOT_MEASURED).any():
+                self.claims_table = cl.with_note(self.claims_table,
+                                                 self.claims_table["claim_id"].str.startswith(f"{device}_"), cl.UNGATED)
         cl.write_claims(self.claims_table, self.results / "claims.csv")
         out.show(claims_shown(self.claims_table), "Claims of the priority-boost paper",
                  csv_href=site_href(self.results / "claims.csv"))
+
+    def intervals(self) -> dict:
+        """Welch 95% CIs of the largest gain, in % of the original's mean
+        (published: from mean/SD/n; measured: from the runs)."""
+        return headline_intervals(self.audit_cpu, self.comparisons, self.ci_level)
 
     def findings(self) -> None:
         """The key findings, with intervals of the headline values: Welch 95% CIs
         of the largest gain, in % of the original's mean (published: from
         mean/SD/n; measured: from the runs)."""
         self.out.findings(self.claims_table, headline=headline(self.devices),
-                          intervals=headline_intervals(self.audit_cpu, self.comparisons, self.ci_level))
+                          intervals=self.intervals())
 
     def metrics(self) -> None:
-        counts = verdict_counts(self.claims_table)
-        for verdict_name, n in counts.items():
-            self.out.put(f"n_{verdict_name.replace(' ', '_')}", n)
+        counts = cl.verdict_counts(self.claims_table)
+        self.out.put_counts(counts)
         write_metrics(self.results / "metrics.json",
                       chapter_metrics(self.audit_cpu, self.audit_net, self.device_metrics, counts))

@@ -296,6 +296,7 @@ KEY_FINDINGS_SCHEMA = pa.DataFrameSchema(
         "unit": pa.Column(str),
         **_cols("artifact_value", "artifact_low", "artifact_high", nullable=True),
         "verdict": pa.Column(str, pa.Check.isin(cl.VERDICTS)),
+        "category": pa.Column(str, pa.Check.isin(cl.CATEGORIES)),
     },
     strict=True, ordered=True,
 )

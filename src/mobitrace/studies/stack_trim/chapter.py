@@ -266,6 +266,5 @@ class Chapter(NotebookChapter):
 
     def metrics(self) -> None:
         """The verdict counts for the prose, and metrics.json."""
-        for verdict_name, n in sta.verdict_counts(self.claims).items():
-            self.out.put(f"n_{verdict_name}", n)
+        self.out.put_counts(cl.verdict_counts(self.claims))
         sta.write_metrics(self.results / "metrics.json", self.ref, self.model, self.nums, self.claims)

@@ -8,7 +8,10 @@ does not re-run the ingest:
   sampling interval (t_{i-1}, t_i], as an averaging power meter reports it,
 
       P_i = P_base + CPU(client CPU seconds in the interval / dt)
-                + radio_rx(interface rx rate) + radio_tx(interface tx rate)
+                + radio(interface rx rate + tx rate)
+
+  with one radio for both directions, as the chapter states it (at most its
+  active power, 900 mW, whichever way the bytes go),
 
   with mobitrace.energy.power_models's CpuPowerModel (busy-core power at its
   nominal frequency) and RadioPowerModel (dynamic power above its idle
@@ -275,11 +278,12 @@ def modeled_power(samples: pd.DataFrame | RunRates, cpu, radio, base_w: float) -
     """A modeled power-meter trace (t in s, P in W) from one run's samples
     (or their RunRates):
     P_i over (t_{i-1}, t_i] = base + cpu busy-core power x client CPU share
-    + radio rx/tx dynamic power at the interface rates (see module doc).
+    + the dynamic power of one radio at the interface's rx + tx rate
+    (RadioPowerModel.one_radio_dynamic_mw; see module doc).
     The first sample has no interval before it and gets P_base."""
     r = samples if isinstance(samples, RunRates) else run_rates(samples)
     p_mw = (cpu.energy_from_cpu_seconds_mj(r.cpu_share)  # mJ per s of CPU = mW at share
-            + radio.dynamic_power_mw(r.rx_mbps, "rx") + radio.dynamic_power_mw(r.tx_mbps, "tx"))
+            + radio.one_radio_dynamic_mw(r.rx_mbps, r.tx_mbps))
     p = np.concatenate(([base_w], base_w + p_mw / 1e3))
     return r.t, p
 
@@ -535,7 +539,8 @@ def power_model_table(cpu, radio, base_w: float) -> pd.DataFrame:
         {"component": f"CPU ({cpu.name})", "model": "P = u (k_f f + k_0)",
          "coefficients": f"k_f={cpu.mw_per_ghz:g} mW/GHz, k_0={cpu.mw_at_zero_ghz:g} mW, f={cpu.nominal_ghz:g} GHz",
          "provenance": cpu.provenance, "source": cpu.source},
-        {"component": f"radio ({radio.name})", "model": "P = (P_active - P_idle) min(1, r / r_max)",
+        {"component": f"radio ({radio.name}), one for both directions",
+         "model": "P = (P_active - P_idle) min(1, (r_rx + r_tx) / r_max)",
          "coefficients": f"P_active={radio.rx_active_mw:g} mW, P_idle={radio.idle_mw:g} mW, "
                          f"r_max={radio.max_rate_mbps:g} Mbps",
          "provenance": radio.provenance, "source": radio.source},
@@ -714,7 +719,7 @@ def chapter_claims(values, ref: dict[str, pd.DataFrame], *, grid_ref: pd.DataFra
     claims.add("lte_tail_longer", "4G LTE has a much longer tail than WiFi", location="§4, Figure 8",
                relation=None, paper=None, artifact=None, unit="s", basis="no LTE or WiFi radio on the host",
                provenance="published", section="transfer-tuning-power-time")
-    return claims.frame()
+    return claims.frame(intervals)
 
 
 # --------------------------------------------------------------------------- #

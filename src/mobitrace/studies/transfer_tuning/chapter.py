@@ -292,7 +292,7 @@ class Chapter(NotebookChapter):
             paper=[paper_text(rel, val) for rel, val in zip(table["paper_relation"], table["paper_value"])],
             ours=[numbers.interval(a, *intervals.get(c, (None, None))) for c, a in
                   zip(table["claim_id"], table["artifact_value"])])
-        out.show(shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "provenance",
+        out.show(shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "category", "provenance",
                         "robustness"]]
                  .rename(columns={"ours": "this artifact [95% CI]"}),
                  "Claims of the transfer-tuning paper and their verdicts",
@@ -304,9 +304,8 @@ class Chapter(NotebookChapter):
 
     def metrics(self) -> dict:
         """Verdict counts for the prose, and metrics.json (returned)."""
-        counts = self.claims_table["verdict"].value_counts()
-        for verdict_name in cl.VERDICTS:
-            self.out.put(f"n_{verdict_name.replace(' ', '_')}", int(counts.get(verdict_name, 0)))
+        counts = cl.verdict_counts(self.claims_table)
+        self.out.put_counts(counts)
         m = numbers.metric
         metrics = {
             "reference_device": self.ref_device,
@@ -318,7 +317,7 @@ class Chapter(NotebookChapter):
             "parallelism_video_best_xfold": m(self.p_best["x_fold"]),
             "grid_best_saving_pct": m(self.best["saving_pct"]),
             "grid_best_xfold": m(self.gref["x_fold"].max()),
-            "claims": {k.replace(" ", "_"): int(counts.get(k, 0)) for k in cl.VERDICTS},
+            "claims": cl.keyed(counts),
         }
         (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
         return metrics
