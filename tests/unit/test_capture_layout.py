@@ -119,12 +119,14 @@ def test_a_run_folder_passed_as_the_capture_says_go_up(tmp_path):
 
 
 def test_csv_cells_a_spreadsheet_would_run_are_neutralised_and_numbers_kept():
-    frame = pd.DataFrame({"kernel": ["=HYPERLINK(\"http://x\")", "+1", "-cmd", "@SUM(A1)", "\tx", "\rx", "6.1.0"],
+    frame = pd.DataFrame({"kernel": ["=HYPERLINK(\"http://x\")", "+cmd|x", "-cmd", "@SUM(A1)", "\tx", "\rx", "6.1.0"],
                           "value": [-1.5, 2.0, -3.0, 0.0, 1.0, 2.0, 3.0]})
     lines = csv_text(frame).splitlines()
     assert lines[1] == "\"'=HYPERLINK(\"\"http://x\"\")\",-1.5"
-    assert [ln.split(",")[0] for ln in lines[2:5]] == ["'+1", "'-cmd", "'@SUM(A1)"]
+    assert [ln.split(",")[0] for ln in lines[2:5]] == ["'+cmd|x", "'-cmd", "'@SUM(A1)"]
     assert lines[-1] == "6.1.0,3"
+    kept = pd.DataFrame({"relation": ["=", "<=", "-"], "as_text": ["-1.5", "+2", "7"]})
+    assert csv_text(kept).splitlines()[1:] == ["=,-1.5", "<=,+2", "-,7"]
     assert lines[5].startswith("'\tx,") and lines[6].startswith("'\rx") or "'\rx" in csv_text(frame)
     plain = frame[~frame["kernel"].str.contains("\r")]
     assert pd.read_csv(io.StringIO(csv_text(plain)))["value"].tolist() == plain["value"].tolist()

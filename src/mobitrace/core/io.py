@@ -69,6 +69,21 @@ def problems(check: Callable[[Path], object], folder: Path) -> list[InputError]:
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+def _runs_as_formula(value) -> bool:
+    """Whether a spreadsheet would take this text cell for a formula: it
+    starts with one of FORMULA_START and is more than a lone sign or a
+    number (a relation "=" or a value "-1.5" stays as it is)."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_START):
+        return False
+    if value in ("=", "+", "-"):
+        return False
+    try:
+        float(value)
+    except ValueError:
+        return True
+    return value[0] in "\t\r"
+
+
 def csv_text(frame) -> str:
     """`frame` as the CSV every published table uses: deterministic floats,
     '\\n' line ends, and text cells that a spreadsheet would take for a
@@ -79,7 +94,7 @@ def csv_text(frame) -> str:
     for column in safe.columns:
         values = safe[column]
         if pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values):
-            safe[column] = values.map(lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v)
+            safe[column] = values.map(lambda v: "'" + v if _runs_as_formula(v) else v)
     return safe.to_csv(index=False, float_format="%.6g", lineterminator="\n")
 
 
