@@ -28,6 +28,15 @@ bigtrace  (one run, whatever --runs says) a transfer-tuning device
           power.parquet, energy_table, the power-over-time figure with the
           thinned trace). Synthetic data, for memory only; issue 20 asks
           for <= 500 MB each
+growth    how the cost grows with a study's devices (--growth 5,20,100; one
+          run): the cpu-gbps study at each count, filled with synthetic
+          devices (the capture SOURCE_DEVICE registered again as
+          synthetic-<i>): the no-op, and adding one more device (add-device
+          and the runner that rebuilds): its wall and CPU s and the stages
+          that ran, of which how many are device stages (2 at every count:
+          adding a device is O(1) in device stages; the chapters that
+          compare every device, and the book, grow with the count).
+          device_growth() is the function to call from elsewhere
 sampler   CPU time of each capture kit's periodic sampler at --sampler-hz,
           less an idle process's over the same --sampler-s seconds, as % of
           one core (per-process CPU time: /proc/stat ticks are too coarse)
@@ -57,12 +66,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("cold", "noop", "add", "book", "test", "ingest", "sampler", "bigtrace")
-DEFAULT_SECTIONS = SECTIONS  # bigtrace: one run (about a minute, a 1 GB file in the temporary folder)
-# Targets of issue 18, shown next to the figures.
-TARGETS = {"cold mobitrace repro -f (make)": "<= 60 s", "no-op dvc repro": "<= 3 s",
-           "no-op mobitrace repro (make)": "<= 3 s", "add-device + mobitrace repro (make)": "<= 20 s",
-           "make test": "<= 300 s",
+SECTIONS = ("cold", "noop", "add", "book", "test", "ingest", "sampler", "bigtrace", "growth")
+# bigtrace: one run (about a minute, a 1 GB file in the temporary folder);
+# growth: one run, a build at each device count (at 100 devices, minutes)
+DEFAULT_SECTIONS = SECTIONS
+# The targets, shown next to the figures.
+TARGETS = {"cold mobitrace repro -f (make)": "<= 30 s", "cold dvc repro -f": "<= 60 s", "no-op dvc repro": "<= 2 s",
+           "no-op mobitrace repro (make)": "<= 2 s", "add-device + mobitrace repro (make)": "<= 10 s",
+           "make test": "<= 180 s",
            "ingest ratio (mobitrace / pyarrow)": ">= 0.8"}
 SOURCE_DEVICE = "data/raw/cpu-gbps/vm-veth-default"  # the capture book/byod.md re-registers
 MAKE_REPRO = [sys.executable, "-m", "mobitrace", "repro"]  # what `make` runs (the copy's own, by PYTHONPATH)
@@ -225,6 +236,56 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
         results["add-device + mobitrace repro (make)"] = summary(times)
         results["add-device + mobitrace repro (cpu s)"] = summary(cpu)
     shutil.rmtree(clone.parent)
+
+
+# ---------------------------------------------------------------- growth
+def stages_ran(log: str) -> list[str]:
+    """The stages whose command ran, from a runner's or `dvc repro`'s output."""
+    return re.findall(r"^Running stage '([^']+)'", log, re.M)
+
+
+def study_devices(clone: Path, section: str) -> list[str]:
+    import yaml
+    return list(yaml.safe_load((clone / "params.yaml").read_text())[section]["devices"])
+
+
+def device_growth(repo: Path, counts=(5, 20, 100), work: Path | None = None, study: str = "cpu-gbps",
+                  section: str = "cpu-gbps-measured", source: str = SOURCE_DEVICE) -> dict:
+    """How the pipeline's cost grows with the devices of `study` (params.yaml
+    section `section`): a fresh copy of `repo` built, then filled, count by
+    count (ascending), with synthetic devices (the capture `source`
+    registered again as synthetic-<i>, by add-device) and rebuilt, untimed;
+    at each count the no-op runner, then one more device added and rebuilt,
+    timed. Returns {count: {"noop_s", "add_s", "add_cpu_s", "stages_ran",
+    "device_stages_ran"}}; the copy is removed."""
+    work = Path(tempfile.mkdtemp(prefix="growth-", dir=work))
+    clone = fresh_copy(repo, work)
+    sh(MAKE_REPRO, clone, clone)
+    out: dict = {}
+    try:
+        for count in sorted(counts):
+            have = study_devices(clone, section)
+            for i in range(len(have), count):
+                sh([sys.executable, "-m", "mobitrace", "add-device", source, "--device", f"synthetic-{i:03d}"],
+                   clone, clone)
+            if len(study_devices(clone, section)) != max(count, len(have)):
+                raise SystemExit(f"bench: growth: {study} has not {count} devices")
+            sh(MAKE_REPRO, clone, clone)
+            noop = timed(MAKE_REPRO, clone, clone)
+            t0, c0 = time.monotonic(), children_cpu()
+            sh([sys.executable, "-m", "mobitrace", "add-device", source, "--device", f"synthetic-extra-{count:03d}"],
+               clone, clone)
+            log = sh(MAKE_REPRO, clone, clone)
+            ran = stages_ran(log)
+            devices = study_devices(clone, section)
+            out[count] = {"noop_s": noop, "add_s": time.monotonic() - t0, "add_cpu_s": children_cpu() - c0,
+                          "stages_ran": ran, "device_stages_ran": [s for s in ran if "@" in s],
+                          "devices_after_add": len(devices), "synthetic": True}
+            print(f"  growth at {count} {study} devices: no-op {noop:.1f} s, add a device {out[count]['add_s']:.1f} s "
+                  f"({len(ran)} stages ran, {len(out[count]['device_stages_ran'])} of them device stages)", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return out
 
 
 # ---------------------------------------------------------------- tests
@@ -442,6 +503,12 @@ def table(results: dict) -> str:
             r = big[step]
             rows.append((f"bigtrace {step} ({big['trace_mb']:.0f} MB synthetic trace)", "", f"{r['wall_s']:.1f} s", ""))
             rows.append((f"  peak RSS {step}", "", f"{r['peak_rss_mb']:.0f} MB", "<= 500 MB"))
+    for count, g in sorted(results.get("growth", {}).items(), key=lambda kv: int(kv[0])):
+        rows.append((f"growth: {count} cpu-gbps devices (synthetic), no-op", "", f"{g['noop_s']:.1f} s", "<= 3 s"))
+        rows.append((f"  add a device at {count}: add-device + mobitrace repro", "", f"{g['add_s']:.1f} s",
+                     "<= 20 s"))
+        rows.append(("  stages run / of them device stages", "",
+                     f"{len(g['stages_ran'])} / {len(g['device_stages_ran'])}", "device stages: 2"))
     if "sampler" in results:
         for kit in KITS:
             rows.append((f"sampler {kit} at {results['sampler']['hz']:g} Hz",
@@ -465,6 +532,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repo", type=Path, default=ROOT, help="the repository to copy and time (default: this one)")
     ap.add_argument("--out", type=Path, default=ROOT / "dist" / "bench.json")
     ap.add_argument("--trace-mb", type=float, default=1024, help="size of the synthetic power trace")
+    ap.add_argument("--growth", default="5,20,100", help="device counts of the growth section")
     ap.add_argument("--sampler-hz", type=float, default=10)
     ap.add_argument("--sampler-s", type=float, default=10, help="seconds each sampler runs")
     args = ap.parse_args(argv)
@@ -489,6 +557,8 @@ def main(argv=None) -> int:
             bench_bigtrace(args.bigtrace_mb, work, results)
         if "sampler" in only:
             bench_sampler(args.runs, args.sampler_hz, args.sampler_s, results)
+        if "growth" in only:
+            results["growth"] = device_growth(repo, [int(c) for c in args.growth.split(",")], work)
         if "test" in only:
             bench_tests(repo, args.runs, results)
     results["loadavg_end"] = os.getloadavg()
