@@ -4,8 +4,10 @@
 Over --runs runs (default 3) it reports the minimum and the median of:
 
 cold      what `make` runs, `python -m mobitrace repro -f` (the studies side
-          by side, mobitrace.repro), and plain `dvc repro -f` (one stage at a
-          time), each on its own fresh copy of the repository (tracked and
+          by side, mobitrace.repro), the same without its warm server
+          (MOBITRACE_NO_WARM=1: what mobitrace.warm saves), and plain `dvc
+          repro -f` (one stage at a time: what the runner saves), each on its
+          own fresh copy of the repository (tracked and
           new files, as `git clone` would give; your working tree is not
           touched); wall and CPU s
 stages    each stage of the plain `dvc repro -f`: from DVC's "Running stage"
@@ -94,8 +96,8 @@ def env(clone: Path | None = None) -> dict:
     return e
 
 
-def sh(args: list[str], cwd: Path, clone: Path | None = None) -> str:
-    done = subprocess.run(args, cwd=cwd, env=env(clone), capture_output=True, text=True)
+def sh(args: list[str], cwd: Path, clone: Path | None = None, extra: dict | None = None) -> str:
+    done = subprocess.run(args, cwd=cwd, env={**env(clone), **(extra or {})}, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"bench: {' '.join(args)} failed ({done.returncode}) in {cwd}:\n"
                          f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -108,9 +110,10 @@ def children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def timed(args: list[str], cwd: Path, clone: Path | None = None, cpu: list | None = None) -> float:
+def timed(args: list[str], cwd: Path, clone: Path | None = None, cpu: list | None = None,
+          extra: dict | None = None) -> float:
     t0, c0 = time.monotonic(), children_cpu()
-    sh(args, cwd, clone)
+    sh(args, cwd, clone, extra)
     if cpu is not None:
         cpu.append(children_cpu() - c0)
     return time.monotonic() - t0
@@ -177,13 +180,19 @@ def summary(values: list[float]) -> dict:
 # ---------------------------------------------------------------- pipeline
 def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: dict) -> None:
     cold, stages, commands, clone = [], {}, {}, None
-    made, made_cpu = [], []
+    made, made_cpu, cold_nowarm, cold_nowarm_cpu = [], [], [], []
     if "cold" in only or not only & {"noop", "add", "book"}:
         for i in range(runs if "cold" in only else 1):
             if "cold" in only:
                 clone = fresh_copy(repo, work)
                 made.append(timed([*MAKE_REPRO, "-f"], clone, clone, made_cpu))
                 print(f"  cold run {i + 1}, mobitrace repro -f: {made[-1]:.1f} s", flush=True)
+                shutil.rmtree(clone.parent)
+                # the same without the warm server (mobitrace.warm): what it saves
+                clone = fresh_copy(repo, work)
+                cold_nowarm.append(timed([*MAKE_REPRO, "-f"], clone, clone, cold_nowarm_cpu, {"MOBITRACE_NO_WARM": "1"}))
+                print(f"  cold run {i + 1}, mobitrace repro -f without the warm server: {cold_nowarm[-1]:.1f} s",
+                      flush=True)
                 shutil.rmtree(clone.parent)
             elif clone is not None:
                 shutil.rmtree(clone.parent)
@@ -201,6 +210,8 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
     if "cold" in only:
         results["cold mobitrace repro -f (make)"] = summary(made)
         results["cold mobitrace repro -f (cpu s)"] = summary(made_cpu)
+        results["  without the warm server"] = summary(cold_nowarm)
+        results["  without the warm server (cpu s)"] = summary(cold_nowarm_cpu)
         results["cold dvc repro -f"] = summary(cold)
         results["cold dvc repro -f (cpu s)"] = summary(stages.pop("(cpu s of the whole run)"))
         results["stages"] = {k: summary(v) for k, v in stages.items()}
@@ -471,8 +482,8 @@ def table(results: dict) -> str:
     def add(name, s, unit, fmt="{:.1f}"):
         rows.append((name, fmt.format(s["min"]) + unit, fmt.format(s["median"]) + unit, TARGETS.get(name, "")))
 
-    for key in ("cold mobitrace repro -f (make)", "cold mobitrace repro -f (cpu s)", "cold dvc repro -f",
-                "cold dvc repro -f (cpu s)"):
+    for key in ("cold mobitrace repro -f (make)", "cold mobitrace repro -f (cpu s)", "  without the warm server",
+                "  without the warm server (cpu s)", "cold dvc repro -f", "cold dvc repro -f (cpu s)"):
         if key in results:
             add(key, results[key], " s")
     commands = results.get("stage commands", {})

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import contextlib
 import logging
 import os
 import queue
@@ -67,15 +68,14 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, out=None) ->
     of the first stage that failed (1 if DVC refused a step)."""
     out = out or sys.stdout
     jobs = max(1, jobs or os.cpu_count() or 1)
-    # One warm server for every stage command of the run (mobitrace.warm):
-    # its forks skip Python's start and the libraries' imports.
-    with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root) as env, _DvcLog(out):
-        return _Run(root, force, jobs, out, env).run()
+    with contextlib.ExitStack() as stack, _DvcLog(out):
+        return _Run(root, force, jobs, out, stack).run()
 
 
 class _Run:
-    def __init__(self, root: Path, force: bool, jobs: int, out, env: dict):
-        self.root, self.force, self.jobs, self.out, self.env = root, force, jobs, out, env
+    def __init__(self, root: Path, force: bool, jobs: int, out, stack: contextlib.ExitStack):
+        self.root, self.force, self.jobs, self.out, self.stack = root, force, jobs, out, stack
+        self.env: dict | None = None  # the commands' environment, once one is to run
         self.finished: queue.Queue = queue.Queue()  # (stage, exit status) from the command threads
         self.procs: dict = {}  # stage -> its command's Popen, while it runs
         self.print_lock = threading.Lock()
@@ -207,6 +207,11 @@ class _Run:
             except RunCacheNotFoundError:
                 stage.save_deps()
         locks.write()  # a command sees every stage finished before it in dvc.lock, as under `dvc repro`
+        if self.env is None:
+            # One warm server for every stage command of the run (mobitrace.warm):
+            # its forks skip Python's start and the libraries' imports. Started
+            # with the first command: a run with nothing to do needs none.
+            self.env = self.stack.enter_context(warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=self.root))
         self.procs[stage] = None  # running from now on: its thread starts the command
         threading.Thread(target=self._command, args=(stage, self._place()), daemon=True).start()
         return True
