@@ -1,5 +1,6 @@
 import subprocess
 import sys
+from tests import ROOT
 
 
 def test_cli_reports_bad_input_and_exits_2(tmp_path):
@@ -61,7 +62,7 @@ def test_ingest_published_of_a_folder_writes_nothing_when_one_file_is_bad(tmp_pa
     from mobitrace.core.errors import InputError
     import pytest
     from pathlib import Path
-    good = Path(__file__).resolve().parents[2] / "data" / "published" / "cpu-gbps.yaml"
+    good = ROOT / "data" / "published" / "cpu-gbps.yaml"
     bad = tmp_path / "bad.yaml"
     bad.write_text("study: bad\ncitation: x\nseed: y\nvalues: []\n")
     with pytest.raises(InputError):
