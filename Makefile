@@ -20,12 +20,14 @@ export MPLBACKEND := Agg
 all: repro
 
 # The stamp is newer than the lock and the package metadata when .venv is current.
+# pip prints each package it collects and installs: a fresh set-up takes minutes.
 $(STAMP): requirements.txt pyproject.toml
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -r requirements.txt
-	$(VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	@echo "Installing the pinned packages of requirements.txt into $(VENV) (a few minutes on a fresh clone)"
+	$(VENV)/bin/python -m pip install --progress-bar on -r requirements.txt
+	$(VENV)/bin/python -m pip install --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 # Captures kept in DVC (add-device) are pulled first: a fresh clone fetches

@@ -4,8 +4,10 @@
 Over --runs runs (default 3) it reports the minimum and the median of:
 
 cold      what `make` runs, `python -m mobitrace repro -f` (the studies side
-          by side, mobitrace.repro), and plain `dvc repro -f` (one stage at a
-          time), each on its own fresh copy of the repository (tracked and
+          by side, mobitrace.repro), the same without its warm server
+          (MOBITRACE_NO_WARM=1: what mobitrace.warm saves), and plain `dvc
+          repro -f` (one stage at a time: what the runner saves), each on its
+          own fresh copy of the repository (tracked and
           new files, as `git clone` would give; your working tree is not
           touched); wall and CPU s
 stages    each stage of the plain `dvc repro -f`: from DVC's "Running stage"
@@ -28,6 +30,15 @@ bigtrace  (one run, whatever --runs says) a transfer-tuning device
           power.parquet, energy_table, the power-over-time figure with the
           thinned trace). Synthetic data, for memory only; issue 20 asks
           for <= 500 MB each
+growth    how the cost grows with a study's devices (--growth 5,20,100; one
+          run): the cpu-gbps study at each count, filled with synthetic
+          devices (the capture SOURCE_DEVICE registered again as
+          synthetic-<i>): the no-op, and adding one more device (add-device
+          and the runner that rebuilds): its wall and CPU s and the stages
+          that ran, of which how many are device stages (2 at every count:
+          adding a device is O(1) in device stages; the chapters that
+          compare every device, and the book, grow with the count).
+          device_growth() is the function to call from elsewhere
 sampler   CPU time of each capture kit's periodic sampler at --sampler-hz,
           less an idle process's over the same --sampler-s seconds, as % of
           one core (per-process CPU time: /proc/stat ticks are too coarse)
@@ -57,12 +68,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("cold", "noop", "add", "book", "test", "ingest", "sampler", "bigtrace")
-DEFAULT_SECTIONS = SECTIONS  # bigtrace: one run (about a minute, a 1 GB file in the temporary folder)
-# Targets of issue 18, shown next to the figures.
-TARGETS = {"cold mobitrace repro -f (make)": "<= 60 s", "no-op dvc repro": "<= 3 s",
-           "no-op mobitrace repro (make)": "<= 3 s", "add-device + mobitrace repro (make)": "<= 20 s",
-           "make test": "<= 300 s",
+SECTIONS = ("cold", "noop", "add", "book", "test", "ingest", "sampler", "bigtrace", "growth")
+# bigtrace: one run (about a minute, a 1 GB file in the temporary folder);
+# growth: one run, a build at each device count (at 100 devices, minutes)
+DEFAULT_SECTIONS = SECTIONS
+# The targets, shown next to the figures.
+TARGETS = {"cold mobitrace repro -f (make)": "<= 30 s", "cold dvc repro -f": "<= 60 s", "no-op dvc repro": "<= 2 s",
+           "no-op mobitrace repro (make)": "<= 2 s", "add-device + mobitrace repro (make)": "<= 10 s",
+           "make test": "<= 180 s",
            "ingest ratio (mobitrace / pyarrow)": ">= 0.8"}
 SOURCE_DEVICE = "data/raw/cpu-gbps/vm-veth-default"  # the capture book/byod.md re-registers
 MAKE_REPRO = [sys.executable, "-m", "mobitrace", "repro"]  # what `make` runs (the copy's own, by PYTHONPATH)
@@ -83,8 +96,8 @@ def env(clone: Path | None = None) -> dict:
     return e
 
 
-def sh(args: list[str], cwd: Path, clone: Path | None = None) -> str:
-    done = subprocess.run(args, cwd=cwd, env=env(clone), capture_output=True, text=True)
+def sh(args: list[str], cwd: Path, clone: Path | None = None, extra: dict | None = None) -> str:
+    done = subprocess.run(args, cwd=cwd, env={**env(clone), **(extra or {})}, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"bench: {' '.join(args)} failed ({done.returncode}) in {cwd}:\n"
                          f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -97,9 +110,10 @@ def children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def timed(args: list[str], cwd: Path, clone: Path | None = None, cpu: list | None = None) -> float:
+def timed(args: list[str], cwd: Path, clone: Path | None = None, cpu: list | None = None,
+          extra: dict | None = None) -> float:
     t0, c0 = time.monotonic(), children_cpu()
-    sh(args, cwd, clone)
+    sh(args, cwd, clone, extra)
     if cpu is not None:
         cpu.append(children_cpu() - c0)
     return time.monotonic() - t0
@@ -166,13 +180,19 @@ def summary(values: list[float]) -> dict:
 # ---------------------------------------------------------------- pipeline
 def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: dict) -> None:
     cold, stages, commands, clone = [], {}, {}, None
-    made, made_cpu = [], []
+    made, made_cpu, cold_nowarm, cold_nowarm_cpu = [], [], [], []
     if "cold" in only or not only & {"noop", "add", "book"}:
         for i in range(runs if "cold" in only else 1):
             if "cold" in only:
                 clone = fresh_copy(repo, work)
                 made.append(timed([*MAKE_REPRO, "-f"], clone, clone, made_cpu))
                 print(f"  cold run {i + 1}, mobitrace repro -f: {made[-1]:.1f} s", flush=True)
+                shutil.rmtree(clone.parent)
+                # the same without the warm server (mobitrace.warm): what it saves
+                clone = fresh_copy(repo, work)
+                cold_nowarm.append(timed([*MAKE_REPRO, "-f"], clone, clone, cold_nowarm_cpu, {"MOBITRACE_NO_WARM": "1"}))
+                print(f"  cold run {i + 1}, mobitrace repro -f without the warm server: {cold_nowarm[-1]:.1f} s",
+                      flush=True)
                 shutil.rmtree(clone.parent)
             elif clone is not None:
                 shutil.rmtree(clone.parent)
@@ -190,6 +210,8 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
     if "cold" in only:
         results["cold mobitrace repro -f (make)"] = summary(made)
         results["cold mobitrace repro -f (cpu s)"] = summary(made_cpu)
+        results["  without the warm server"] = summary(cold_nowarm)
+        results["  without the warm server (cpu s)"] = summary(cold_nowarm_cpu)
         results["cold dvc repro -f"] = summary(cold)
         results["cold dvc repro -f (cpu s)"] = summary(stages.pop("(cpu s of the whole run)"))
         results["stages"] = {k: summary(v) for k, v in stages.items()}
@@ -225,6 +247,56 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
         results["add-device + mobitrace repro (make)"] = summary(times)
         results["add-device + mobitrace repro (cpu s)"] = summary(cpu)
     shutil.rmtree(clone.parent)
+
+
+# ---------------------------------------------------------------- growth
+def stages_ran(log: str) -> list[str]:
+    """The stages whose command ran, from a runner's or `dvc repro`'s output."""
+    return re.findall(r"^Running stage '([^']+)'", log, re.M)
+
+
+def study_devices(clone: Path, section: str) -> list[str]:
+    import yaml
+    return list(yaml.safe_load((clone / "params.yaml").read_text())[section]["devices"])
+
+
+def device_growth(repo: Path, counts=(5, 20, 100), work: Path | None = None, study: str = "cpu-gbps",
+                  section: str = "cpu-gbps-measured", source: str = SOURCE_DEVICE) -> dict:
+    """How the pipeline's cost grows with the devices of `study` (params.yaml
+    section `section`): a fresh copy of `repo` built, then filled, count by
+    count (ascending), with synthetic devices (the capture `source`
+    registered again as synthetic-<i>, by add-device) and rebuilt, untimed;
+    at each count the no-op runner, then one more device added and rebuilt,
+    timed. Returns {count: {"noop_s", "add_s", "add_cpu_s", "stages_ran",
+    "device_stages_ran"}}; the copy is removed."""
+    work = Path(tempfile.mkdtemp(prefix="growth-", dir=work))
+    clone = fresh_copy(repo, work)
+    sh(MAKE_REPRO, clone, clone)
+    out: dict = {}
+    try:
+        for count in sorted(counts):
+            have = study_devices(clone, section)
+            for i in range(len(have), count):
+                sh([sys.executable, "-m", "mobitrace", "add-device", source, "--device", f"synthetic-{i:03d}"],
+                   clone, clone)
+            if len(study_devices(clone, section)) != max(count, len(have)):
+                raise SystemExit(f"bench: growth: {study} has not {count} devices")
+            sh(MAKE_REPRO, clone, clone)
+            noop = timed(MAKE_REPRO, clone, clone)
+            t0, c0 = time.monotonic(), children_cpu()
+            sh([sys.executable, "-m", "mobitrace", "add-device", source, "--device", f"synthetic-extra-{count:03d}"],
+               clone, clone)
+            log = sh(MAKE_REPRO, clone, clone)
+            ran = stages_ran(log)
+            devices = study_devices(clone, section)
+            out[count] = {"noop_s": noop, "add_s": time.monotonic() - t0, "add_cpu_s": children_cpu() - c0,
+                          "stages_ran": ran, "device_stages_ran": [s for s in ran if "@" in s],
+                          "devices_after_add": len(devices), "synthetic": True}
+            print(f"  growth at {count} {study} devices: no-op {noop:.1f} s, add a device {out[count]['add_s']:.1f} s "
+                  f"({len(ran)} stages ran, {len(out[count]['device_stages_ran'])} of them device stages)", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return out
 
 
 # ---------------------------------------------------------------- tests
@@ -410,8 +482,8 @@ def table(results: dict) -> str:
     def add(name, s, unit, fmt="{:.1f}"):
         rows.append((name, fmt.format(s["min"]) + unit, fmt.format(s["median"]) + unit, TARGETS.get(name, "")))
 
-    for key in ("cold mobitrace repro -f (make)", "cold mobitrace repro -f (cpu s)", "cold dvc repro -f",
-                "cold dvc repro -f (cpu s)"):
+    for key in ("cold mobitrace repro -f (make)", "cold mobitrace repro -f (cpu s)", "  without the warm server",
+                "  without the warm server (cpu s)", "cold dvc repro -f", "cold dvc repro -f (cpu s)"):
         if key in results:
             add(key, results[key], " s")
     commands = results.get("stage commands", {})
@@ -442,6 +514,12 @@ def table(results: dict) -> str:
             r = big[step]
             rows.append((f"bigtrace {step} ({big['trace_mb']:.0f} MB synthetic trace)", "", f"{r['wall_s']:.1f} s", ""))
             rows.append((f"  peak RSS {step}", "", f"{r['peak_rss_mb']:.0f} MB", "<= 500 MB"))
+    for count, g in sorted(results.get("growth", {}).items(), key=lambda kv: int(kv[0])):
+        rows.append((f"growth: {count} cpu-gbps devices (synthetic), no-op", "", f"{g['noop_s']:.1f} s", "<= 3 s"))
+        rows.append((f"  add a device at {count}: add-device + mobitrace repro", "", f"{g['add_s']:.1f} s",
+                     "<= 20 s"))
+        rows.append(("  stages run / of them device stages", "",
+                     f"{len(g['stages_ran'])} / {len(g['device_stages_ran'])}", "device stages: 2"))
     if "sampler" in results:
         for kit in KITS:
             rows.append((f"sampler {kit} at {results['sampler']['hz']:g} Hz",
@@ -465,6 +543,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repo", type=Path, default=ROOT, help="the repository to copy and time (default: this one)")
     ap.add_argument("--out", type=Path, default=ROOT / "dist" / "bench.json")
     ap.add_argument("--trace-mb", type=float, default=1024, help="size of the synthetic power trace")
+    ap.add_argument("--growth", default="5,20,100", help="device counts of the growth section")
     ap.add_argument("--sampler-hz", type=float, default=10)
     ap.add_argument("--sampler-s", type=float, default=10, help="seconds each sampler runs")
     args = ap.parse_args(argv)
@@ -489,6 +568,8 @@ def main(argv=None) -> int:
             bench_bigtrace(args.bigtrace_mb, work, results)
         if "sampler" in only:
             bench_sampler(args.runs, args.sampler_hz, args.sampler_s, results)
+        if "growth" in only:
+            results["growth"] = device_growth(repo, [int(c) for c in args.growth.split(",")], work)
         if "test" in only:
             bench_tests(repo, args.runs, results)
     results["loadavg_end"] = os.getloadavg()

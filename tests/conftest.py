@@ -3,8 +3,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-ROOT = REPO
+from tests import ROOT
+
+REPO = ROOT
 FIXTURES = ROOT / "tests" / "fixtures"
 
 

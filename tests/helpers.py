@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+from tests import ROOT as REPO
 
 
 def committed_devices(study: str) -> list[str]:

@@ -38,8 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mobitrace", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("ingest-published", help="validate data/published/<study>.yaml into parquet")
-    p.add_argument("src")
-    p.add_argument("out_dir")
+    p.add_argument("src", help="a published file, or the folder of every study's <study>.yaml")
+    p.add_argument("out_dir", help="the file's folder of tables, or (SRC a folder) the parent of one per study")
     p = sub.add_parser("run-notebook", help="execute notebooks/<name>.py with papermill, then its "
                        "supplements (methods pages) in the same kernel")
     p.add_argument("study")
@@ -107,7 +107,9 @@ def _study_params(study) -> dict:
 def _dispatch(args) -> None:
     if args.command == "ingest-published":
         from mobitrace.core import published
-        published.ingest(args.src, args.out_dir)
+        src, out = Path(args.src), Path(args.out_dir)
+        published.ingest_all({src / f"{s.slug}.yaml": out / s.slug for s in registry.studies()} if src.is_dir()
+                             else {src: out})
     elif args.command == "run-notebook":
         from mobitrace.book import notebooks
         notebooks.run(args.study, shared=tuple(args.shared))

@@ -72,15 +72,19 @@ def _notebook(name: str) -> Path:
 
 
 def _chapter_stage(name: str, params: list, deps: list[str], outs: list[str], metrics: list[str],
-                   shared: tuple[str, ...] = (), supplements: tuple[str, ...] = ()) -> dict:
+                   shared: tuple[str, ...] = (), supplements: tuple[str, ...] = (), results: tuple[str, ...] = ()
+                   ) -> dict:
     """The stage of notebooks/<name>.py and of its `supplements`, which
-    mobitrace.book.notebooks.run executes after it in the same kernel."""
+    mobitrace.book.notebooks.run executes after it in the same kernel.
+    `metrics`: the few key numbers `dvc metrics show` lists (kept in git);
+    `results`: the other files of numbers, outputs like the tables (DVC's
+    cache, so the stage stays in the run cache)."""
     runner = PACKAGE / "book" / "notebooks.py"
     cmd = " ".join(["python -m mobitrace run-notebook", name, *(f"--with {s}" for s in shared)])
     code = sorted(set().union(*(code_deps(_notebook(n), runner) for n in (name, *supplements))))
     stage = {"cmd": cmd, "params": params,
              "deps": [*(f"notebooks/{n}.py" for n in (name, *supplements)), *deps, *code],
-             "outs": [outs[0], *(f"book/chapters/{n}.ipynb" for n in supplements), *outs[1:]]}
+             "outs": [outs[0], *(f"book/chapters/{n}.ipynb" for n in supplements), *outs[1:], *results]}
     if metrics:
         stage["metrics"] = [{m: {"cache": False}} for m in metrics]
     return stage
@@ -120,7 +124,7 @@ def _study_stages(study: Study) -> dict:
             chapter.name, [chapter.params_section, *shared],
             [f"data/interim/published/{slug}", CLAIM_CATEGORIES, *inputs],
             [f"book/chapters/{chapter.name}.ipynb", f"{res}/tables", f"{res}/figures", f"{res}/claims.csv"],
-            [f"{res}/metrics.json"], shared, tuple(c.name for c in extra))
+            [f"{res}/verdicts.json"], shared, tuple(c.name for c in extra), (f"{res}/metrics.json",))
     return stages
 
 
@@ -131,17 +135,20 @@ def _descriptions() -> list[str]:
 
 def dvc_stages() -> dict:
     """The stages of dvc.yaml, in pipeline order."""
-    stages = {"ingest_published": {"foreach": [s.slug for s in studies()], "do": {
-        "cmd": "python -m mobitrace ingest-published data/published/${item}.yaml data/interim/published/${item}",
-        "deps": ["data/published/${item}.yaml", *code_deps(PACKAGE / "core" / "published.py")],
-        "outs": ["data/interim/published/${item}"]}}}
+    # Every study's published numbers in one stage: a process each cost more
+    # than the work, and a study's unchanged tables leave its chapter skipped.
+    slugs = [s.slug for s in studies()]
+    stages = {"ingest_published": {
+        "cmd": "python -m mobitrace ingest-published data/published data/interim/published",
+        "deps": [*(f"data/published/{slug}.yaml" for slug in slugs), *code_deps(PACKAGE / "core" / "published.py")],
+        "outs": [f"data/interim/published/{slug}" for slug in slugs]}}
     for study in studies():
         stages.update(_study_stages(study))
     claims = [f"data/results/{c.name}/claims.csv" for c in chapters()]
     stages["ledger"] = _chapter_stage(
         "claims-ledger", ["claims-ledger"], [*claims, *_descriptions()],
         ["book/chapters/claims-ledger.ipynb", "data/results/claims.csv", "data/results/claims-ledger"],
-        ["data/results/claims-metrics.json"], ("studies",))
+        [], ("studies",), results=("data/results/claims-metrics.json",))
     per_chapter = [f"data/results/{c.name}/{part}" for c in chapters() for part in ("claims.csv", "tables", "figures")]
     stages["overview"] = _chapter_stage(
         "overview", ["overview"], ["data/results/claims.csv", *per_chapter, *_descriptions()],

@@ -27,6 +27,11 @@ repository lock for the run:
 Plain `dvc repro` gives the same outputs and dvc.lock
 (tests/unit/test_repro_runner.py, tests/e2e).
 
+Progress: each stage's line names its place ("stage k of N"), each
+command's end its wall time, a command still running says so every
+HEARTBEAT_S, and the run ends with one line: what ran, what was restored,
+what was unchanged, the total time ("up to date" when nothing ran).
+
 A failing stage stops everything: the running commands get SIGINT (as
 Ctrl-C would), then SIGTERM after a grace; dvc.lock keeps the stages that
 finished, and the runner exits non-zero after the stage's message.
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import contextlib
 import logging
 import os
 import queue
@@ -43,6 +49,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import yaml
@@ -52,6 +59,7 @@ from mobitrace.core import timings
 from mobitrace.core.io import safe_yaml
 
 STOP_GRACE_S = 5.0
+HEARTBEAT_S = 15.0  # a command running longer says so this often
 DVC_PER_STAGE_S = 0.3  # the runner's hashing and caching of one stage, for the order only
 
 
@@ -60,19 +68,35 @@ def repro(root: Path, force: bool = False, jobs: int | None = None, out=None) ->
     of the first stage that failed (1 if DVC refused a step)."""
     out = out or sys.stdout
     jobs = max(1, jobs or os.cpu_count() or 1)
-    # One warm server for every stage command of the run (mobitrace.warm):
-    # its forks skip Python's start and the libraries' imports.
-    with warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root) as env, _DvcLog(out):
-        return _Run(root, force, jobs, out, env).run()
+    with contextlib.ExitStack() as stack, _DvcLog(out):
+        return _Run(root, force, jobs, out, stack).run()
 
 
 class _Run:
-    def __init__(self, root: Path, force: bool, jobs: int, out, env: dict):
-        self.root, self.force, self.jobs, self.out, self.env = root, force, jobs, out, env
+    def __init__(self, root: Path, force: bool, jobs: int, out, stack: contextlib.ExitStack):
+        self.root, self.force, self.jobs, self.out, self.stack = root, force, jobs, out, stack
+        self.env: dict | None = None  # the commands' environment, once one is to run
         self.finished: queue.Queue = queue.Queue()  # (stage, exit status) from the command threads
         self.procs: dict = {}  # stage -> its command's Popen, while it runs
         self.print_lock = threading.Lock()
         self.stopping = False
+        self.started = time.monotonic()
+        self.total = 0  # stages in the plan
+        self.counted = 0  # stages begun, skipped or restored so far
+        self.outcome = collections.Counter()  # "ran", "restored", "unchanged" (a data source: checked)
+
+    def _place(self) -> str:
+        self.counted += 1
+        return f"stage {self.counted} of {self.total}"
+
+    def summary(self) -> str:
+        took = f"{time.monotonic() - self.started:.1f} s"
+        if not self.outcome["ran"] and not self.outcome["restored"]:
+            return f"{self.total} stages unchanged: Data and pipelines are up to date ({took})."
+        parts = [f"{n} {what}" for what, n in (("ran", self.outcome["ran"]),
+                 ("restored from the run cache", self.outcome["restored"]),
+                 ("unchanged", self.outcome["unchanged"])) if n]
+        return f"{self.total} stages: {', '.join(parts)}; {took} in all."
 
     def say(self, line: str) -> None:
         with self.print_lock:
@@ -97,6 +121,7 @@ class _Run:
             with lock_repo(repo), repo.scm_context:
                 graph = get_active_graph(repo.index.graph)
                 plan = plan_repro(graph, collect_stages(repo, ["dvc.yaml"]))
+                self.total = len(plan)
                 return self._run_plan(repo, graph, plan)
         except DvcException as exc:  # e.g. an output missing after its command, a broken dvc.yaml
             self.say(f"error: {exc}")
@@ -133,6 +158,7 @@ class _Run:
                     self.procs.pop(stage)
                     if code == 0 and not self.stopping:
                         self._record(stage, locks)
+                        self.outcome["ran"] += 1
                         done.add(stage)
                     elif not failed:
                         failed = (stage, code)
@@ -144,6 +170,7 @@ class _Run:
             locks.write(final=True)
             raise
         locks.write(final=True)
+        self.say(self.summary())
         if failed:
             stage, code = failed
             self.say(f"error: failed to reproduce '{stage.addressing}': its command exited with {code}; "
@@ -157,26 +184,36 @@ class _Run:
         from dvc.stage.cache import RunCacheNotFoundError
 
         if not (isinstance(stage, PipelineStage) and stage.cmd and not stage.frozen):
-            if stage.reproduce(force=self.force, upstream=upstream):  # no command of ours runs
-                if isinstance(stage, PipelineStage):
-                    locks.add(stage)
-                else:
-                    stage.dump(update_pipeline=False)
+            self._place()
+            changed = stage.reproduce(force=self.force, upstream=upstream)  # no command of ours runs
+            if changed and isinstance(stage, PipelineStage):
+                locks.add(stage)
+            elif changed:
+                stage.dump(update_pipeline=False)
+            self.outcome["ran" if changed and isinstance(stage, PipelineStage) else "unchanged"] += 1
             return False
         if not self.force and not stage.changed(upstream=upstream):
-            self.say(f"Stage '{stage.addressing}' didn't change, skipping")
+            self.outcome["unchanged"] += 1
+            self.say(f"Stage '{stage.addressing}' didn't change, skipping ({self._place()})")
             return False
         stage.remove_outs(ignore_remove=False, force=False)
         if not self.force:
             try:
                 repo.stage_cache.restore(stage)
                 self._record(stage, locks)
+                self.outcome["restored"] += 1
+                self.say(f"({self._place()}: '{stage.addressing}' restored)")
                 return False
             except RunCacheNotFoundError:
                 stage.save_deps()
         locks.write()  # a command sees every stage finished before it in dvc.lock, as under `dvc repro`
+        if self.env is None:
+            # One warm server for every stage command of the run (mobitrace.warm):
+            # its forks skip Python's start and the libraries' imports. Started
+            # with the first command: a run with nothing to do needs none.
+            self.env = self.stack.enter_context(warm.running({**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=self.root))
         self.procs[stage] = None  # running from now on: its thread starts the command
-        threading.Thread(target=self._command, args=(stage,), daemon=True).start()
+        threading.Thread(target=self._command, args=(stage, self._place()), daemon=True).start()
         return True
 
     def _next_finished(self) -> tuple:
@@ -186,16 +223,18 @@ class _Run:
             except queue.Empty:
                 pass
 
-    def _command(self, stage) -> None:
+    def _command(self, stage, place: str) -> None:
         """The stage's command lines, one after the other, as dvc.stage.run
-        runs them; its output prefixed by the stage's name."""
+        runs them; its output prefixed by the stage's name, then its time."""
         from dvc.stage.run import _enforce_cmd_list, _make_cmd, get_executable, prepare_kwargs
 
         kwargs = prepare_kwargs(stage, run_env=self.env)
         code = 0
+        t0 = time.monotonic()
+        heartbeat = _Heartbeat(self.say, stage.addressing, t0)
         try:
             for cmd in _enforce_cmd_list(stage.cmd):
-                self.say(f"Running stage '{stage.addressing}':\n> {cmd}")
+                self.say(f"Running stage '{stage.addressing}' ({place}):\n> {cmd}")
                 # Own process group: a stop reaches the command and its children, not us.
                 with self.print_lock:
                     if self.stopping:
@@ -204,6 +243,7 @@ class _Run:
                     proc = subprocess.Popen(_make_cmd(get_executable(), cmd), stdout=subprocess.PIPE,
                                             stderr=subprocess.STDOUT, text=True, process_group=0, **kwargs)
                     self.procs[stage] = proc
+                heartbeat.start()
                 for line in proc.stdout:
                     self.say(f"{stage.addressing} | {line.rstrip(chr(10))}")
                 code = proc.wait()
@@ -213,6 +253,9 @@ class _Run:
             self.say(f"{stage.addressing} | {exc}")
             code = 127
         finally:
+            heartbeat.stop()
+            if code == 0:
+                self.say(f"Finished stage '{stage.addressing}' in {time.monotonic() - t0:.1f} s")
             self.finished.put((stage, code))
 
     def _record(self, stage, locks: _Locks) -> None:
@@ -237,6 +280,27 @@ class _Run:
         while self.procs:
             stage, _ = self._next_finished()
             self.procs.pop(stage, None)
+
+
+class _Heartbeat:
+    """"still running" every HEARTBEAT_S while a command runs (a command's
+    own progress lines, e.g. a notebook's, come between)."""
+
+    def __init__(self, say, name: str, t0: float):
+        self.say, self.name, self.t0 = say, name, t0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
+
+    def start(self) -> None:
+        if not self.thread.is_alive() and not self.done.is_set():
+            self.thread.start()
+
+    def _beat(self) -> None:
+        while not self.done.wait(HEARTBEAT_S):
+            self.say(f"... '{self.name}' still running ({time.monotonic() - self.t0:.0f} s)")
+
+    def stop(self) -> None:
+        self.done.set()
 
 
 def _read_git_index_once(scm) -> None:

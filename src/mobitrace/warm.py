@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 
 ENV = "MOBITRACE_WARM"  # the server's socket, for the processes of one run
+OFF = "MOBITRACE_NO_WARM"  # 1: no server; every command starts its own Python
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # Environment that changes what an import does or finds: a caller whose
 # values differ from the server's gets no fork.
@@ -399,6 +400,9 @@ def running(env: dict | None = None, cwd: Path | None = None):
     of the block, listening when the block starts (~0.05 s); yields the
     environment they need (`env`, by default os.environ, plus $MOBITRACE_WARM)."""
     env = dict(os.environ if env is None else env)
+    if env.get(OFF) == "1":  # for measuring what the server saves (make bench)
+        yield env
+        return
     folder = tempfile.mkdtemp(prefix="mobitrace-warm-")  # 0700: only we can connect
     path = os.path.join(folder, "socket")
     proc = subprocess.Popen([sys.executable, "-m", "mobitrace.warm", "serve", path, str(os.getpid())], env=env, cwd=cwd,

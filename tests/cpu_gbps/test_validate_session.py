@@ -7,8 +7,9 @@ import shutil
 from pathlib import Path
 
 from mobitrace.studies.cpu_gbps import ingest
+from tests import ROOT
 
-SMOKE = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "cpu-gbps" / "smoke-test"
+SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test"
 
 
 def _copy(tmp_path) -> Path:

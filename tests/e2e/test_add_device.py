@@ -26,7 +26,7 @@ from .test_payload_escaping import DEVICE as PAYLOAD_DEVICE
 # One worker runs this module and test_payload_escaping: they share the session fixture `byod`.
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("byod")]
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 PAGE = ROOT / "book" / "byod.md"
 
 

@@ -36,13 +36,14 @@ from urllib.parse import urldefrag, urlparse
 
 import pytest
 import yaml
+from tests import ROOT
 
 # One worker runs the module: the page visits (module fixtures) are made once.
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_browser")]
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-BROWSER_TOOLS = Path(__file__).resolve().parents[1] / "browser" / "node_modules"
+BROWSER_TOOLS = ROOT / "tests" / "browser" / "node_modules"
 DESKTOP, PHONE = (1280, 800), (390, 844)
 
 
@@ -364,7 +365,7 @@ def site_folder(site, tmp_path_factory) -> tuple[Path, list[str]]:
     files, copied) and the asset problems it reported."""
     import importlib.util
 
-    script = Path(__file__).resolve().parents[2] / "scripts" / "publish.py"
+    script = ROOT / "scripts" / "publish.py"
     spec = importlib.util.spec_from_file_location("mobitrace_publish", script)
     publish = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(publish)

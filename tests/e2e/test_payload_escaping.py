@@ -29,7 +29,7 @@ from .test_browser import _QuietHandler, browser  # noqa: F401  (the Chromium fi
 # One worker runs this module and test_add_device: they share the session fixture `byod`.
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("byod")]
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 BASE = ROOT / "data" / "raw" / "cpu-gbps" / "vm-veth-default"  # a committed capture the chapter handles
 DEVICE = "payload-host"
 FLAG = "__mobitrace_pwned"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mobitrace.studies import registry
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 RAW = ROOT / "data" / "raw"
 STUDIES = tuple(s.slug for s in registry.studies())
 CPU_BASE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"

@@ -16,7 +16,7 @@ import yaml
 from mobitrace.studies import registry
 from mobitrace.core import capture_reader
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 PAGE = (ROOT / "book" / "byod.md").read_text()
 
 

@@ -25,9 +25,9 @@ from mobitrace.core.errors import InputError
 
 from .bases import STUDIES, make_base
 from .edits import apply
+from tests import ROOT
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 CASES = yaml.safe_load((HERE / "cases.yaml").read_text())["cases"]
 MALFORMED = yaml.safe_load((ROOT / "tests" / "fixtures" / "byod" / "corpus.yaml").read_text())["cases"]
 # Edits that could make a careless reader follow, hang or write: add-device

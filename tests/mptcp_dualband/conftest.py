@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
+from tests import ROOT as REPO
 
 
 def synthetic_run(run_id="0000-sweep-default-dl-r075-bl-0", direction="downlink", transport="striped",

@@ -13,6 +13,7 @@ import pytest
 from mobitrace.core import claims as cl
 from mobitrace.studies.mptcp_dualband import analysis as mda
 from mobitrace.studies.mptcp_dualband import schema as sc
+from tests import ROOT
 
 STUDY_DIR = Path(mda.__file__).parent
 
@@ -129,7 +130,7 @@ def test_results_schemas_reject_a_bad_table_synthetic():
 
 
 def test_every_results_table_has_a_schema():
-    written = {p.stem for p in (Path(__file__).resolve().parents[2] / "data/results/mptcp-dualband/tables").glob("*.csv")}
+    written = {p.stem for p in (ROOT / "data/results/mptcp-dualband/tables").glob("*.csv")}
     assert written - {"key_findings"} <= set(sc.TABLES)
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests import ROOT as REPO
 KIT = REPO / "scripts" / "capture" / "priority_boost"
 sys.path.insert(0, str(KIT))
 

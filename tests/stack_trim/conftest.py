@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
+from tests import ROOT as REPO
 HEADER = ("run_id,experiment,link,direction,proto,size,sender_mode,receiver_mode,mtu,rate_mbps,rep,duration_s,"
           "status,started_utc")
 

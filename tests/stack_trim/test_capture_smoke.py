@@ -17,7 +17,7 @@ from mobitrace.core import capture_reader
 from mobitrace.studies.stack_trim import ingest as st
 from tests.helpers import smoke_command
 
-REPO = Path(__file__).resolve().parents[2]
+from tests import ROOT as REPO
 sys.path.insert(0, str(REPO / "scripts" / "capture" / "stack_trim"))
 import run as kit  # noqa: E402
 

@@ -3,11 +3,12 @@
 import importlib.util
 import math
 from pathlib import Path
+from tests import ROOT
 
 import numpy as np
 import pandas as pd
 
-KIT = Path(__file__).resolve().parents[2] / "scripts" / "capture" / "stack_trim" / "run.py"
+KIT = ROOT / "scripts" / "capture" / "stack_trim" / "run.py"
 _spec = importlib.util.spec_from_file_location("st_capture_kit_seq", KIT)
 kit = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(kit)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
+from tests import ROOT as REPO
 
 SAMPLE_HEADER = ("t_ns,client_cpu_ns,server_cpu_ns,rx_bytes_app,if_rx_bytes,if_tx_bytes,stat_user,stat_nice,"
                  "stat_system,stat_idle,stat_iowait,stat_irq,stat_softirq")

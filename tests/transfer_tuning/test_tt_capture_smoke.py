@@ -16,7 +16,7 @@ from mobitrace.core import capture_reader
 from mobitrace.studies.transfer_tuning import ingest as tt
 from tests.helpers import lock_args, smoke_command
 
-REPO = Path(__file__).resolve().parents[2]
+from tests import ROOT as REPO
 KIT = REPO / "scripts" / "capture" / "transfer_tuning" / "run.py"
 _spec = importlib.util.spec_from_file_location("mttt_capture_kit", KIT)
 kit = importlib.util.module_from_spec(_spec)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from mobitrace import cli, devices  # noqa: F401  (what every run imports)
 from mobitrace.core import io  # noqa: F401  (add-device's repo_root)
+from tests import ROOT
 
-SMOKE = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "cpu-gbps" / "smoke-test"
+SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test"
 devices.validate(SMOKE)

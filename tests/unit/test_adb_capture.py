@@ -14,7 +14,7 @@ from mobitrace.studies.cpu_gbps import ingest as captures
 
 pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_adb_capture")]  # tests/conftest.py
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 KIT = ROOT / "scripts" / "capture" / "android" / "adb_capture.py"
 FAKE = ROOT / "tests" / "fixtures" / "android" / "fake_adb.py"
 

@@ -29,7 +29,7 @@ import yaml
 
 pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 N_FILES = sum(1 for p in SMOKE.rglob("*") if p.is_file())
 # staging created, N_FILES files copied, session staged, journal written,

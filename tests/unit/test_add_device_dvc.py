@@ -19,7 +19,7 @@ from mobitrace.core.errors import InputError
 
 pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_add_device_dvc")]  # tests/conftest.py
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from mobitrace.core import capture_reader
 from mobitrace.studies.cpu_gbps import ingest
+from tests import ROOT
 
 
 def test_synthetic_gate_record_by_hand():
@@ -25,7 +26,7 @@ def test_a_capture_without_the_gate_says_not_measured():
 
 
 def test_committed_capture_before_the_gate_reads_not_measured():
-    raw = Path(__file__).resolve().parents[2] / "data/raw/cpu-gbps/vm-veth-default"
+    raw = ROOT / "data/raw/cpu-gbps/vm-veth-default"
     manifests = sorted(raw.glob("*/manifest.yaml"))
     assert manifests
     for path in manifests:

@@ -20,7 +20,7 @@ from mobitrace import devices
 from mobitrace.studies.priority_boost import ingest as priority_boost
 from mobitrace.core.errors import InputError
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 CORPUS = yaml.safe_load((ROOT / "tests" / "fixtures" / "byod" / "corpus.yaml").read_text())["cases"]
 CPU_BASE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 PB_SOURCE = ROOT / "data" / "raw" / "priority-boost" / "vm-2core" / "s20261122"

@@ -25,7 +25,7 @@ from mobitrace.core.capture_reader import HOST_KEYS
 from mobitrace.core.errors import InputError
 from mobitrace.studies import registry
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 SRC = ROOT / "src"
 PREFIX = "mtlib-"
 NETNS_REASON = netns.why_not(PREFIX)

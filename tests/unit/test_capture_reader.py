@@ -189,7 +189,7 @@ def test_yaml_refusals(text, message):
     assert cr._loads_yaml_c(text, "m.yaml") is None  # the C path never answers a refusal: the Python loader does
 
 
-REPO = Path(__file__).resolve().parents[2]
+from tests import ROOT as REPO
 
 
 def _node_lines(node):

@@ -1,5 +1,6 @@
 import subprocess
 import sys
+from tests import ROOT
 
 
 def test_cli_reports_bad_input_and_exits_2(tmp_path):
@@ -52,3 +53,20 @@ def test_validate_and_add_device_exit_statuses_are_documented():
     assert cli.EXIT == {"ok": 0, "problems": 1, "input": 2, "bug": 3, "interrupted": 130, "terminated": 143}
     for status in cli.EXIT.values():
         assert f"{status} " in cli.__doc__
+
+
+def test_ingest_published_of_a_folder_writes_nothing_when_one_file_is_bad(tmp_path):
+    """The pipeline's one ingest_published stage reads every study's file:
+    one bad file (synthetic) leaves no study's folder behind."""
+    from mobitrace.core.published import ingest_all
+    from mobitrace.core.errors import InputError
+    import pytest
+    from pathlib import Path
+    good = ROOT / "data" / "published" / "cpu-gbps.yaml"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("study: bad\ncitation: x\nseed: y\nvalues: []\n")
+    with pytest.raises(InputError):
+        ingest_all({good: tmp_path / "out" / "good", bad: tmp_path / "out" / "bad"})
+    assert not (tmp_path / "out").exists()
+    ingest_all({good: tmp_path / "out" / "good"})
+    assert (tmp_path / "out" / "good" / "values.parquet").is_file()

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from mobitrace.studies.cpu_gbps import device_analysis as cpugbps_device
+from tests import ROOT
 
 
 def synthetic_runs(device="synthetic-host", slope=2.0, noise=0.3, seed=1):
@@ -122,7 +123,7 @@ def test_committed_capture_rps_cpu1_known_values(tmp_path):
     from pathlib import Path
     from mobitrace.core import capture_reader
     from mobitrace.studies.cpu_gbps import ingest
-    raw = Path(__file__).resolve().parents[2] / "data/raw/cpu-gbps/vm-veth-rps-cpu1"
+    raw = ROOT / "data/raw/cpu-gbps/vm-veth-rps-cpu1"
     with capture_reader.superseding({"vm-veth-rps-cpu1/20261123T195013Z": "this test reads the first session"}):
         ingest.ingest(raw, tmp_path)
     fits, _ = cpugbps_device.fit_table(pd.read_parquet(tmp_path / "runs.parquet"), 0.05, [1.6], 50.0)

@@ -11,7 +11,7 @@ from mobitrace import devices
 from mobitrace.studies import registry
 from mobitrace.core.errors import InputError
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 DVC = yaml.safe_load((ROOT / "dvc.yaml").read_text())
 PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text())

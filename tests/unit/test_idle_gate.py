@@ -26,7 +26,7 @@ from mobitrace.studies import registry
 
 pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 KIT = 200  # the kit's pid in the synthetic snapshots
 
 

@@ -92,3 +92,22 @@ def test_glue_outputs_do_not_keep_a_cell_on_the_page_synthetic():
     assert out.cells[0].metadata["tags"] == ["remove-cell"]
     assert len(out.cells[0].outputs) == 1  # the glue value stays for the prose
 
+
+
+def test_verdicts_json_counts_a_chapters_claims_synthetic(tmp_path):
+    """A chapter's DVC metrics: its claims per verdict every tally shows, and the total (synthetic claims)."""
+    import json
+    from mobitrace.book.notebooks import write_verdicts
+    (tmp_path / "claims.csv").write_text("claim_id,verdict\na,reproduced\nb,not reproduced\nc,reproduced\n"
+                                         "d,inconclusive\ne,\"not checkable\"\n")
+    write_verdicts(tmp_path)
+    assert json.loads((tmp_path / "verdicts.json").read_text()) == {
+        "reproduced": 2, "not_reproduced": 1, "not_checkable": 1, "total": 5}
+
+
+def test_dvc_metrics_are_the_chapters_verdicts_only():
+    """`dvc metrics show` is a narrow table: a row per chapter, the verdict counts."""
+    from mobitrace.pipeline import dvc_stages
+    from mobitrace.studies import registry
+    declared = [next(iter(m)) for stage in dvc_stages().values() for m in stage.get("metrics", [])]
+    assert declared == [f"data/results/{c.name}/verdicts.json" for c in registry.chapters()]

@@ -14,7 +14,7 @@ import pytest
 
 from mobitrace.studies import registry
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
 MAX_LINES = 250
 MAX_CODE_LINES = 60

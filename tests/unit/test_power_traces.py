@@ -11,8 +11,9 @@ import yaml
 from mobitrace.energy import integrals as energy
 from mobitrace.energy import power_traces as pt
 from mobitrace.core.errors import InputError
+from tests import ROOT
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures"
+FIX = ROOT / "tests" / "fixtures"
 GOOD = FIX / "power_traces" / "good"
 BAD = FIX / "malformed" / "power-traces"
 CORPUS = yaml.safe_load((BAD / "corpus.yaml").read_text())
@@ -59,7 +60,7 @@ def test_android_battery_as_the_adb_kit_writes_it():
 def test_android_battery_reads_the_adb_kits_output(tmp_path):
     """The exact text scripts/capture/android/adb_capture.py writes (split_samples)."""
     import importlib.util
-    kit = Path(__file__).resolve().parents[2] / "scripts/capture/android/adb_capture.py"
+    kit = ROOT / "scripts/capture/android/adb_capture.py"
     mod_spec = importlib.util.spec_from_file_location("adb_capture", kit)
     mod = importlib.util.module_from_spec(mod_spec)
     mod_spec.loader.exec_module(mod)

@@ -11,8 +11,9 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from tests import ROOT
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "publish.py"
+SCRIPT = ROOT / "scripts" / "publish.py"
 _spec = importlib.util.spec_from_file_location("mobitrace_publish", SCRIPT)
 publish = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(publish)

@@ -14,7 +14,7 @@ import pytest
 
 pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_pull_captures")]  # tests/conftest.py
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 SCRIPT = ROOT / "scripts" / "pull_captures.py"
 SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 CAP = f"data/raw/cpu-gbps/synthetic-big/{SMOKE.name}"

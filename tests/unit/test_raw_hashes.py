@@ -14,7 +14,7 @@ from dvc_data.hashfile.tree import Tree
 
 from mobitrace.core import raw_hashes
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 
 
 def _folder_synthetic(tmp_path: Path) -> Path:

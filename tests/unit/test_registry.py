@@ -15,7 +15,7 @@ from mobitrace.studies import registry
 
 pytestmark = pytest.mark.xdist_group("test_registry")  # `generated` (~2 s) made once (tests/conftest.py)
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 STUDIES = registry.studies()
 
 

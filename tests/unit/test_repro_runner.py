@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -84,6 +85,10 @@ def test_parallel_run_gives_the_serial_outputs_and_lock_synthetic(tmp_path, temp
         log = out.getvalue()
         for stage in ("a1", "a2", "b1", "join"):
             assert log.count(f"Running stage '{stage}'") == 1, log
+            assert re.search(rf"^Finished stage '{stage}' in \d+\.\d s$", log, re.M), log
+        # each stage's place, and one closing line (src.txt.dvc: a data source, checked)
+        assert sorted(re.findall(r"\(stage (\d) of 5\)", log)) == ["2", "3", "4", "5"], log
+        assert re.search(r"^5 stages: 4 ran, 1 unchanged; \d+\.\d s in all\.$", log.rstrip().splitlines()[-1]), log
         assert "b1 | " not in log  # the commands print nothing
         _same(par, serial)
         # dvc.lock staged by autostage, as `dvc repro` stages it
@@ -95,6 +100,8 @@ def test_parallel_run_gives_the_serial_outputs_and_lock_synthetic(tmp_path, temp
     assert repro.repro(par, jobs=2, out=again) == 0, again.getvalue()
     assert "Running stage" not in again.getvalue(), again.getvalue()
     assert again.getvalue().count("didn't change, skipping") == 5, again.getvalue()
+    assert again.getvalue().rstrip().splitlines()[-1].startswith(
+        "5 stages unchanged: Data and pipelines are up to date"), again.getvalue()
 
 
 def test_after_a_change_only_what_depends_on_it_reruns_as_with_dvc_synthetic(tmp_path, template):
@@ -232,3 +239,13 @@ def test_an_output_git_already_tracks_is_refused_as_dvc_refuses_it_synthetic(tmp
     out = io.StringIO()
     assert repro.repro(par, force=True, jobs=2, out=out) == 1, out.getvalue()
     assert "output 'b/x' is already tracked by SCM" in out.getvalue(), out.getvalue()
+
+
+def test_a_long_command_says_it_is_still_running_synthetic(tmp_path, template, monkeypatch):
+    """A command that runs longer than the heartbeat says so (b1 and a2 sleep 1 s)."""
+    monkeypatch.setattr(repro, "HEARTBEAT_S", 0.3)
+    par = _project(tmp_path, template)
+    out = io.StringIO()
+    assert repro.repro(par, jobs=2, out=out) == 0, out.getvalue()
+    assert re.search(r"^\.\.\. 'b1' still running \(\d+ s\)$", out.getvalue(), re.M), out.getvalue()
+    assert "'a1' still running" not in out.getvalue(), out.getvalue()  # cat: done at once

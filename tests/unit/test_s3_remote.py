@@ -27,7 +27,7 @@ from tests.unit.test_add_device_dvc import SMOKE, _git, _upload
 
 pytestmark = pytest.mark.waits  # a server to start: run first, beside the shared build (tests/conftest.py)
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 BUCKET = "mobitrace-test"
 CAP = f"data/raw/cpu-gbps/synthetic-s3/{SMOKE.name}"
 

@@ -35,8 +35,9 @@ def build(book_dir: str | Path = "book") -> Path:
         build_dir = book_dir / "_build"
         shutil.rmtree(build_dir, ignore_errors=True)
         # In this process: in a warm run (mobitrace.warm) Sphinx is loaded already.
+        # Not --quiet: Sphinx's status lines (reading, writing, each page) are the stage's progress.
         from jupyter_book.cli.main import main as jupyter_book
-        jupyter_book.main(["build", str(book_dir), "--path-output", str(book_dir), "--warningiserror", "--quiet"],
+        jupyter_book.main(["build", str(book_dir), "--path-output", str(book_dir), "--warningiserror"],
                           prog_name="jupyter-book", standalone_mode=False)
         html_dir = build_dir / "html"
         (html_dir / ".buildinfo").unlink(missing_ok=True)

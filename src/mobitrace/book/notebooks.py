@@ -241,7 +241,27 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> l
     for nb, out_nb in zip(executed, out_nbs):
         out_nb.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, out_nb)
+    if (results / "claims.csv").is_file():
+        write_verdicts(results)
     return out_nbs
+
+
+def write_verdicts(results: Path) -> None:
+    """<results>/verdicts.json: the chapter's claims per verdict that every
+    tally shows (claims.ALWAYS_SHOWN) and their total, from its claims.csv.
+    These few numbers are the chapter's DVC metrics, so that `dvc metrics
+    show` is a narrow table, a row per chapter; metrics.json keeps the rest.
+    Counted with csv, as book.landing.verdict_counts counts: its import
+    would load the plotting libraries into this process."""
+    import csv
+    import json
+
+    from mobitrace.core.claims import ALWAYS_SHOWN
+
+    with open(results / "claims.csv", newline="", encoding="utf-8") as f:
+        verdicts = [row["verdict"] for row in csv.DictReader(f)]
+    counts = {v.replace(" ", "_"): verdicts.count(v) for v in ALWAYS_SHOWN}
+    (results / "verdicts.json").write_text(json.dumps({**counts, "total": len(verdicts)}, indent=2) + "\n")
 
 
 def _execute(root: Path, name: str, parameters: dict, tmp: Path, km) -> "nbformat.NotebookNode":

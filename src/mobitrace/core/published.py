@@ -157,14 +157,20 @@ def _text_tables(path: Path, tables: dict) -> pd.DataFrame:
 def ingest(src: str | Path, out_dir: str | Path) -> None:
     """Validate a published file and write values.parquet and
     text_tables.parquet to out_dir; nothing is written if validation fails."""
-    meta, values, text_tables = load(src)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    values.assign(study=meta["study"]).to_parquet(out_dir / "values.parquet", index=False)
-    text_tables.to_parquet(out_dir / "text_tables.parquet", index=False)
-    stats = load_stat_tables(src)
-    if not stats.empty:
-        stats.to_parquet(out_dir / "stat_tables.parquet", index=False)
+    ingest_all({src: out_dir})
+
+
+def ingest_all(pairs: dict) -> None:
+    """ingest() of each published file (key) into its folder (value), in one
+    process (one pipeline stage for every study): every file is validated
+    before any folder is written."""
+    loaded = [(Path(out_dir), load(src), load_stat_tables(src)) for src, out_dir in pairs.items()]
+    for out_dir, (meta, values, text_tables), stats in loaded:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        values.assign(study=meta["study"]).to_parquet(out_dir / "values.parquet", index=False)
+        text_tables.to_parquet(out_dir / "text_tables.parquet", index=False)
+        if not stats.empty:
+            stats.to_parquet(out_dir / "stat_tables.parquet", index=False)
 
 
 def value_of(values: pd.DataFrame, value_id: str) -> float:

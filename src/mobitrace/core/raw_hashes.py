@@ -6,14 +6,14 @@ provenance boxes) from dvc.lock, so it must rebuild when one changes. It
 depends on these small files, not on data/raw itself: DVC would otherwise
 hash all of data/raw's files again before and after each book build.
 
-The value is DVC's own for a folder: the md5 of the JSON list of its files'
-md5s and relative paths, with ".dir" appended (dvc_data's Tree.as_bytes),
-with the folder's size and file count, as dvc.lock writes them.
+The value is DVC's own for a folder, made by DVC's own code (dvc_data's
+Tree of the files' md5s), with the folder's size and file count, as
+dvc.lock writes them; only the files are read here, through the capture
+reader.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -25,12 +25,15 @@ def folder_hash(folder: str | Path) -> dict:
     """{"md5", "size", "nfiles"} of the regular files under `folder`, as DVC
     computes them for a directory dependency, read with the capture reader
     (regular files only, within its limits)."""
+    from dvc_data.hashfile.hash_info import HashInfo
+    from dvc_data.hashfile.tree import Tree
+
     files = capture_reader.check_capture(folder)
-    entries = [{"md5": capture_reader.md5_raw(p), "relpath": p.relative_to(folder).as_posix()} for p in files]
-    entries.sort(key=lambda e: e["relpath"])
-    listing = json.dumps(entries, sort_keys=True).encode("utf-8")
-    return {"md5": hashlib.md5(listing).hexdigest() + ".dir", "size": sum(p.stat().st_size for p in files),
-            "nfiles": len(entries)}
+    tree = Tree()
+    for p in files:
+        tree.add(p.relative_to(folder).parts, None, HashInfo("md5", capture_reader.md5_raw(p)))
+    tree.digest()
+    return {"md5": tree.hash_info.value, "size": sum(p.stat().st_size for p in files), "nfiles": len(files)}
 
 
 def write(folder: str | Path, out: str | Path) -> Path:

@@ -1,0 +1,99 @@
+"""Contracts with the library versions our machinery leans on (requirements.txt
+pins them). Each piece is kept because the library's own mechanism does not
+do the job, and `make bench` states what it saves; a test here fails when
+the library changes under it, or starts doing the job itself, so that the
+piece is mended or removed, not left to drift.
+
+- mobitrace.repro (the runner) calls DVC's reproduce internals;
+- mobitrace.warm and mobitrace/__main__.py keep pandera from importing
+  hypothesis at its first validation;
+- tests/conftest.py's scheduler subclasses xdist's LoadGroupScheduling,
+  because xdist's own grouping does nothing on the pinned pytest.
+"""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import ROOT
+
+
+def _pinned(name: str) -> str:
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        if line.lower().startswith(f"{name.lower()}=="):
+            return line.split("==", 1)[1].split()[0]
+    raise AssertionError(f"{name} is not pinned in requirements.txt")
+
+
+@pytest.mark.parametrize("dist", ["dvc", "pandera", "pytest", "pytest-xdist"])
+def test_the_installed_versions_are_the_pinned_ones(dist):
+    """The contracts below were checked with these versions."""
+    from importlib.metadata import version
+    assert version(dist) == _pinned(dist)
+
+
+def test_dvc_reproduce_internals_the_runner_calls_exist():
+    """mobitrace.repro runs DVC's plan with DVC's own functions; their names
+    and parameters (tests/unit/test_repro_runner.py checks the outputs and
+    dvc.lock against plain `dvc repro`, byte for byte)."""
+    from dvc.repo.reproduce import collect_stages, get_active_graph, plan_repro
+    from dvc.stage import PipelineStage, Stage
+    from dvc.stage.run import _enforce_cmd_list, _make_cmd, get_executable, prepare_kwargs
+    from dvc.stage.serialize import to_lockfile
+    from dvc.utils.serialize._yaml import dumps_yaml
+
+    for fn in (collect_stages, get_active_graph, plan_repro, _enforce_cmd_list, _make_cmd, get_executable,
+               prepare_kwargs, to_lockfile, dumps_yaml):
+        assert callable(fn)
+    assert "run_env" in inspect.signature(prepare_kwargs).parameters
+    for method, params in (("changed", {"upstream"}), ("save", {"run_cache"}),
+                           ("remove_outs", {"ignore_remove", "force"}), ("save_deps", set()), ("commit", set())):
+        assert params <= set(inspect.signature(getattr(Stage, method)).parameters), method
+    # keyword arguments these take through **kwargs
+    assert {'kwargs.get("force"', 'kwargs.pop("upstream"'} <= {
+        k for k in ('kwargs.get("force"', 'kwargs.pop("upstream"') if k in inspect.getsource(Stage.reproduce)}
+    from dvc.dvcfile import ProjectFile
+    assert "update_pipeline" in inspect.signature(ProjectFile.dump).parameters
+    assert issubclass(PipelineStage, Stage)
+    # Stage.run's rule for the run cache, which the runner's _record copies
+    assert "no_cache_outs" in inspect.getsource(Stage.run)
+
+
+def test_pandera_imports_hypothesis_at_its_first_validation_unless_blocked():
+    """Why __main__.py and the kernels' preload set sys.modules["hypothesis"]
+    to None: pandera imports it (and pytest with it) when it is installed, at
+    its first validation, for data synthesis no command does; blocked, the
+    validation still works."""
+    probe = ("import sys\n{block}import pandas as pd, pandera.pandas as pa\n"
+             "pa.DataFrameSchema({{'a': pa.Column(int, pa.Check.ge(0))}}).validate(pd.DataFrame({{'a': [1]}}))\n"
+             "print(sys.modules.get('hypothesis') is not None)\n")
+    seen = [subprocess.run([sys.executable, "-c", probe.format(block=block)], capture_output=True, text=True,
+                           check=True).stdout.strip()
+            for block in ("", "sys.modules.setdefault('hypothesis', None)\n")]
+    assert seen == ["True", "False"]
+
+
+def test_xdist_loadgroup_alone_does_not_group_on_the_pinned_pytest_synthetic(tmp_path):
+    """Why tests/conftest.py subclasses LoadGroupScheduling: xdist marks a
+    test's group by rewriting item._nodeid, which pytest no longer reads
+    (pytest-dev/pytest-xdist#1386), so one group's tests spread over the
+    workers. When this fails, xdist groups again: drop the subclass."""
+    (tmp_path / "test_g.py").write_text(
+        "import os, pytest\n"
+        "@pytest.mark.xdist_group('g')\n"
+        "@pytest.mark.parametrize('i', range(6))\n"
+        "def test_a(i, tmp_path_factory):\n"
+        "    (tmp_path_factory.getbasetemp().parent.parent / f'w{i}').write_text(os.environ['PYTEST_XDIST_WORKER'])\n")
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup",
+                    f"--basetemp={tmp_path / 'base'}", "test_g.py"], cwd=tmp_path, check=True, capture_output=True)
+    workers = {p.read_text() for p in tmp_path.rglob("w[0-9]")}
+    assert len(workers) > 1, workers
+    from xdist.scheduler import LoadGroupScheduling
+    for name in ("_split_scope", "_assign_work_unit"):
+        assert callable(getattr(LoadGroupScheduling, name)), name
+    assert "self.workqueue" in inspect.getsource(LoadGroupScheduling.__mro__[1])
