@@ -101,8 +101,11 @@ def test_verdicts_json_counts_a_chapters_claims_synthetic(tmp_path):
     (tmp_path / "claims.csv").write_text("claim_id,verdict\na,reproduced\nb,not reproduced\nc,reproduced\n"
                                          "d,inconclusive\ne,\"not checkable\"\n")
     write_verdicts(tmp_path)
-    assert json.loads((tmp_path / "verdicts.json").read_text()) == {
-        "reproduced": 2, "not_reproduced": 1, "not_checkable": 1, "total": 5}
+    from mobitrace.core import claims
+    found = json.loads((tmp_path / "verdicts.json").read_text())
+    assert set(found) == {claims.key(label) for label in claims.COUNTED} | {"total"}
+    assert {k: found[k] for k in ("reproduced", "not_reproduced", "inconclusive", "not_checkable", "total")} == {
+        "reproduced": 2, "not_reproduced": 1, "inconclusive": 1, "not_checkable": 1, "total": 5}
 
 
 def test_dvc_metrics_are_the_chapters_verdicts_only():

@@ -247,21 +247,20 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> l
 
 
 def write_verdicts(results: Path) -> None:
-    """<results>/verdicts.json: the chapter's claims per verdict that every
-    tally shows (claims.ALWAYS_SHOWN) and their total, from its claims.csv.
-    These few numbers are the chapter's DVC metrics, so that `dvc metrics
-    show` is a narrow table, a row per chapter; metrics.json keeps the rest.
-    Counted with csv, as book.landing.verdict_counts counts: its import
-    would load the plotting libraries into this process."""
-    import csv
+    """<results>/verdicts.json: the chapter's claims counted as every tally
+    counts them (claims.verdict_counts: testbed-bound and follows-from-the-
+    model apart from evidence) and their total. These few numbers are the
+    chapter's DVC metrics, so that `dvc metrics show` is a narrow table, a
+    row per chapter; metrics.json keeps the rest."""
     import json
 
-    from mobitrace.core.claims import ALWAYS_SHOWN
+    import pandas as pd
 
-    with open(results / "claims.csv", newline="", encoding="utf-8") as f:
-        verdicts = [row["verdict"] for row in csv.DictReader(f)]
-    counts = {v.replace(" ", "_"): verdicts.count(v) for v in ALWAYS_SHOWN}
-    (results / "verdicts.json").write_text(json.dumps({**counts, "total": len(verdicts)}, indent=2) + "\n")
+    from mobitrace.core.claims import keyed, verdict_counts
+
+    claims = pd.read_csv(results / "claims.csv", dtype=str, keep_default_na=False)
+    counts = keyed(verdict_counts(claims))
+    (results / "verdicts.json").write_text(json.dumps({**counts, "total": len(claims)}, indent=2) + "\n")
 
 
 def _execute(root: Path, name: str, parameters: dict, tmp: Path, km) -> "nbformat.NotebookNode":
