@@ -28,6 +28,9 @@ SCREEN_HEIGHT = PHONE[1]
 
 
 def _shot(browser, repo: Path, name: str) -> None:
+    """The screen as it is once its transitions (a drawer sliding in) end."""
+    browser.execute_async_script("""const done = arguments[arguments.length - 1];
+        Promise.all(document.getAnimations().map(a => a.finished)).then(() => done(), () => done());""")
     screens = repo / "book" / "_build" / "screens"
     screens.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(screens / f"reading-{name}.png"))
