@@ -93,3 +93,57 @@ def test_every_visible_menu_toggle_opens_and_closes_its_drawer(browser, site, re
                     dead[(page, n, kind)] = {"before": before, "open": opened, "closed": after}
     assert not unmenued, f"no visible chapter-list button: {unmenued}"
     assert not dead, dead
+
+
+# Each table, its box scrolled all the way right: where its caption and the
+# cells of its first (key) column lie, and how wide its box is.
+_TABLES = """
+    const vw = document.documentElement.clientWidth;
+    const column = document.querySelector(".bd-article").getBoundingClientRect();
+    const out = [];
+    for (const table of document.querySelectorAll(".bd-article table")) {
+        if (!table.checkVisibility()) continue;
+        const box = table.closest(".mobitrace-table-scroll") || table.parentElement;
+        box.scrollLeft = box.scrollWidth;
+        const rect = e => { const r = e.getBoundingClientRect(); return [Math.round(r.left), Math.round(r.right)]; };
+        const keys = Array.from(table.rows).map(r => r.cells[0]).filter(Boolean).map(rect);
+        out.push({caption: table.caption ? table.caption.textContent.slice(0, 60) : "(no caption)",
+                  captionAt: table.caption ? rect(table.caption) : null, keys,
+                  box: rect(box), scrolls: box.scrollWidth > box.clientWidth + 1,
+                  hint: !!(box.previousElementSibling && box.previousElementSibling.matches(".mobitrace-scroll-hint:not([hidden])")),
+                  vw, column: [Math.round(column.left), Math.round(column.right)]});
+        box.scrollLeft = 0;
+    }
+    return out;"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_caption_or_key_column_falls_outside_the_screen(browser, site, repo, width):
+    """Every table's caption wraps inside the screen; scrolled all the way
+    right, its first (key) column is still in view; its box stays in the text
+    column; and a table wider than its box says that it scrolls."""
+    base, html_dir = site
+    outside, seen = {}, 0
+    with _viewport(browser, width, SCREEN_HEIGHT):
+        for page in _landing_and_chapters(html_dir):
+            _load(browser, base + page)
+            for table in browser.execute_script(_TABLES):
+                seen += 1
+                vw, (left, right) = table["vw"], table["column"]
+                problems = []
+                if table["captionAt"] and not (0 <= table["captionAt"][0] and table["captionAt"][1] <= vw):
+                    problems.append(f"caption at {table['captionAt']}")
+                if any(not (0 <= a and b <= vw) for a, b in table["keys"]):
+                    problems.append("key column off screen")
+                if not (left - 1 <= table["box"][0] and table["box"][1] <= right + 1):
+                    problems.append(f"box {table['box']} outside the text column {table['column']}")
+                if table["scrolls"] and not table["hint"]:
+                    problems.append("scrolls without saying so")
+                if problems:
+                    outside[(page, table["caption"])] = problems
+            if page.endswith("priority-boost.html"):
+                browser.execute_script("""const b = document.querySelectorAll(".mobitrace-table-scroll")[1];
+                    b.scrollIntoView(); window.scrollBy(0, -80); b.scrollLeft = b.scrollWidth;""")
+                _shot(browser, repo, f"table-scrolled-{width}")
+    assert seen > 50
+    assert not outside, outside

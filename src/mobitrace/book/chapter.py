@@ -26,7 +26,7 @@ from mobitrace.core import numbers
 from mobitrace.core.escape import fence, safe_href
 # Imported here, not lazily, although the overview draws nothing (~1 s of seaborn and
 # scipy.stats): importing this module must set the figure theme before any caller draws.
-from mobitrace.book.figures import save_svg
+from mobitrace.book.figures import narrow_path, save_svg
 
 PROVENANCE_KINDS = ("measured", "published", "modeled")
 # Output metadata that marks a display for mobitrace.book.notebooks (moved to the
@@ -123,6 +123,17 @@ def key_findings_frame(claims: pd.DataFrame, headline: list[str], intervals: dic
     frame["artifact_low"] = pd.array([lo for lo, _ in bounds], dtype="Float64")
     frame["artifact_high"] = pd.array([hi for _, hi in bounds], dtype="Float64")
     return frame[KEY_FINDINGS_COLUMNS]
+
+
+def figure_html(path: Path, name: str, alt: str, caption: str) -> str:
+    """A figure for every screen: its phone layout (mobitrace.book.figures.
+    narrow_path) below 600 px, a tap opens the full-size SVG. Escaped."""
+    wide, narrow = (html.escape(safe_href(site_href(p))) for p in (path, narrow_path(path)))
+    return (f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
+            f'<a class="mobitrace-figure-full" href="{wide}" title="Open the figure full size">'
+            f'<picture><source media="(max-width: 600px)" srcset="{narrow}">'
+            f'<img src="{wide}" alt="{html.escape(alt)}" loading="lazy"></picture></a>\n'
+            f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>")
 
 
 class ChapterOutputs:
@@ -223,10 +234,7 @@ class ChapterOutputs:
             path = self._save_svg(fig, name)
             if fig is not None:
                 plt.close(fig)
-        display(HTML(
-            f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
-            f'<img src="{html.escape(safe_href(site_href(path)))}" alt="{html.escape(alt)}" loading="lazy">\n'
-            f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>"))
+        display(HTML(figure_html(path, name, alt, caption)))
 
     def _save_svg(self, fig, name: str) -> Path:
         return save_svg(fig, self.figures_dir / f"{name}.svg")
@@ -234,6 +242,7 @@ class ChapterOutputs:
     def _copy_svg(self, source: Path, name: str) -> Path:
         path = self.figures_dir / f"{name}.svg"
         shutil.copyfile(source, path)
+        shutil.copyfile(narrow_path(source), narrow_path(path))
         return path
 
     def findings(self, claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:
@@ -272,14 +281,16 @@ class ShownOutputs(ChapterOutputs):
 
     def _save_svg(self, fig, name: str) -> Path:
         path = self.figures_dir / f"{name}.svg"
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: its chapter saved no such figure")
+        for saved in (path, narrow_path(path)):
+            if not saved.is_file():
+                raise FileNotFoundError(f"{saved}: its chapter saved no such figure")
         return path
 
     def _copy_svg(self, source: Path, name: str) -> Path:
         path = self._save_svg(None, name)
-        if path.read_bytes() != Path(source).read_bytes():
-            raise ValueError(f"{path}: its chapter saved another figure than {source}")
+        for saved, copied in ((path, source), (narrow_path(path), narrow_path(source))):
+            if saved.read_bytes() != Path(copied).read_bytes():
+                raise ValueError(f"{saved}: its chapter saved another figure than {copied}")
         return path
 
     def findings(self, *args, **kwargs) -> None:
