@@ -7,6 +7,8 @@ did land in book/_build/screens/ (reading-*.png), to look at.
 
 from __future__ import annotations
 
+import re
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from .test_browser import (  # noqa: F401  (fixtures)
     PHONE,
     _landing_and_chapters,
     _load,
+    _load_every_image,
     _study_chapters,
     _viewport,
     browser,
@@ -147,3 +150,62 @@ def test_no_caption_or_key_column_falls_outside_the_screen(browser, site, repo, 
                 _shot(browser, repo, f"table-scrolled-{width}")
     assert seen > 50
     assert not outside, outside
+
+
+_FIGURES = """
+    return Array.from(document.querySelectorAll("figure.mobitrace-figure img")).filter(i => i.checkVisibility())
+        .map(i => ({src: i.currentSrc, width: i.getBoundingClientRect().width, alt: i.alt.slice(0, 50)}));"""
+# matplotlib draws each text (svg.fonttype "path") as a group scaled by its
+# size in pt / 100; the SVG's user unit is the pt of its viewBox.
+_TEXT_SCALE = re.compile(r'<g transform="translate\([^)]*\)(?: rotate\([^)]*\))? scale\(([0-9.]+) -\1\)"')
+_VIEWBOX = re.compile(r'viewBox="0 0 ([0-9.]+) ([0-9.]+)"')
+MIN_TEXT_PX = {DESKTOP[0]: 11, PHONE[0]: 9}
+
+
+def smallest_text_pt(svg: str) -> tuple[float, float]:
+    """(size of the SVG's smallest text, width of its viewBox), both in its pt."""
+    sizes = [100 * float(s) for s in _TEXT_SCALE.findall(svg)]
+    return (min(sizes) if sizes else float("inf")), float(_VIEWBOX.search(svg).group(1))
+
+
+def test_smallest_text_pt_reads_matplotlib_svg_synthetic(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from mobitrace.book.figures import save_svg
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlabel("tiny", fontsize=7)
+    ax.tick_params(labelsize=30)
+    fig.set_layout_engine("constrained")
+    fig.savefig(tmp_path / "f.svg", format="svg")
+    assert smallest_text_pt((tmp_path / "f.svg").read_text()) [0] == 7
+    save_svg(fig, tmp_path / "g.svg")  # enlarged to the book's minimum
+    assert smallest_text_pt((tmp_path / "g.svg").read_text())[0] > 7
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_figures_smallest_text_is_readable(browser, site, repo, width):
+    """Each figure's smallest text, as rendered (its size in the SVG scaled
+    to the width the page shows it at), is at least 9 CSS px on a phone and
+    11 at 1280 px: phones get the stacked layout (<picture>)."""
+    base, html_dir = site
+    small, seen, cache = {}, 0, {}
+    with _viewport(browser, width, SCREEN_HEIGHT):
+        for page in _landing_and_chapters(html_dir):
+            _load(browser, base + page)
+            _load_every_image(browser)
+            for figure in browser.execute_script(_FIGURES):
+                seen += 1
+                if figure["src"] not in cache:
+                    with urllib.request.urlopen(figure["src"], timeout=10) as resp:
+                        cache[figure["src"]] = smallest_text_pt(resp.read().decode("utf-8"))
+                text_pt, box_pt = cache[figure["src"]]
+                rendered = text_pt * figure["width"] / box_pt
+                if rendered < MIN_TEXT_PX[width]:
+                    small[(page, figure["src"].rsplit("/", 1)[-1])] = round(rendered, 1)
+            if page.endswith("transfer-tuning.html"):
+                browser.execute_script('document.querySelector("figure.mobitrace-figure").scrollIntoView()')
+                _shot(browser, repo, f"figure-{width}")
+    assert seen > 20
+    assert not small, f"smallest text (CSS px) below {MIN_TEXT_PX[width]}: {small}"
