@@ -219,7 +219,7 @@ ch.grid()  # tables/grid.csv, Figure 7 per device
 #
 # Figure 9 analog: the power of a video-dataset transfer at increasing
 # concurrency; Figure 8 analog: one file, two files back to back, two files
-# at once. Shaded red: the transfer's dynamic energy; green: the tail after
+# at once. Shaded orange: the transfer's dynamic energy; teal: the tail after
 # the last byte; dashed: the base power.
 
 # %% tags=["hide-input"]

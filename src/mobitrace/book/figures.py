@@ -133,21 +133,31 @@ def stack_for_phones(fig) -> None:
     """Lay `fig` out for a phone: its panels one under another in reading
     order (small multiples that stack), every panel with its own tick labels,
     legends below the data, NARROW_WIDTH_IN wide."""
-    from matplotlib.gridspec import GridSpec
+    from matplotlib.gridspec import GridSpec, GridSpecFromSubplotSpec
 
-    panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None and ax.axison]
-    spec = lambda ax: ax.get_subplotspec()  # noqa: E731
+    def colorbars(ax):
+        return [m.colorbar.ax for m in [*ax.collections, *ax.images] if getattr(m, "colorbar", None)]
+
+    bars = {bar for ax in fig.axes for bar in colorbars(ax)}
+    panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None and ax.axison and ax not in bars]
+    spec = lambda ax: ax.get_subplotspec().get_topmost_subplotspec()  # noqa: E731
     panels.sort(key=lambda ax: (spec(ax).rowspan.start, spec(ax).colspan.start))
     columns = {spec(ax).colspan.start for ax in panels}
     for ax in fig.axes:
-        if ax.get_subplotspec() is not None and not ax.axison and ax not in panels:
+        if ax.get_subplotspec() is not None and not ax.axison and ax not in panels and ax not in bars:
             ax.set_visible(False)  # an empty cell of the grid
     rows = len({spec(ax).rowspan.start for ax in panels}) or 1
     panel = min(max(fig.get_size_inches()[1] / rows, 2.2), NARROW_PANEL_IN)
     if len(columns) > 1:
         grid = GridSpec(len(panels), 1, figure=fig)
         for k, ax in enumerate(panels):
-            ax.set_subplotspec(grid[k])
+            beside = colorbars(ax)
+            if beside:  # the panel and its colour bar share the row
+                cell = GridSpecFromSubplotSpec(1, 2, subplot_spec=grid[k], width_ratios=(20, 1), wspace=0.05)
+                ax.set_subplotspec(cell[0])
+                beside[0].set_subplotspec(cell[1])
+            else:
+                ax.set_subplotspec(grid[k])
             ax.tick_params(labelleft=True, labelbottom=True)
         rows = len(panels)
     for ax in fig.axes:
@@ -160,6 +170,12 @@ def stack_for_phones(fig) -> None:
                         legend.get_title().get_text() or None))
         legend.remove()
     fig.set_size_inches(NARROW_WIDTH_IN, panel * rows + 0.8)
-    fig.set_layout_engine("constrained")
+    try:
+        fig.set_layout_engine("constrained")
+    except RuntimeError:  # colorbars made under another layout keep it
+        with _quiet():
+            fig.tight_layout()
+    outside = fig.get_layout_engine() is not None and "constrained" in type(fig.get_layout_engine()).__name__.lower()
     for handles, labels, title in legends:
-        fig.legend(handles, labels, title=title, loc="outside lower center", ncol=1, frameon=False)
+        fig.legend(handles, labels, title=title, loc="outside lower center" if outside else "upper center",
+                   bbox_to_anchor=None if outside else (0.5, 0.0), ncol=1, frameon=False)

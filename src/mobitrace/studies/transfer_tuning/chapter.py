@@ -264,9 +264,9 @@ class Chapter(NotebookChapter):
                            alt=f"Three power traces in watts against time in seconds on {device}: one file, two "
                                "files back to back, two files at once, with the transfer's energy and the tail "
                                "shaded.",
-                           caption=f"Transfer (red) and tail (green) energy of one, two sequential and two concurrent "
-                                   f"files ({kind}, {device}). Look at the green tails: the modeled radio has no "
-                                   "tail state.")
+                           caption=f"Transfer (shaded orange) and tail (shaded teal) energy of one, two sequential "
+                                   f"and two concurrent files ({kind}, {device}). Look at the teal tails: the "
+                                   "modeled radio has no tail state.")
                 tab = self._save(tta.tail_table(tails, device), f"tail_{device}")
                 out.show(tab.drop(columns=["device"]).rename(columns={
                     "transfer_s": "transfer (s)", "energy_j": "transfer energy (J)", "tail_j": "tail energy (J)",
