@@ -209,3 +209,62 @@ def test_every_figures_smallest_text_is_readable(browser, site, repo, width):
                 _shot(browser, repo, f"figure-{width}")
     assert seen > 20
     assert not small, f"smallest text (CSS px) below {MIN_TEXT_PX[width]}: {small}"
+
+
+SCREENS_PER_CHAPTER = 10
+
+
+@pytest.fixture(scope="module")
+def chapter_heights(browser, site, repo) -> dict:
+    """{study chapter: its document height at 390 x 844 px}, every lazy
+    figure loaded (so its height counts), and a screenshot of each
+    chapter's top."""
+    base, html_dir = site
+    heights = {}
+    with _viewport(browser, *PHONE):
+        for page in _study_chapters(html_dir):
+            _load(browser, base + page)
+            _load_every_image(browser)
+            heights[page] = browser.execute_script("return document.documentElement.scrollHeight")
+    return heights
+
+
+def _main_chapters() -> list[str]:
+    from mobitrace.studies import registry
+    return [c.name for c in registry.chapters()]
+
+
+@pytest.mark.parametrize("chapter", _main_chapters())
+def test_each_study_chapter_is_at_most_ten_phone_screens(chapter_heights, chapter):
+    """The main page of each study is at most 10 screens of 844 px at 390 px
+    wide (methods, run conditions and per-device detail live elsewhere)."""
+    page = f"chapters/{chapter}.html"
+    assert page in chapter_heights, sorted(chapter_heights)
+    assert chapter_heights[page] <= SCREENS_PER_CHAPTER * SCREEN_HEIGHT, \
+        f"{page}: {chapter_heights[page] / SCREEN_HEIGHT:.1f} screens"
+
+
+_FLOAT_NOISE = re.compile(r"\d\.\d{9,}")
+_INTERNAL_NAME = re.compile(r"^[a-z][a-z0-9.]*(?:_[a-z0-9.]+)+$")
+
+
+def test_tables_show_numbers_and_labels_for_people(site):
+    """In every table of the built book: no float noise (19.999999999999996),
+    no Python literals (True, None, [1]), no snake_case column names."""
+    from bs4 import BeautifulSoup
+
+    _, html_dir = site
+    found, tables = {}, 0
+    for page in _landing_and_chapters(html_dir):
+        soup = BeautifulSoup((html_dir / page).read_text(encoding="utf-8"), "html.parser")
+        for table in soup.select("article table"):
+            tables += 1
+            cells = [c.get_text(" ", strip=True) for c in table.select("td, th")]
+            bad = [c for c in cells if _FLOAT_NOISE.search(c) or c in ("True", "False", "None", "nan")
+                   or re.fullmatch(r"\[[\d, ]*\]", c)]
+            bad += [h.get_text(strip=True) for h in table.select("thead th")
+                    if _INTERNAL_NAME.match(h.get_text(strip=True))]
+            if bad:
+                found[(page, table.caption.get_text(strip=True)[:50] if table.caption else "")] = bad[:5]
+    assert tables > 50
+    assert not found, found

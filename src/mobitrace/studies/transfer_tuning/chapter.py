@@ -129,6 +129,7 @@ class Chapter(NotebookChapter):
         out = self.out
         out.put("default_io", float(self.io_kib))
         out.put("r_max", float(self.radio.max_rate_mbps))
+        out.put("tail_tol_mw", self.tail_tolerance_w * 1e3)
         self._table(tta.power_model_table(self.cpu, self.radio, self.base_w), "power_model",
                     "The power model behind every modeled energy (params.yaml power-models)")
         out.provenance("modeled: coefficients from params.yaml with their provenance (published or assumed) and "
@@ -137,7 +138,6 @@ class Chapter(NotebookChapter):
     def sweeps(self) -> None:
         """One knob at a time: the sweep tables and Figure 2 per device."""
         out, kind = self.out, self.energy_kind
-        out.put("tail_tol_mw", self.tail_tolerance_w * 1e3)
         a = self.analysis
         self.knobs, self.sweep, self.knob_runs = a["knobs"], a["sweep"], a["knob_runs"]
         for name, frame in self.sweep.items():
