@@ -174,14 +174,15 @@ def copy_results(results: Path, target: Path) -> None:
 
 
 def table_html(frame: pd.DataFrame, caption: str | None = None, index: bool = False,
-               digits: int = 3, html_columns: tuple[str, ...] = (), csv_href: str | None = None) -> HTML:
+               digits: int = 3, html_columns: tuple[str, ...] = (), csv_href: str | None = None,
+               folded: bool = False) -> HTML:
     """A DataFrame as an HTML table for people: each numeric column formatted
     by format_column (`digits` significant figures for its typical value),
     missing values as an en dash, the index only when it carries labels.
     Every cell is escaped except those of `html_columns`, which the caller
     built as HTML (links) from escaped parts. The table scrolls sideways
-    inside its box; over LONG_TABLE_ROWS rows it is collapsed, with the full
-    CSV (`csv_href`) one click away."""
+    inside its box; over LONG_TABLE_ROWS rows (or when `folded`) it is
+    collapsed, with the full CSV (`csv_href`) one click away."""
     import pandas as pd
     from IPython.display import HTML
 
@@ -211,7 +212,7 @@ def table_html(frame: pd.DataFrame, caption: str | None = None, index: bool = Fa
         lines += [f'    <tr><th scope="row">{head}</th><td{num_class[num]}>{text[0]}</td></tr>'
                   for head, text, num in columns]
         lines.append("  </tbody>\n</table>")
-        return _boxed("\n".join(lines), caption, len(frame), csv_href)
+        return _boxed("\n".join(lines), caption, len(frame), csv_href, folded)
     lines = ['<table class="dataframe mobitrace-table">']
     if caption:
         lines.append(f"  <caption>{esc(caption)}</caption>")
@@ -226,7 +227,7 @@ def table_html(frame: pd.DataFrame, caption: str | None = None, index: bool = Fa
             cells.append(f"<{tag}{scope}{num_class[num]}>{text[r]}</{tag}>")
         lines.append("    <tr>" + "".join(cells) + "</tr>")
     lines.append("  </tbody>\n</table>")
-    return _boxed("\n".join(lines), caption, len(frame), csv_href)
+    return _boxed("\n".join(lines), caption, len(frame), csv_href, folded)
 
 
 def _numbers_as_text(cells: list[str]) -> bool:
@@ -234,7 +235,7 @@ def _numbers_as_text(cells: list[str]) -> bool:
     return bool(texts) and all(_NUMERIC_TEXT.fullmatch(t) for t in texts)
 
 
-def _boxed(body: str, caption: str | None, rows: int, csv_href: str | None) -> HTML:
+def _boxed(body: str, caption: str | None, rows: int, csv_href: str | None, folded: bool = False) -> HTML:
     """The table in its own sideways-scrolling box, collapsed when long,
     with its CSV link."""
     from IPython.display import HTML
@@ -243,7 +244,7 @@ def _boxed(body: str, caption: str | None, rows: int, csv_href: str | None) -> H
     body = f'<div class="mobitrace-table-scroll" role="region" tabindex="0" aria-label="{label}">\n{body}\n</div>'
     download = (f'<p class="mobitrace-csv"><a href="{html.escape(safe_href(csv_href))}" download>'
                 f"Download the full table (CSV)</a></p>") if csv_href else ""
-    if rows > LONG_TABLE_ROWS:
+    if folded or rows > LONG_TABLE_ROWS:
         summary = f"{html.escape(caption or 'Table', quote=False)}: {rows:,} rows (show)"
         body = f'<details class="mobitrace-long-table">\n<summary>{summary}</summary>\n{body}\n</details>'
     return HTML(body + ("\n" + download if download else ""))

@@ -190,13 +190,16 @@ class ChapterOutputs:
                   csv_href=self.href(name))
         return frame
 
-    @staticmethod
-    def show(frame: pd.DataFrame, caption: str, digits: int = 3, index: bool = False,
+    def show(self, frame: pd.DataFrame, caption: str, digits: int = 3, index: bool = False,
              csv_href: str | None = None, html_columns: tuple[str, ...] = ()) -> None:
-        """Display `frame` as a table for people (mobitrace.book.build.table_html)."""
+        """Display `frame` as a table for people (mobitrace.book.build.table_html).
+        The chapter's own claims table (its CSV is this chapter's claims.csv)
+        is folded, one click away: the key findings open the chapter with its
+        headline claims, and the claims ledger lists every claim."""
         from IPython.display import display
+        folded = csv_href is not None and csv_href == site_href(self.results_dir / "claims.csv")
         display(table_html(frame, caption=caption, digits=digits, index=index, csv_href=csv_href,
-                           html_columns=html_columns))
+                           html_columns=html_columns, folded=folded))
 
     def superseded(self, superseded: dict | None, raw_dir: str) -> None:
         """The capture sessions kept in data/raw but left out of the analysis
