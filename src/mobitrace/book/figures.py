@@ -64,11 +64,11 @@ def layout_only_draws(fig: "plt.Figure"):
         del fig.canvas.draw
 
 
-# Where the book shows a figure (CSS px of the text column) and the smallest
+# Where the book shows a figure (CSS px, a little under the text column) and the smallest
 # text a reader gets there (CSS px): a desktop's column, and a phone's (390 px
 # screen), which gets its own layout (`narrow_path`, panels stacked).
-WIDE_COLUMN_PX, WIDE_TEXT_PX = 740, 11
-NARROW_COLUMN_PX, NARROW_TEXT_PX = 358, 9
+WIDE_COLUMN_PX, WIDE_TEXT_PX = 640, 11
+NARROW_COLUMN_PX, NARROW_TEXT_PX = 330, 9
 NARROW_WIDTH_IN, NARROW_PANEL_IN = 4.2, 2.7
 PX_PER_IN, PT_PER_IN = 96, 72  # CSS px and SVG pt (matplotlib's user unit) per inch
 TIGHT_PAD_IN = 0.1  # savefig's pad_inches with bbox_inches="tight"
