@@ -125,15 +125,21 @@ def key_findings_frame(claims: pd.DataFrame, headline: list[str], intervals: dic
     return frame[KEY_FINDINGS_COLUMNS]
 
 
-def figure_html(path: Path, name: str, alt: str, caption: str) -> str:
+def figure_html(path: Path, name: str, alt: str, caption: str, folded: str | None = None) -> str:
     """A figure for every screen: its phone layout (mobitrace.book.figures.
-    narrow_path) below 600 px, a tap opens the full-size SVG. Escaped."""
+    narrow_path) below 600 px, a tap opens the full-size SVG; folded under
+    the summary `folded` if given (a replicate of a figure shown above).
+    Escaped."""
     wide, narrow = (html.escape(safe_href(site_href(p))) for p in (path, narrow_path(path)))
-    return (f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
-            f'<a class="mobitrace-figure-full" href="{wide}" title="Open the figure full size">'
-            f'<picture><source media="(max-width: 600px)" srcset="{narrow}">'
-            f'<img src="{wide}" alt="{html.escape(alt)}" loading="lazy"></picture></a>\n'
-            f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>")
+    shown = (f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
+             f'<a class="mobitrace-figure-full" href="{wide}" title="Open the figure full size">'
+             f'<picture><source media="(max-width: 600px)" srcset="{narrow}">'
+             f'<img src="{wide}" alt="{html.escape(alt)}" loading="lazy"></picture></a>\n'
+             f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>")
+    if folded:
+        return (f'<details class="mobitrace-figure-fold"><summary>{html.escape(folded, quote=False)}</summary>\n'
+                f"{shown}\n</details>")
+    return shown
 
 
 class ChapterOutputs:
@@ -216,7 +222,7 @@ class ChapterOutputs:
         from IPython.display import Markdown, display
         display(Markdown(provenance_block(text, stage or self.stage)))
 
-    def figure(self, fig, name: str, alt: str, caption: str) -> None:
+    def figure(self, fig, name: str, alt: str, caption: str, folded: str | None = None) -> None:
         """Save `fig` as figures/<name>.svg, close it and show it with its alt
         text (what the figure shows, for screen readers) and its caption (what
         to look at). Returns nothing, so a cell that ends with it shows only
@@ -224,7 +230,8 @@ class ChapterOutputs:
         shows its chapter's file, then does not draw it (seaborn's bootstraps
         are most of a chapter's time). `fig` may also be the Path of an SVG an
         earlier stage saved (one of this stage's dependencies): it is copied,
-        not drawn again."""
+        not drawn again. `folded`: the summary under which a replicate of a
+        figure shown above (another device's) is folded."""
         import matplotlib.pyplot as plt
         from IPython.display import HTML, display
         if not alt or not caption:
@@ -237,7 +244,7 @@ class ChapterOutputs:
             path = self._save_svg(fig, name)
             if fig is not None:
                 plt.close(fig)
-        display(HTML(figure_html(path, name, alt, caption)))
+        display(HTML(figure_html(path, name, alt, caption, folded)))
 
     def _save_svg(self, fig, name: str) -> Path:
         return save_svg(fig, self.figures_dir / f"{name}.svg")

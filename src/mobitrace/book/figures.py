@@ -69,7 +69,7 @@ def layout_only_draws(fig: "plt.Figure"):
 # screen), which gets its own layout (`narrow_path`, panels stacked).
 WIDE_COLUMN_PX, WIDE_TEXT_PX = 640, 11
 NARROW_COLUMN_PX, NARROW_TEXT_PX = 330, 9
-NARROW_WIDTH_IN, NARROW_PANEL_IN = 4.2, 2.7
+NARROW_WIDTH_IN, NARROW_PANEL_IN = 4.2, 2.3
 PX_PER_IN, PT_PER_IN = 96, 72  # CSS px and SVG pt (matplotlib's user unit) per inch
 TIGHT_PAD_IN = 0.1  # savefig's pad_inches with bbox_inches="tight"
 
@@ -147,7 +147,7 @@ def stack_for_phones(fig) -> None:
         if ax.get_subplotspec() is not None and not ax.axison and ax not in panels and ax not in bars:
             ax.set_visible(False)  # an empty cell of the grid
     rows = len({spec(ax).rowspan.start for ax in panels}) or 1
-    panel = min(max(fig.get_size_inches()[1] / rows, 2.2), NARROW_PANEL_IN)
+    panel = min(max(fig.get_size_inches()[1] / rows, 1.9), NARROW_PANEL_IN)
     if len(columns) > 1:
         grid = GridSpec(len(panels), 1, figure=fig)
         for k, ax in enumerate(panels):

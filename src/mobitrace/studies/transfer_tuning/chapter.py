@@ -149,8 +149,15 @@ class Chapter(NotebookChapter):
                            "per dataset (html, image, video) with 95% confidence bands.",
                        caption=f"One knob at a time on {device}: throughput (measured) and energy per 100 MB "
                                f"({kind}), means over repetitions, bands: 95% bootstrap CI. Look at how throughput "
-                               "rises and energy per 100 MB falls with concurrency, most for the small html files.")
+                               "rises and energy per 100 MB falls with concurrency, most for the small html files.",
+                       folded=self._replicate(device))
             out.provenance(f"measured throughput and {kind} energy ({device}): data/raw/transfer-tuning/{device}/.")
+
+    def _replicate(self, device: str) -> str | None:
+        """How a figure of a device after the reference one is folded (the
+        same figure, another device): the page stays as long with every
+        device added."""
+        return None if device == self.ref_device else f"The same figure for {device} (show)"
 
     def at(self, factor: str, ds: str, level: int, col: str) -> float:
         """Column `col` of the reference device's sweep along `factor` at `ds`, `level`."""
@@ -233,7 +240,8 @@ class Chapter(NotebookChapter):
                            f"(top) and energy per 100 MB in joules (bottom) over concurrency (x) and parallelism (y).",
                        caption=f"Combined knobs on {device}: mean throughput (measured) and energy per 100 MB "
                                f"({kind}) over repetitions, I/O size {self.io_kib} KiB. Look for the brightest "
-                               "throughput cell and the darkest energy cell of each dataset.")
+                               "throughput cell and the darkest energy cell of each dataset.",
+                       folded=self._replicate(device))
             out.provenance(f"measured throughput and {kind} energy per 100 MB ({device}), mean over repetitions.")
         self.gref = gref = a["grid_ref"]
         self.best = best = a["best"]
@@ -255,7 +263,8 @@ class Chapter(NotebookChapter):
                                f"{device}, one per concurrency level, with the transfer's energy and the tail shaded.",
                            caption=f"Power over time of one video transfer per concurrency level ({kind}, {device}, "
                                    "repetition 1). Look at how the shaded transfer gets shorter as concurrency rises "
-                                   "while its height changes little: under the model, energy follows time.")
+                                   "while its height changes little: under the model, energy follows time.",
+                           folded=self._replicate(device))
                 out.provenance(f"{kind} power ({device}), repetition 1 of each concurrency level; throughput "
                                "measured.")
             tails = tta.tail_runs(self.table, device)
@@ -266,7 +275,8 @@ class Chapter(NotebookChapter):
                                "shaded.",
                            caption=f"Transfer (shaded orange) and tail (shaded teal) energy of one, two sequential "
                                    f"and two concurrent files ({kind}, {device}). Look at the teal tails: the "
-                                   "modeled radio has no tail state.")
+                                   "modeled radio has no tail state.",
+                           folded=self._replicate(device))
                 tab = self._save(tta.tail_table(tails, device), f"tail_{device}")
                 out.show(tab.drop(columns=["device"]).rename(columns={
                     "transfer_s": "transfer (s)", "energy_j": "transfer energy (J)", "tail_j": "tail energy (J)",
