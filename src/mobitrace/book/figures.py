@@ -9,6 +9,7 @@ figures and save with `save_svg`; anything random (bootstrap intervals) takes
 
 from __future__ import annotations
 
+import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -70,6 +71,7 @@ def layout_only_draws(fig: "plt.Figure"):
 WIDE_COLUMN_PX, WIDE_TEXT_PX = 640, 11
 NARROW_COLUMN_PX, NARROW_TEXT_PX = 330, 9
 NARROW_WIDTH_IN, NARROW_PANEL_IN = 4.2, 2.3
+NARROW_LABEL_CHARS, NARROW_TICK_CHARS = 40, 22
 PX_PER_IN, PT_PER_IN = 96, 72  # CSS px and SVG pt (matplotlib's user unit) per inch
 TIGHT_PAD_IN = 0.1  # savefig's pad_inches with bbox_inches="tight"
 
@@ -89,7 +91,7 @@ def save_svg(fig: "plt.Figure", path: str | Path) -> Path:
     text_at_least(fig, WIDE_COLUMN_PX, WIDE_TEXT_PX)
     fig.savefig(path, format="svg", metadata=SVG_METADATA, bbox_inches="tight", pad_inches=TIGHT_PAD_IN)
     stack_for_phones(fig)
-    text_at_least(fig, NARROW_COLUMN_PX, NARROW_TEXT_PX)
+    text_at_least(fig, NARROW_COLUMN_PX, NARROW_TEXT_PX, shrink=True)
     fig.savefig(narrow_path(path), format="svg", metadata=SVG_METADATA, bbox_inches="tight",
                 pad_inches=TIGHT_PAD_IN)
     return path
@@ -100,16 +102,23 @@ def _saved_width_px(fig) -> float:
     return (fig.get_tightbbox().width + 2 * TIGHT_PAD_IN) * PX_PER_IN
 
 
-def text_at_least(fig, column_px: float, text_px: float) -> None:
+def text_at_least(fig, column_px: float, text_px: float, shrink: bool = False) -> None:
     """Enlarge every text of `fig` smaller than what renders at `text_px`
     CSS px once the saved SVG is scaled to fit `column_px` (it shows at its
-    own size when narrower). Larger text widens the figure, so it repeats."""
+    own size when narrower). Larger text widens the figure, so it repeats;
+    with `shrink`, a figure wider than the column is first made narrower
+    (its axes give up the room, the text keeps its size)."""
     import math
 
     from matplotlib.text import Text
 
-    for _ in range(4):
-        scale = min(1.0, column_px / _saved_width_px(fig))
+    for _ in range(8):
+        width = _saved_width_px(fig)
+        if shrink and width > 1.02 * column_px:
+            w, h = fig.get_size_inches()
+            fig.set_size_inches(w * max(0.75, column_px / width), h)
+            continue
+        scale = min(1.0, column_px / width)
         needed = math.ceil(2 * text_px * PT_PER_IN / PX_PER_IN / scale) / 2  # pt, to the half point
         small = [t for t in fig.findobj(Text) if t.get_text().strip() and t.get_fontsize() < needed]
         if not small:
@@ -160,6 +169,13 @@ def stack_for_phones(fig) -> None:
                 ax.set_subplotspec(grid[k])
             ax.tick_params(labelleft=True, labelbottom=True)
         rows = len(panels)
+    for ax in panels:  # long labels wrap to the phone's width
+        for label in (ax.xaxis.label, ax.yaxis.label, ax.title):
+            if len(label.get_text()) > NARROW_LABEL_CHARS:
+                label.set_text(textwrap.fill(label.get_text(), NARROW_LABEL_CHARS))
+        ticks = ax.get_yticklabels()
+        if any(len(t.get_text()) > NARROW_TICK_CHARS for t in ticks):
+            ax.set_yticks(ax.get_yticks(), labels=[textwrap.fill(t.get_text(), NARROW_TICK_CHARS) for t in ticks])
     for ax in fig.axes:
         if ax.get_legend() is not None and ax.get_legend().get_texts():
             sns.move_legend(ax, "upper left", bbox_to_anchor=(0.0, -0.22), ncol=1, frameon=False,
