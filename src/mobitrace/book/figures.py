@@ -91,7 +91,7 @@ def save_svg(fig: "plt.Figure", path: str | Path) -> Path:
     text_at_least(fig, WIDE_COLUMN_PX, WIDE_TEXT_PX)
     fig.savefig(path, format="svg", metadata=SVG_METADATA, bbox_inches="tight", pad_inches=TIGHT_PAD_IN)
     stack_for_phones(fig)
-    text_at_least(fig, NARROW_COLUMN_PX, NARROW_TEXT_PX, shrink=True)
+    text_at_least(fig, NARROW_COLUMN_PX, NARROW_TEXT_PX)
     fig.savefig(narrow_path(path), format="svg", metadata=SVG_METADATA, bbox_inches="tight",
                 pad_inches=TIGHT_PAD_IN)
     return path
@@ -150,8 +150,15 @@ def stack_for_phones(fig) -> None:
     bars = {bar for ax in fig.axes for bar in colorbars(ax)}
     panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None and ax.axison and ax not in bars]
     spec = lambda ax: ax.get_subplotspec().get_topmost_subplotspec()  # noqa: E731
-    panels.sort(key=lambda ax: (spec(ax).rowspan.start, spec(ax).colspan.start))
+    # Down each column of the grid, then the next: a column is one condition's
+    # panels (throughput over energy), which then stay together.
+    panels.sort(key=lambda ax: (spec(ax).colspan.start, spec(ax).rowspan.start))
     columns = {spec(ax).colspan.start for ax in panels}
+    for ax in panels:  # a panel whose x label its column's bottom panel carried gets its own
+        if not ax.get_xlabel():
+            below = [o.get_xlabel() for o in panels if spec(o).colspan.start == spec(ax).colspan.start
+                     and o.get_xlabel()]
+            ax.set_xlabel(below[-1] if below else "")
     for ax in fig.axes:
         if ax.get_subplotspec() is not None and not ax.axison and ax not in panels and ax not in bars:
             ax.set_visible(False)  # an empty cell of the grid
@@ -169,10 +176,12 @@ def stack_for_phones(fig) -> None:
                 ax.set_subplotspec(grid[k])
             ax.tick_params(labelleft=True, labelbottom=True)
         rows = len(panels)
-    for ax in panels:  # long labels wrap to the phone's width
-        for label in (ax.xaxis.label, ax.yaxis.label, ax.title):
-            if len(label.get_text()) > NARROW_LABEL_CHARS:
-                label.set_text(textwrap.fill(label.get_text(), NARROW_LABEL_CHARS))
+    for ax in fig.axes:  # long labels wrap: across, to the phone's width; upright, to a panel's height
+        for label, chars in ((ax.xaxis.label, NARROW_LABEL_CHARS), (ax.title, NARROW_LABEL_CHARS),
+                             (ax.yaxis.label, NARROW_TICK_CHARS)):
+            if len(label.get_text()) > chars:
+                label.set_text(textwrap.fill(label.get_text(), chars))
+    for ax in panels:
         ticks = ax.get_yticklabels()
         if any(len(t.get_text()) > NARROW_TICK_CHARS for t in ticks):
             ax.set_yticks(ax.get_yticks(), labels=[textwrap.fill(t.get_text(), NARROW_TICK_CHARS) for t in ticks])
