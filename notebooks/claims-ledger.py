@@ -98,10 +98,10 @@ display(HTML(landing.ledger_summary_html(counts)), metadata=KEY_FINDINGS)
 out.figure(landing.verdict_bars(counts), "verdict_counts",
            alt="Horizontal bars, one group per chapter, of how many of its claims are reproduced, "
                "not reproduced, inconclusive, not checkable, testbed-bound, or follow from the model.",
-           caption="Claims per verdict and chapter. Compare the green (reproduced) and vermilion "
-                   "(not reproduced) bars within a chapter; orange bars are inconclusive, grey bars are claims "
-                   "the papers' text cannot settle; purple bars are testbed-bound and blue bars follow from the "
-                   "model, neither of them evidence about the paper.")
+           caption="Claims per verdict and chapter. Compare the plain green (reproduced) and cross-hatched "
+                   "vermilion (not reproduced) bars within a chapter; dotted yellow bars are inconclusive, "
+                   "striped grey bars are claims the papers' text cannot settle; striped pink bars are "
+                   "testbed-bound and black bars follow from the model, neither of them evidence about the paper.")
 out.table(counts.rename_axis("chapter").reset_index(), "verdict_counts", "Claims per verdict and chapter (count)")
 out.provenance("Published, measured and modeled claims, counted from each chapter's claims table.")
 

@@ -15,7 +15,14 @@ function fillBuildInfo() {
     header.forEach((h) => cell(head, h, "th"));
     const body = t.createTBody();
     rows.forEach((r) => { const tr = body.insertRow(); r.forEach((c) => cell(tr, c)); });
-    return t;
+    // In a box of its own that scrolls sideways, like the chapters' tables (tables.js).
+    const box = document.createElement("div");
+    box.className = "mobitrace-table-scroll";
+    box.setAttribute("role", "region");
+    box.setAttribute("tabindex", "0");
+    box.setAttribute("aria-label", header.join(", "));
+    box.appendChild(t);
+    return box;
   };
   // From file:// the browser refuses fetch(): say so instead of logging an error.
   if (window.location.protocol === "file:") {
@@ -34,6 +41,7 @@ function fillBuildInfo() {
         table(["stage", "command", "wall time (s)", "finished (UTC)"],
           info.stages.map((s) => [s.stage, s.command, s.wall_s, s.finished_utc])),
       );
+      document.dispatchEvent(new Event("mobitrace:tables"));
     })
     .catch(() => { box.textContent = "No build information (open the book through a web server)."; });
 }

@@ -60,3 +60,31 @@ def test_findings_refuse_an_unknown_headline_claim_synthetic():
 
 def test_site_links_point_from_a_chapter_page_into_the_copied_results():
     assert site_href("data/results/stack-trim/tables/x.csv") == "../results/stack-trim/tables/x.csv"
+
+
+def test_mixed_columns_flags_lists_and_missing_read_for_people_synthetic():
+    """A transposed table's columns hold numbers among text: each number is
+    rounded (no float noise), flags read yes / no, lists are joined."""
+    frame = pd.DataFrame({"quantity": ["slope", "pinned", "CPUs", "none"],
+                          "Pixel 2": [19.999999999999996, True, [1, 2], None]})
+    cells = _cells(table_html(frame).data)
+    assert cells[1::2] == ["20.0", "yes", "1, 2", "–"]
+    assert not re.search(r"\d\.\d{9,}", table_html(frame).data)
+
+
+def test_internal_column_names_become_reader_labels_synthetic():
+    from mobitrace.book.build import reader_label
+    assert reader_label("slope_pct_per_gbps") == "slope (% per Gbps)"
+    assert reader_label("cpu_pct_at_12.8gbps") == "CPU at 12.8 Gbps (%)"
+    assert reader_label("gbps_at_50pct_cpu") == "Gbps at 50% CPU"
+    assert reader_label("rx_active_mw") == "Rx active (mW)"
+    assert reader_label("rate (Mbps)") == "rate (Mbps)" and reader_label("CONFIG_HZ") == "CONFIG_HZ"
+    text = table_html(pd.DataFrame({"intercept_pct": [1.5], "x": [2.0]})).data
+    assert "intercept (%)" in text and "intercept_pct" not in text
+
+
+def test_a_one_row_table_of_many_fields_reads_down_synthetic():
+    frame = pd.DataFrame([{f"field {i}": i * 1.5 for i in range(8)}])
+    text = table_html(frame, caption="One run").data
+    assert "mobitrace-fields" in text and text.count('<th scope="row">') == 8 and "<thead>" not in text
+    assert "mobitrace-fields" not in table_html(frame.iloc[:, :3]).data

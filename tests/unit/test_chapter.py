@@ -73,3 +73,33 @@ def test_findings_also_save_the_headline_rows_as_key_findings_csv_in_headline_or
     assert (saved.loc[1, "artifact_value"], saved.loc[1, "artifact_low"], saved.loc[1, "artifact_high"]) == (36.04, 30, 42.5)
     with pytest.raises(KeyError, match="zzz"):
         out.findings(claims, headline=["zzz"])
+
+
+def test_figure_serves_its_phone_layout_below_600px_and_opens_full_size(tmp_path):
+    from unittest import mock
+    results = tmp_path / "data" / "results" / "s"
+    out = ChapterOutputs(results, "analyze_x")
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3))
+    with mock.patch("IPython.display.display") as display:
+        out.figure(fig, "f", alt="Three panels.", caption="Look.")
+    html_text = display.call_args.args[0].data
+    assert '<source media="(max-width: 600px)" srcset="../results/s/figures/f-narrow.svg">' in html_text
+    assert '<a class="mobitrace-figure-full" href="../results/s/figures/f.svg"' in html_text
+    wide, narrow = ((results / "figures" / n).read_text() for n in ("f.svg", "f-narrow.svg"))
+    width = lambda svg: float(svg.split('width="', 1)[1].split("pt", 1)[0])  # noqa: E731
+    height = lambda svg: float(svg.split('height="', 1)[1].split("pt", 1)[0])  # noqa: E731
+    assert width(narrow) < 0.6 * width(wide) and height(narrow) > 2 * height(wide)  # the panels stacked
+
+
+def test_only_the_chapters_own_claims_table_is_folded_synthetic(tmp_path):
+    from unittest import mock
+
+    from mobitrace.book.chapter import site_href
+    results = tmp_path / "data" / "results" / "s"
+    out = ChapterOutputs(results, "analyze_x")
+    frame = pd.DataFrame({"claim": ["a", "b"], "verdict": ["reproduced", "not reproduced"]})
+    with mock.patch("IPython.display.display") as display:
+        out.show(frame, "Claims", csv_href=site_href(results / "claims.csv"))
+        out.show(frame, "Claims of another chapter", csv_href=site_href(tmp_path / "data/results/t/claims.csv"))
+    own, other = (call.args[0].data for call in display.call_args_list)
+    assert own.startswith('<details class="mobitrace-long-table">') and "<details" not in other

@@ -69,20 +69,41 @@ def test_sources_of_the_real_pipeline(repo):
     assert "data/published/cpu-gbps.yaml" in paths
 
 
-def test_provenance_line_has_kind_sources_short_md5_and_command_with_detail_folded():
+def test_provenance_line_shows_its_kinds_with_sources_md5_and_command_folded():
     from mobitrace.book.sphinxext import provenance_line
     srcs = [provenance.Source("data/raw/a", "0123456789abcdef.dir", None, 12),
             provenance.Source("data/published/b.yaml", "fedcba9876543210", 10, None),
             provenance.Source("data/raw/c", "aaaaaaaabbbb", None, 3)]
     box = provenance_line(["measured", "modeled"], "How <it> was made.", srcs, "dvc repro analyze_x")
-    line, details = box.children
+    summary, line, details, close = box.children
+    assert summary.tagname == "raw" and summary.astext().startswith("<details><summary>")
+    assert ">measured</span> + <span" in summary.astext() and ">modeled</span>" in summary.astext()
     text = line.astext()
-    assert text.startswith("measured + modeled · data/raw/a md5 01234567, data/published/b.yaml md5 fedcba98")
+    assert text.startswith("data/raw/a md5 01234567, data/published/b.yaml md5 fedcba98")
     assert text.endswith("and 1 more · dvc repro analyze_x")
     folded = details.astext()
     assert "How <it> was made." in folded and "0123456789abcdef.dir (12 files)" in folded
-    raw = [n.astext() for n in details.children if n.tagname == "raw"]
-    assert raw == ["<details><summary>How this was made</summary>", "</details>"]
+    assert close.astext() == "</details>"
+
+
+def test_an_identical_strip_is_shown_once_per_page_synthetic():
+    from docutils import nodes
+    from docutils.utils import new_document
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+
+    from mobitrace.book.sphinxext import _one_strip_per_provenance, provenance_line
+    srcs = [provenance.Source("data/raw/a", "0123456789abcdef", None, None)]
+    doc = new_document("page", get_default_settings(Parser))
+    for text in ("Same.", "Same.", "Other."):
+        doc += provenance_line(["measured"], text, srcs, "dvc repro x")
+    _one_strip_per_provenance(None, doc, "page")
+    boxes = list(doc.findall(nodes.container))
+    full = [b for b in boxes if "provenance-repeat" not in b["classes"] and "provenance" in b["classes"]]
+    repeats = [b for b in boxes if "provenance-repeat" in b["classes"]]
+    assert len(full) == 2 and len(repeats) == 1
+    assert repeats[0].astext() == "measured · same as above"
+    assert next(repeats[0].findall(nodes.reference))["refuri"] == "#" + full[0]["ids"][0]
 
 
 def test_load_lock_is_parsed_once_per_file_version_synthetic(tmp_path):

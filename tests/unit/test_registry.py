@@ -162,6 +162,7 @@ def test_toc_lists_every_chapter_once():
 def test_supplements_nest_under_their_chapter_run_in_its_stage_and_write_no_results():
     supplements = [c for c in registry.chapters(supplements=True) if c.supplement_to]
     assert {c.name for c in supplements} == {"cpu-gbps-measured-methods", "priority-boost-methods",
+                                             "stack-trim-methods", "transfer-tuning-methods",
                                              "mptcp-dualband-methods"}
     toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
     studies = next(p for p in toc["parts"] if p["caption"] == "Studies")["chapters"]

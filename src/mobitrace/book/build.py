@@ -50,6 +50,9 @@ def build(book_dir: str | Path = "book") -> Path:
 
 P_VALUE_COLUMN = re.compile(r"^(p|p[-_ ]?values?|p_.*|.*_p|p \(.*)$", re.IGNORECASE)
 LONG_TABLE_ROWS = 25
+# A column of numbers as text ("3.12 [2.41, 3.92]", "< 0.0001", "0.01 to 0.2") aligns and stays on one line.
+_NUMERIC_TEXT = re.compile(r"(?=.*\d)[\d\s.,−\-+<>≤≥~\[\]%×–]+")
+ONE_ROW_COLUMNS = 4  # a one-row table wider than this is shown as field | value rows
 
 
 def format_column(values: pd.Series, name: str, sig: int = 3) -> list[str]:
@@ -60,7 +63,7 @@ def format_column(values: pd.Series, name: str, sig: int = 3) -> list[str]:
     import pandas as pd
 
     if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
-        return [numbers.MISSING if _is_missing(x) else str(x) for x in values]
+        return [_cell(x, sig) for x in values]
     if P_VALUE_COLUMN.match(str(name)):
         return [numbers.p_value(x) for x in values]
     if not pd.api.types.is_integer_dtype(values):
@@ -71,6 +74,61 @@ def format_column(values: pd.Series, name: str, sig: int = 3) -> list[str]:
         return [numbers.number(None if _is_missing(x) else int(x)) for x in values]
     places = numbers.column_decimals(values, sig)
     return [numbers.number(x, sig=sig, decimals=places) for x in values]
+
+
+def _cell(x, sig: int) -> str:
+    """One cell of a column of mixed types (a transposed table, a manifest's
+    fields): each number to `sig` significant figures, flags as yes / no,
+    lists joined, missing values as an en dash; text unchanged."""
+    import numpy as np
+
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (list, tuple, np.ndarray)):
+        return ", ".join(_cell(v, sig) for v in x) or numbers.MISSING
+    if _is_missing(x):
+        return numbers.MISSING
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        return numbers.number(x, sig=sig)
+    return str(x)
+
+
+# Column names the analysis uses (snake_case) read as words, units in brackets.
+_UNIT_WORDS = {"pct": "%", "gbps": "Gbps", "mbps": "Mbps", "kbps": "kbps", "mw": "mW", "w": "W", "mj": "mJ",
+               "j": "J", "nj": "nJ", "s": "s", "ms": "ms", "us": "µs", "ghz": "GHz", "mhz": "MHz", "b": "B",
+               "kb": "kB", "mb": "MB"}
+_WORDS = {"cpu": "CPU", "rx": "Rx", "tx": "Tx", "udp": "UDP", "tcp": "TCP", "mptcp": "MPTCP", "gro": "GRO",
+          "gso": "GSO", "tso": "TSO", "rps": "RPS", "sd": "SD", "ci": "CI", "holm": "(Holm)", "gbps": "Gbps",
+          "mbps": "Mbps"}
+_SNAKE = re.compile(r"^[a-z][a-z0-9.]*(?:_[a-z0-9.]+)+$")
+_NUMBER_UNIT = re.compile(r"^([0-9.]+)(pct|gbps|mbps|mw|ghz|s|ms)$")
+
+
+def reader_label(name) -> str:
+    """A column's header for people: ``slope_pct_per_gbps`` -> ``slope (% per
+    Gbps)``, ``cpu_pct_at_4gbps`` -> ``CPU at 4 Gbps (%)``, ``gbps_at_50pct_cpu``
+    -> ``Gbps at 50% CPU``; a header that is not snake_case is unchanged."""
+    name = str(name)
+    if not _SNAKE.match(name):
+        return name
+    words, unit = [], None
+    tokens = name.split("_")
+    for i, token in enumerate(tokens):
+        quantity = _NUMBER_UNIT.match(token)
+        if quantity:
+            value, u = quantity.groups()
+            words.append(f"{value}{_UNIT_WORDS[u]}" if u == "pct" else f"{value} {_UNIT_WORDS[u]}")
+        elif token in _UNIT_WORDS and i > 0 and unit is None and (i == len(tokens) - 1 or tokens[i + 1] in ("per", "at")):
+            # A unit after the quantity it measures: "cpu_pct_at_4gbps", "slope_pct_per_gbps".
+            rest = tokens[i + 1:]
+            if rest and rest[0] == "per" and len(rest) == 2 and rest[1] in _UNIT_WORDS:
+                unit = f"{_UNIT_WORDS[token]} per {_UNIT_WORDS[rest[1]]}"
+                break
+            unit = _UNIT_WORDS[token]
+        else:
+            words.append(_WORDS.get(token, token))
+    text = " ".join(words)
+    return f"{text} ({unit})" if unit else text
 
 
 def _is_missing(x) -> bool:
@@ -117,14 +175,15 @@ def copy_results(results: Path, target: Path) -> None:
 
 
 def table_html(frame: pd.DataFrame, caption: str | None = None, index: bool = False,
-               digits: int = 3, html_columns: tuple[str, ...] = (), csv_href: str | None = None) -> HTML:
+               digits: int = 3, html_columns: tuple[str, ...] = (), csv_href: str | None = None,
+               folded: bool = False) -> HTML:
     """A DataFrame as an HTML table for people: each numeric column formatted
     by format_column (`digits` significant figures for its typical value),
     missing values as an en dash, the index only when it carries labels.
     Every cell is escaped except those of `html_columns`, which the caller
     built as HTML (links) from escaped parts. The table scrolls sideways
-    inside its box; over LONG_TABLE_ROWS rows it is collapsed, with the full
-    CSV (`csv_href`) one click away."""
+    inside its box; over LONG_TABLE_ROWS rows (or when `folded`) it is
+    collapsed, with the full CSV (`csv_href`) one click away."""
     import pandas as pd
     from IPython.display import HTML
 
@@ -138,13 +197,26 @@ def table_html(frame: pd.DataFrame, caption: str | None = None, index: bool = Fa
         if col in html_columns:
             text = [str(x) for x in cells]
         else:
-            text = [esc(t) for t in format_column(cells, col, sig)]
-        is_num = pd.api.types.is_numeric_dtype(cells) and not pd.api.types.is_bool_dtype(cells)
-        columns.append((esc(col), text, is_num))
+            text = format_column(cells, col, sig)
+        is_num = ((pd.api.types.is_numeric_dtype(cells) and not pd.api.types.is_bool_dtype(cells))
+                  or (col not in html_columns and _numbers_as_text(text)))
+        if col not in html_columns:
+            text = [esc(t) for t in text]
+        columns.append((esc(reader_label(col)), text, is_num))
+    num_class = {True: ' class="num"', False: ""}
+    if len(frame) == 1 and len(columns) > ONE_ROW_COLUMNS:
+        # One row of many fields reads down a phone's screen, not across it.
+        lines = ['<table class="dataframe mobitrace-table mobitrace-fields">']
+        if caption:
+            lines.append(f"  <caption>{esc(caption)}</caption>")
+        lines.append("  <tbody>")
+        lines += [f'    <tr><th scope="row">{head}</th><td{num_class[num]}>{text[0]}</td></tr>'
+                  for head, text, num in columns]
+        lines.append("  </tbody>\n</table>")
+        return _boxed("\n".join(lines), caption, len(frame), csv_href, folded)
     lines = ['<table class="dataframe mobitrace-table">']
     if caption:
         lines.append(f"  <caption>{esc(caption)}</caption>")
-    num_class = {True: ' class="num"', False: ""}
     lines.append("  <thead><tr>" + "".join(
         f'<th scope="col"{num_class[num]}>{head}</th>' for head, _, num in columns) + "</tr></thead>")
     lines.append("  <tbody>")
@@ -156,13 +228,25 @@ def table_html(frame: pd.DataFrame, caption: str | None = None, index: bool = Fa
             cells.append(f"<{tag}{scope}{num_class[num]}>{text[r]}</{tag}>")
         lines.append("    <tr>" + "".join(cells) + "</tr>")
     lines.append("  </tbody>\n</table>")
-    body = "\n".join(lines)
+    return _boxed("\n".join(lines), caption, len(frame), csv_href, folded)
+
+
+def _numbers_as_text(cells: list[str]) -> bool:
+    texts = [t.replace(" to ", " ") for t in cells if t != numbers.MISSING]
+    return bool(texts) and all(_NUMERIC_TEXT.fullmatch(t) for t in texts)
+
+
+def _boxed(body: str, caption: str | None, rows: int, csv_href: str | None, folded: bool = False) -> HTML:
+    """The table in its own sideways-scrolling box, collapsed when long,
+    with its CSV link."""
+    from IPython.display import HTML
+
     label = html.escape(caption or "table", quote=True)
     body = f'<div class="mobitrace-table-scroll" role="region" tabindex="0" aria-label="{label}">\n{body}\n</div>'
     download = (f'<p class="mobitrace-csv"><a href="{html.escape(safe_href(csv_href))}" download>'
                 f"Download the full table (CSV)</a></p>") if csv_href else ""
-    if len(frame) > LONG_TABLE_ROWS:
-        summary = f"{html.escape(caption or 'Table', quote=False)}: {len(frame):,} rows (show)"
+    if folded or rows > LONG_TABLE_ROWS:
+        summary = f"{html.escape(caption or 'Table', quote=False)}: {rows:,} rows (show)"
         body = f'<details class="mobitrace-long-table">\n<summary>{summary}</summary>\n{body}\n</details>'
     return HTML(body + ("\n" + download if download else ""))
 

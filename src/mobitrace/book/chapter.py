@@ -27,7 +27,7 @@ from mobitrace.core.escape import fence, safe_href
 from mobitrace.core.io import csv_text, write_csv
 # Imported here, not lazily, although the overview draws nothing (~1 s of seaborn and
 # scipy.stats): importing this module must set the figure theme before any caller draws.
-from mobitrace.book.figures import save_svg
+from mobitrace.book.figures import narrow_path, save_svg
 
 PROVENANCE_KINDS = ("measured", "published", "modeled")
 # Output metadata that marks a display for mobitrace.book.notebooks (moved to the
@@ -144,6 +144,23 @@ def key_findings_frame(claims: pd.DataFrame, headline: list[str], intervals: dic
     return frame[KEY_FINDINGS_COLUMNS]
 
 
+def figure_html(path: Path, name: str, alt: str, caption: str, folded: str | None = None) -> str:
+    """A figure for every screen: its phone layout (mobitrace.book.figures.
+    narrow_path) below 600 px, a tap opens the full-size SVG; folded under
+    the summary `folded` if given (a replicate of a figure shown above).
+    Escaped."""
+    wide, narrow = (html.escape(safe_href(site_href(p))) for p in (path, narrow_path(path)))
+    shown = (f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
+             f'<a class="mobitrace-figure-full" href="{wide}" title="Open the figure full size">'
+             f'<picture><source media="(max-width: 600px)" srcset="{narrow}">'
+             f'<img src="{wide}" alt="{html.escape(alt)}" loading="lazy"></picture></a>\n'
+             f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>")
+    if folded:
+        return (f'<details class="mobitrace-figure-fold"><summary>{html.escape(folded, quote=False)}</summary>\n'
+                f"{shown}\n</details>")
+    return shown
+
+
 class ChapterOutputs:
     """Tables go to <results_dir>/tables, figures to <results_dir>/figures;
     provenance lines name `stage` (the dvc.yaml stage that runs the notebook)."""
@@ -205,13 +222,16 @@ class ChapterOutputs:
                   csv_href=self.href(name))
         return frame
 
-    @staticmethod
-    def show(frame: pd.DataFrame, caption: str, digits: int = 3, index: bool = False,
+    def show(self, frame: pd.DataFrame, caption: str, digits: int = 3, index: bool = False,
              csv_href: str | None = None, html_columns: tuple[str, ...] = ()) -> None:
-        """Display `frame` as a table for people (mobitrace.book.build.table_html)."""
+        """Display `frame` as a table for people (mobitrace.book.build.table_html).
+        The chapter's own claims table (its CSV is this chapter's claims.csv)
+        is folded, one click away: the key findings open the chapter with its
+        headline claims, and the claims ledger lists every claim."""
         from IPython.display import display
+        folded = csv_href is not None and csv_href == site_href(self.results_dir / "claims.csv")
         display(table_html(frame, caption=caption, digits=digits, index=index, csv_href=csv_href,
-                           html_columns=html_columns))
+                           html_columns=html_columns, folded=folded))
 
     def superseded(self, superseded: dict | None, raw_dir: str) -> None:
         """The capture sessions kept in data/raw but left out of the analysis
@@ -228,7 +248,7 @@ class ChapterOutputs:
         from IPython.display import Markdown, display
         display(Markdown(provenance_block(text, stage or self.stage)))
 
-    def figure(self, fig, name: str, alt: str, caption: str) -> None:
+    def figure(self, fig, name: str, alt: str, caption: str, folded: str | None = None) -> None:
         """Save `fig` as figures/<name>.svg, close it and show it with its alt
         text (what the figure shows, for screen readers) and its caption (what
         to look at). Returns nothing, so a cell that ends with it shows only
@@ -236,7 +256,8 @@ class ChapterOutputs:
         shows its chapter's file, then does not draw it (seaborn's bootstraps
         are most of a chapter's time). `fig` may also be the Path of an SVG an
         earlier stage saved (one of this stage's dependencies): it is copied,
-        not drawn again."""
+        not drawn again. `folded`: the summary under which a replicate of a
+        figure shown above (another device's) is folded."""
         import matplotlib.pyplot as plt
         from IPython.display import HTML, display
         if not alt or not caption:
@@ -249,10 +270,7 @@ class ChapterOutputs:
             path = self._save_svg(fig, name)
             if fig is not None:
                 plt.close(fig)
-        display(HTML(
-            f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
-            f'<img src="{html.escape(safe_href(site_href(path)))}" alt="{html.escape(alt)}" loading="lazy">\n'
-            f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>"))
+        display(HTML(figure_html(path, name, alt, caption, folded)))
 
     def _save_svg(self, fig, name: str) -> Path:
         return save_svg(fig, self.figures_dir / f"{name}.svg")
@@ -260,6 +278,7 @@ class ChapterOutputs:
     def _copy_svg(self, source: Path, name: str) -> Path:
         path = self.figures_dir / f"{name}.svg"
         shutil.copyfile(source, path)
+        shutil.copyfile(narrow_path(source), narrow_path(path))
         return path
 
     def findings(self, claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:
@@ -298,14 +317,16 @@ class ShownOutputs(ChapterOutputs):
 
     def _save_svg(self, fig, name: str) -> Path:
         path = self.figures_dir / f"{name}.svg"
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: its chapter saved no such figure")
+        for saved in (path, narrow_path(path)):
+            if not saved.is_file():
+                raise FileNotFoundError(f"{saved}: its chapter saved no such figure")
         return path
 
     def _copy_svg(self, source: Path, name: str) -> Path:
         path = self._save_svg(None, name)
-        if path.read_bytes() != Path(source).read_bytes():
-            raise ValueError(f"{path}: its chapter saved another figure than {source}")
+        for saved, copied in ((path, source), (narrow_path(path), narrow_path(source))):
+            if saved.read_bytes() != Path(copied).read_bytes():
+                raise ValueError(f"{saved}: its chapter saved another figure than {copied}")
         return path
 
     def findings(self, *args, **kwargs) -> None:

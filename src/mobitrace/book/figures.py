@@ -9,6 +9,7 @@ figures and save with `save_svg`; anything random (bootstrap intervals) takes
 
 from __future__ import annotations
 
+import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -64,9 +65,142 @@ def layout_only_draws(fig: "plt.Figure"):
         del fig.canvas.draw
 
 
+# Where the book shows a figure (CSS px, a little under the text column) and the smallest
+# text a reader gets there (CSS px): a desktop's column, and a phone's (390 px
+# screen), which gets its own layout (`narrow_path`, panels stacked).
+WIDE_COLUMN_PX, WIDE_TEXT_PX = 640, 11
+NARROW_COLUMN_PX, NARROW_TEXT_PX = 330, 9
+NARROW_WIDTH_IN, NARROW_PANEL_IN = 4.2, 2.3
+NARROW_LABEL_CHARS, NARROW_TICK_CHARS = 40, 22
+PX_PER_IN, PT_PER_IN = 96, 72  # CSS px and SVG pt (matplotlib's user unit) per inch
+TIGHT_PAD_IN = 0.1  # savefig's pad_inches with bbox_inches="tight"
+
+
+def narrow_path(path: str | Path) -> Path:
+    """The phone layout of the figure saved at `path`."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}-narrow{path.suffix}")
+
+
 def save_svg(fig: "plt.Figure", path: str | Path) -> Path:
-    """Save `fig` as deterministic SVG at `path` (parents created)."""
+    """Save `fig` as deterministic SVG at `path` (parents created), its text
+    large enough to read in the book's column; then its phone layout
+    (panels stacked, legends below, narrower) at narrow_path(path)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="svg", metadata=SVG_METADATA, bbox_inches="tight")
+    text_at_least(fig, WIDE_COLUMN_PX, WIDE_TEXT_PX)
+    fig.savefig(path, format="svg", metadata=SVG_METADATA, bbox_inches="tight", pad_inches=TIGHT_PAD_IN)
+    stack_for_phones(fig)
+    text_at_least(fig, NARROW_COLUMN_PX, NARROW_TEXT_PX)
+    fig.savefig(narrow_path(path), format="svg", metadata=SVG_METADATA, bbox_inches="tight",
+                pad_inches=TIGHT_PAD_IN)
     return path
+
+
+def _saved_width_px(fig) -> float:
+    fig.draw_without_rendering()  # applies the layout engine
+    return (fig.get_tightbbox().width + 2 * TIGHT_PAD_IN) * PX_PER_IN
+
+
+def text_at_least(fig, column_px: float, text_px: float, shrink: bool = False) -> None:
+    """Enlarge every text of `fig` smaller than what renders at `text_px`
+    CSS px once the saved SVG is scaled to fit `column_px` (it shows at its
+    own size when narrower). Larger text widens the figure, so it repeats;
+    with `shrink`, a figure wider than the column is first made narrower
+    (its axes give up the room, the text keeps its size)."""
+    import math
+
+    from matplotlib.text import Text
+
+    for _ in range(8):
+        width = _saved_width_px(fig)
+        if shrink and width > 1.02 * column_px:
+            w, h = fig.get_size_inches()
+            fig.set_size_inches(w * max(0.75, column_px / width), h)
+            continue
+        scale = min(1.0, column_px / width)
+        needed = math.ceil(2 * text_px * PT_PER_IN / PX_PER_IN / scale) / 2  # pt, to the half point
+        small = [t for t in fig.findobj(Text) if t.get_text().strip() and t.get_fontsize() < needed]
+        if not small:
+            return
+        for t in small:
+            t.set_fontsize(needed)
+        if fig.get_layout_engine() is None:
+            with _quiet():
+                fig.tight_layout()
+
+
+@contextmanager
+def _quiet():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def stack_for_phones(fig) -> None:
+    """Lay `fig` out for a phone: its panels one under another in reading
+    order (small multiples that stack), every panel with its own tick labels,
+    legends below the data, NARROW_WIDTH_IN wide."""
+    from matplotlib.gridspec import GridSpec, GridSpecFromSubplotSpec
+
+    def colorbars(ax):
+        return [m.colorbar.ax for m in [*ax.collections, *ax.images] if getattr(m, "colorbar", None)]
+
+    bars = {bar for ax in fig.axes for bar in colorbars(ax)}
+    panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None and ax.axison and ax not in bars]
+    spec = lambda ax: ax.get_subplotspec().get_topmost_subplotspec()  # noqa: E731
+    # Down each column of the grid, then the next: a column is one condition's
+    # panels (throughput over energy), which then stay together.
+    panels.sort(key=lambda ax: (spec(ax).colspan.start, spec(ax).rowspan.start))
+    columns = {spec(ax).colspan.start for ax in panels}
+    for ax in panels:  # a panel whose x label its column's bottom panel carried gets its own
+        if not ax.get_xlabel():
+            below = [o.get_xlabel() for o in panels if spec(o).colspan.start == spec(ax).colspan.start
+                     and o.get_xlabel()]
+            ax.set_xlabel(below[-1] if below else "")
+    for ax in fig.axes:
+        if ax.get_subplotspec() is not None and not ax.axison and ax not in panels and ax not in bars:
+            ax.set_visible(False)  # an empty cell of the grid
+    rows = len({spec(ax).rowspan.start for ax in panels}) or 1
+    panel = min(max(fig.get_size_inches()[1] / rows, 1.9), NARROW_PANEL_IN)
+    if len(columns) > 1:
+        grid = GridSpec(len(panels), 1, figure=fig)
+        for k, ax in enumerate(panels):
+            beside = colorbars(ax)
+            if beside:  # the panel and its colour bar share the row
+                cell = GridSpecFromSubplotSpec(1, 2, subplot_spec=grid[k], width_ratios=(20, 1), wspace=0.05)
+                ax.set_subplotspec(cell[0])
+                beside[0].set_subplotspec(cell[1])
+            else:
+                ax.set_subplotspec(grid[k])
+            ax.tick_params(labelleft=True, labelbottom=True)
+        rows = len(panels)
+    for ax in fig.axes:  # long labels wrap: across, to the phone's width; upright, to a panel's height
+        for label, chars in ((ax.xaxis.label, NARROW_LABEL_CHARS), (ax.title, NARROW_LABEL_CHARS),
+                             (ax.yaxis.label, NARROW_TICK_CHARS)):
+            if len(label.get_text()) > chars:
+                label.set_text(textwrap.fill(label.get_text(), chars))
+    for ax in panels:
+        ticks = ax.get_yticklabels()
+        if any(len(t.get_text()) > NARROW_TICK_CHARS for t in ticks):
+            ax.set_yticks(ax.get_yticks(), labels=[textwrap.fill(t.get_text(), NARROW_TICK_CHARS) for t in ticks])
+    for ax in fig.axes:
+        if ax.get_legend() is not None and ax.get_legend().get_texts():
+            sns.move_legend(ax, "upper left", bbox_to_anchor=(0.0, -0.22), ncol=1, frameon=False,
+                            title=ax.get_legend().get_title().get_text() or None)
+    legends = []
+    for legend in list(fig.legends):
+        legends.append((legend.legend_handles, [t.get_text() for t in legend.get_texts()],
+                        legend.get_title().get_text() or None))
+        legend.remove()
+    fig.set_size_inches(NARROW_WIDTH_IN, panel * rows + 0.8)
+    try:
+        fig.set_layout_engine("constrained")
+    except RuntimeError:  # colorbars made under another layout keep it
+        with _quiet():
+            fig.tight_layout()
+    outside = fig.get_layout_engine() is not None and "constrained" in type(fig.get_layout_engine()).__name__.lower()
+    for handles, labels, title in legends:
+        fig.legend(handles, labels, title=title, loc="outside lower center" if outside else "upper center",
+                   bbox_to_anchor=None if outside else (0.5, 0.0), ncol=1, frameon=False)

@@ -161,12 +161,20 @@ def ledger_summary_html(counts: pd.DataFrame, title: str = "Summary") -> str:
     ])
 
 
-def verdict_colors() -> dict[str, tuple]:
-    """One colour per verdict from the theme's colour-blind palette (green,
-    vermilion, orange, grey, blue, pink: the hues of the verdict badges)."""
-    from mobitrace.book.figures import PALETTE
-    return {cl.REPRODUCED: PALETTE[2], cl.NOT_REPRODUCED: PALETTE[3], cl.INCONCLUSIVE: PALETTE[1],
-            cl.NOT_CHECKABLE: PALETTE[7], cl.FOLLOWS_FROM_MODEL: PALETTE[0], cl.TESTBED_BOUND: PALETTE[4]}
+# One colour per verdict across the book (the figures' bars, the badges' borders
+# in book/_static/mobitrace.css): Okabe-Ito hues, grey and near-black chosen so
+# that every pair stays apart under deuteranopia, protanopia and tritanopia
+# (tests/unit/test_colours.py); bars carry a hatch as well, so no verdict rests on
+# colour alone.
+VERDICT_COLORS = {cl.REPRODUCED: "#029e73", cl.NOT_REPRODUCED: "#d55e00", cl.INCONCLUSIVE: "#ece133",
+                  cl.NOT_CHECKABLE: "#bdbdbd", cl.FOLLOWS_FROM_MODEL: "#333333", cl.TESTBED_BOUND: "#cc78bc"}
+VERDICT_HATCHES = {cl.REPRODUCED: "", cl.NOT_REPRODUCED: "xx", cl.INCONCLUSIVE: "..", cl.NOT_CHECKABLE: "//",
+                   cl.FOLLOWS_FROM_MODEL: "", cl.TESTBED_BOUND: "\\\\"}
+
+
+def verdict_colors() -> dict[str, str]:
+    """The colour of each verdict (VERDICT_COLORS)."""
+    return dict(VERDICT_COLORS)
 
 
 def verdict_bars(counts: pd.DataFrame):
@@ -175,6 +183,7 @@ def verdict_bars(counts: pd.DataFrame):
     below the axes. Returns the figure."""
     import matplotlib.pyplot as plt
     import seaborn as sns
+    from matplotlib.ticker import MaxNLocator
 
     from mobitrace.book.figures import legend_outside
     counts = counts.reindex(columns=list(cl.COUNTED), fill_value=0)
@@ -183,10 +192,17 @@ def verdict_bars(counts: pd.DataFrame):
             .melt(id_vars="chapter", var_name="verdict", value_name="claims"))
     fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(counts) + 1.6))
     sns.barplot(data=long, y="chapter", x="claims", hue="verdict", hue_order=shown,
-                palette=verdict_colors(), orient="h", ax=ax)
+                palette=verdict_colors(), orient="h", ax=ax, edgecolor="#333333", linewidth=0.6)
+    for verdict, bars in zip(shown, ax.containers):
+        for bar in bars:
+            bar.set_hatch(VERDICT_HATCHES[verdict])
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts: whole ticks
     ax.set_xlabel("claims (count)")
     ax.set_ylabel("")
     legend_outside(ax, below=True)
+    for handle, verdict in zip(ax.get_legend().legend_handles, shown):
+        handle.set_hatch(VERDICT_HATCHES[verdict])
+        handle.set_edgecolor("#333333")
     fig.tight_layout()
     return fig
 

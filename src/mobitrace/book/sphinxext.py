@@ -8,9 +8,11 @@ In a chapter (MyST Markdown, also inside notebooks):
     Published points; lines through two of them (modeled).
     ```
 
-renders one line (the provenance kinds, the data sources behind the stage
-with the md5 DVC pinned for each in dvc.lock, the command that rebuilds it)
-and, folded under it, the text and the full list of sources and hashes.
+renders one short line (the provenance kinds and a "how this was made"
+toggle); folded under it, the data sources behind the stage with the md5 DVC
+pinned for each in dvc.lock, the command that rebuilds it, the text and the
+full list of sources and hashes. A strip identical to an earlier one on the
+page is shown as its kinds and a link to that one.
 All text goes through docutils nodes, so it is escaped in the HTML.
 """
 
@@ -57,29 +59,27 @@ def _short_md5(md5: str) -> str:
 
 
 def provenance_line(kinds: list[str], text: str, stage_sources, command: str) -> nodes.Element:
-    """One line (kind, data files with their short md5, the rebuild command)
-    and, folded under it, the description and every source with its full
-    hash. Built from docutils nodes, so every string is escaped."""
+    """One short line (the kinds, and a toggle) and, folded under it, the
+    data files with their short md5, the rebuild command, the description and
+    every source with its full hash. Kinds come from KINDS; every other
+    string goes through docutils nodes, so it is escaped."""
     box = nodes.container(classes=["provenance"])
+    label = " + ".join(f'<span class="provenance-kind provenance-{k}">{k}</span>' for k in kinds if k in KINDS)
+    box += nodes.raw("", f'<details><summary>{label}<span class="provenance-more"> · how this was made</span>'
+                         "</summary>", format="html")
     head = nodes.paragraph(classes=["provenance-line"])
-    for i, kind in enumerate(kinds):
+    for i, src in enumerate(stage_sources[:2]):
         if i:
-            head += nodes.Text(" + ")
-        head += nodes.inline(text=kind, classes=["provenance-kind", f"provenance-{kind}"])
+            head += nodes.Text(", ")
+        head += nodes.literal(text=src.path)
+        head += nodes.inline(text=f" md5 {_short_md5(src.md5)}", classes=["provenance-md5"])
+    if len(stage_sources) > 2:
+        head += nodes.Text(f" and {len(stage_sources) - 2} more")
     if stage_sources:
         head += nodes.Text(" · ")
-        for i, src in enumerate(stage_sources[:2]):
-            if i:
-                head += nodes.Text(", ")
-            head += nodes.literal(text=src.path)
-            head += nodes.inline(text=f" md5 {_short_md5(src.md5)}", classes=["provenance-md5"])
-        if len(stage_sources) > 2:
-            head += nodes.Text(f" and {len(stage_sources) - 2} more")
-    head += nodes.Text(" · ")
     head += nodes.literal(text=command)
     box += head
     details = nodes.container(classes=["provenance-details"])
-    details += nodes.raw("", "<details><summary>How this was made</summary>", format="html")
     if text:
         details += nodes.paragraph(text=text)
     if stage_sources:
@@ -97,9 +97,32 @@ def provenance_line(kinds: list[str], text: str, stage_sources, command: str) ->
     rebuild += nodes.Text("Rebuild it and everything it needs: ")
     rebuild += nodes.literal(text=command)
     details += rebuild
-    details += nodes.raw("", "</details>", format="html")
     box += details
+    box += nodes.raw("", "</details>", format="html")
     return box
+
+
+def _one_strip_per_provenance(app, doctree, docname):
+    """A page shows each provenance once: a strip identical to an earlier
+    one on the page becomes its kinds and a link to that one."""
+    first: dict[str, str] = {}
+    for n, box in enumerate(list(doctree.findall(
+            lambda node: isinstance(node, nodes.container) and "provenance" in node["classes"]))):
+        key = "\n".join(child.astext() for child in box.children)
+        if key not in first:
+            first[key] = f"provenance-{n + 1}"
+            box["ids"].append(first[key])
+            continue
+        summary = box.children[0].astext()
+        kinds = [k for k in KINDS if f"provenance-{k}" in summary]
+        line = nodes.paragraph(classes=["provenance-line"])
+        for i, kind in enumerate(kinds):
+            if i:
+                line += nodes.Text(" + ")
+            line += nodes.inline(text=kind, classes=["provenance-kind", f"provenance-{kind}"])
+        line += nodes.Text(" · ")
+        line += nodes.reference("", "same as above", refuri=f"#{first[key]}")
+        box.replace_self(nodes.container("", line, classes=["provenance", "provenance-repeat"]))
 
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree):
@@ -134,6 +157,7 @@ def _static_files_in_a_fixed_order(app, config):
 
 def setup(app):
     app.add_directive("provenance", ProvenanceDirective)
+    app.connect("doctree-resolved", _one_strip_per_provenance)
     app.connect("config-inited", _static_files_in_a_fixed_order)
     # Early: html-page-context stops at the first handler that returns a value.
     app.connect("html-page-context", _dedupe_scripts, priority=100)

@@ -66,7 +66,10 @@ def captures(sessions: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(captures table, its display: one column per device, one row per field)."""
     cap = sessions[CAPTURE_COLUMNS].copy()
     cap["cpu_quota"] = cap["cpu_quota"].astype(float)
-    shown = pd.DataFrame([format_column(cap[c], c) for c in CAPTURE_FIELDS], index=list(CAPTURE_FIELDS.values()),
+    # The manifest's CPU list as ingest keeps it ("None", "[1]"), in words.
+    pinned = cap.assign(device_cpus=cap["device_cpus"].map(
+        lambda x: "not pinned" if x in ("None", "", "[]") else "CPU " + str(x).strip("[]")))
+    shown = pd.DataFrame([format_column(pinned[c], c) for c in CAPTURE_FIELDS], index=list(CAPTURE_FIELDS.values()),
                          columns=list(cap["device"]))
     return cap, shown.rename_axis("field")
 

@@ -309,7 +309,8 @@ class Chapter(NotebookChapter):
                            f"{dem['downlink']:g} Mbps downlink and {dem['uplink']:g} Mbps uplink: throughput in Mbps "
                            "(top) and modeled nJ/bit (bottom), with 95% confidence bands and the throughput- and "
                            "energy-optimal ratios.",
-                       caption="Paced demand: throughput (measured) and energy per bit (modeled), means over runs "
+                       caption=f"Paced demand of {dem['downlink']:g} Mbps downlink and {dem['uplink']:g} Mbps "
+                               "uplink: throughput (measured) and energy per bit (modeled), means over runs "
                                "with 95% bootstrap CI bands; dotted: the demand. Look at which ratios reach the "
                                "demand, and where among them the nJ/bit curve is lowest (dash-dotted line).")
             out.provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit.")

@@ -291,8 +291,9 @@ def gain_pct_ci(mean, sd, n, mean_base, sd_base, n_base, level: float = 0.95) ->
 
 
 def audit_shown(a: pd.DataFrame, with_published: bool) -> pd.DataFrame:
-    """An audit table (audit_published) for people: p ranges and Hedges' g
-    with their intervals in one cell each, units in the headers."""
+    """An audit table (audit_published) for people: the conditions and the
+    p-values first, p ranges and Hedges' g with their intervals in one cell
+    each, units in the headers."""
     from mobitrace.core import numbers
 
     def p_span(lo, hi):
@@ -312,7 +313,10 @@ def audit_shown(a: pd.DataFrame, with_published: bool) -> pd.DataFrame:
     out["Hedges' g [95% CI]"] = [numbers.interval(g, lo, hi) for g, lo, hi in zip(a["g"], a["g_lo"], a["g_hi"])]
     out["p (Holm)"] = a["p_holm"]
     out["Holm family"] = holm_family(a)
-    return out
+    # The p-values are the table's point: first after the conditions, so a phone shows them.
+    key = ["policy", "competing processes", "cross traffic (%)", "p (paper)", "p (recomputed)", "p (Holm)"]
+    first = [c for c in key if c in out.columns]
+    return out[first + [c for c in out.columns if c not in first]]
 
 
 FAMILY_NAMES = {"transfer_cpu": "CPU-load table", "transfer_net": "network-load table", "cpu": "CPU-load table",

@@ -129,6 +129,7 @@ class Chapter(NotebookChapter):
         out = self.out
         out.put("default_io", float(self.io_kib))
         out.put("r_max", float(self.radio.max_rate_mbps))
+        out.put("tail_tol_mw", self.tail_tolerance_w * 1e3)
         self._table(tta.power_model_table(self.cpu, self.radio, self.base_w), "power_model",
                     "The power model behind every modeled energy (params.yaml power-models)")
         out.provenance("modeled: coefficients from params.yaml with their provenance (published or assumed) and "
@@ -137,7 +138,6 @@ class Chapter(NotebookChapter):
     def sweeps(self) -> None:
         """One knob at a time: the sweep tables and Figure 2 per device."""
         out, kind = self.out, self.energy_kind
-        out.put("tail_tol_mw", self.tail_tolerance_w * 1e3)
         a = self.analysis
         self.knobs, self.sweep, self.knob_runs = a["knobs"], a["sweep"], a["knob_runs"]
         for name, frame in self.sweep.items():
@@ -149,8 +149,15 @@ class Chapter(NotebookChapter):
                            "per dataset (html, image, video) with 95% confidence bands.",
                        caption=f"One knob at a time on {device}: throughput (measured) and energy per 100 MB "
                                f"({kind}), means over repetitions, bands: 95% bootstrap CI. Look at how throughput "
-                               "rises and energy per 100 MB falls with concurrency, most for the small html files.")
+                               "rises and energy per 100 MB falls with concurrency, most for the small html files.",
+                       folded=self._replicate(device))
             out.provenance(f"measured throughput and {kind} energy ({device}): data/raw/transfer-tuning/{device}/.")
+
+    def _replicate(self, device: str) -> str | None:
+        """How a figure of a device after the reference one is folded (the
+        same figure, another device): the page stays as long with every
+        device added."""
+        return None if device == self.ref_device else f"The same figure for {device} (show)"
 
     def at(self, factor: str, ds: str, level: int, col: str) -> float:
         """Column `col` of the reference device's sweep along `factor` at `ds`, `level`."""
@@ -233,7 +240,8 @@ class Chapter(NotebookChapter):
                            f"(top) and energy per 100 MB in joules (bottom) over concurrency (x) and parallelism (y).",
                        caption=f"Combined knobs on {device}: mean throughput (measured) and energy per 100 MB "
                                f"({kind}) over repetitions, I/O size {self.io_kib} KiB. Look for the brightest "
-                               "throughput cell and the darkest energy cell of each dataset.")
+                               "throughput cell and the darkest energy cell of each dataset.",
+                       folded=self._replicate(device))
             out.provenance(f"measured throughput and {kind} energy per 100 MB ({device}), mean over repetitions.")
         self.gref = gref = a["grid_ref"]
         self.best = best = a["best"]
@@ -255,7 +263,8 @@ class Chapter(NotebookChapter):
                                f"{device}, one per concurrency level, with the transfer's energy and the tail shaded.",
                            caption=f"Power over time of one video transfer per concurrency level ({kind}, {device}, "
                                    "repetition 1). Look at how the shaded transfer gets shorter as concurrency rises "
-                                   "while its height changes little: under the model, energy follows time.")
+                                   "while its height changes little: under the model, energy follows time.",
+                           folded=self._replicate(device))
                 out.provenance(f"{kind} power ({device}), repetition 1 of each concurrency level; throughput "
                                "measured.")
             tails = tta.tail_runs(self.table, device)
@@ -264,9 +273,10 @@ class Chapter(NotebookChapter):
                            alt=f"Three power traces in watts against time in seconds on {device}: one file, two "
                                "files back to back, two files at once, with the transfer's energy and the tail "
                                "shaded.",
-                           caption=f"Transfer (red) and tail (green) energy of one, two sequential and two concurrent "
-                                   f"files ({kind}, {device}). Look at the green tails: the modeled radio has no "
-                                   "tail state.")
+                           caption=f"Transfer (shaded orange) and tail (shaded teal) energy of one, two sequential "
+                                   f"and two concurrent files ({kind}, {device}). Look at the teal tails: the "
+                                   "modeled radio has no tail state.",
+                           folded=self._replicate(device))
                 tab = self._save(tta.tail_table(tails, device), f"tail_{device}")
                 out.show(tab.drop(columns=["device"]).rename(columns={
                     "transfer_s": "transfer (s)", "energy_j": "transfer energy (J)", "tail_j": "tail energy (J)",
