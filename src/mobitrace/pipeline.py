@@ -114,7 +114,8 @@ def _study_stages(study: Study) -> dict:
         res = f"data/results/{chapter.name}"
         stages[chapter.stage] = _chapter_stage(
             chapter.name, [chapter.params_section, *shared], [f"data/interim/published/{slug}", *inputs],
-            [f"book/chapters/{chapter.name}.ipynb", f"{res}/tables", f"{res}/figures", f"{res}/claims.csv"],
+            [f"book/chapters/{chapter.name}.ipynb", f"{res}/tables", f"{res}/figures", f"{res}/claims.csv",
+             *([chapter.device_pages] if chapter.device_pages else [])],
             [f"{res}/metrics.json"], shared, tuple(c.name for c in extra))
     return stages
 
