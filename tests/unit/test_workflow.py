@@ -55,3 +55,13 @@ def test_workflow_builds_from_the_lock_and_deploys_with_least_privilege(repo):
     for step in steps + deploy["steps"]:
         if "uses" in step:
             assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
+
+
+def test_publish_page_names_the_workflows_secrets_and_existing_make_targets(repo):
+    page = (repo / "book" / "publish.md").read_text()
+    secrets = set(re.findall(r"secrets\.(\w+)", (repo / WORKFLOW).read_text()))
+    assert secrets and {s for s in secrets if f"`{s}`" not in page} == set()
+    makefile = (repo / "Makefile").read_text()
+    targets = set(re.findall(r"`make (\w+)`", page))
+    assert {"pull", "push", "archive", "publish"} <= targets
+    assert {t for t in targets if not re.search(rf"^{t}:", makefile, re.M)} == set()
