@@ -1,6 +1,6 @@
 """DVC's shared run cache, end to end: a built clone pushes its stage runs
 (`make push`: dvc push --run-cache) to a remote; a fresh clone that pulls
-them (`make pull`: dvc pull --run-cache) rebuilds every device stage of
+them with the outputs they name (`make pull`: mobitrace.runcache) rebuilds every device stage of
 every study without running one, even with those stages missing from its
 dvc.lock (as for devices computed on another machine). A clone that did not
 pull runs them (the control)."""
@@ -8,6 +8,7 @@ pull runs them (the control)."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,12 @@ def test_a_fresh_clone_restores_every_device_stage_from_the_pushed_run_cache(bui
     clone = fresh_clone(built, tmp_path / "clone" / "repo", remote, built_tree.env_for(tmp_path / "clone" / "repo"),
                         stages)
     clone_env = built_tree.env_for(clone)
-    run(["dvc", "pull", "--run-cache", "--allow-missing"], clone, clone_env)  # make pull
+    out = run([sys.executable, "-m", "mobitrace.runcache"], clone, clone_env)  # make pull
+    assert re.search(r"run cache: \d+ stage runs known, [1-9]\d* output files fetched", out), out
+    # Into the cache only: the working tree is as cloned (but our dvc.lock edit), no output checked out.
+    assert run(["git", "diff", "--name-only"], clone, clone_env).split() == ["dvc.lock"]
+    assert stages[0].startswith("ingest_cpu_gbps@")
+    assert not (clone / "data" / "interim" / "cpu-gbps" / stages[0].split("@")[1]).exists()
     log = run(["dvc", "repro", *stages], clone, clone_env)
     assert not re.findall(r"Running stage '([^']+)'", log), log
     restored = set(re.findall(r"Stage '([^']+)' is cached - skipping run", log))

@@ -211,6 +211,15 @@ class ChapterOutputs:
         from IPython.display import Markdown, display
         display(Markdown(provenance_block(text, stage or self.stage)))
 
+    def device_provenance(self, text: str, study: str, device: str, published: bool = False) -> None:
+        """A provenance line for one device's figure or table: its sources
+        are that device's capture (and, if `published`, the study's published
+        numbers), not every device's, so a chapter's boxes grow linearly with
+        its devices, not with their square."""
+        from mobitrace.studies.registry import by_slug
+        stages = [by_slug()[study].device_sources_stage(device), *([f"ingest_published@{study}"] if published else [])]
+        self.provenance(text, " ".join(stages))
+
     def figure(self, fig, name: str, alt: str, caption: str) -> None:
         """Save `fig` as figures/<name>.svg, close it and show it with its alt
         text (what the figure shows, for screen readers) and its caption (what

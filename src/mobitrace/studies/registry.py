@@ -107,6 +107,12 @@ class Study:
         """The stages that run for one device (ingest, and its own analysis)."""
         return [f"{s}@{device}" for s in (self.ingest_stage, self.device_stage) if s]
 
+    def device_sources_stage(self, device: str) -> str:
+        """The last stage that runs for one device alone (its own analysis,
+        else its ingest): a provenance box of that device's figure or table
+        names it, so that it lists that device's capture, not every device's."""
+        return self.device_stages(device)[-1]
+
     def summary_stages(self) -> list[str]:
         """The stages that read every device of the study: its per-device
         chapter's (which runs that chapter's supplements too)."""

@@ -36,12 +36,7 @@ from mobitrace.studies.cpu_gbps.measured_analysis import (
 
 STAGE = "analyze_cpu_gbps_measured"
 CHAPTER = "cpu-gbps-measured"
-
-
-def device_stages(device: str) -> str:
-    """The stage whose inputs fed one device's own figures and tables (its
-    capture, not the chapter's every capture): the provenance boxes name it."""
-    return f"{registry.by_slug()['cpu-gbps'].device_stage}@{device}"
+STUDY = "cpu-gbps"
 # The manifest fields the captures table shows, with their names for people.
 CAPTURE_COLUMNS = ["device", "config", "kind", "session", "hostname", "kernel", "cpu_model", "n_cpus", "hypervisor",
                    "config_hz", "irq_time_accounting", "gro_device", "gso_device", "tso_device", "rps_device",
@@ -643,8 +638,7 @@ class Chapter(NotebookChapter):
         device = self.shown_device
         alt, caption = self.figure1_text(device)
         self.out.figure(self.devices_dir / device / "figure1.svg", f"figure1_{device}", alt=alt, caption=caption)
-        self.out.provenance("measured runs; lines and bands modeled (OLS of the runs).",
-                            stage=device_stages(device))
+        self.out.device_provenance("measured runs; lines and bands modeled (OLS of the runs).", STUDY, device)
         self.out.put_text("figure1_device", device)
 
     def fits_section(self) -> None:
@@ -661,7 +655,7 @@ class Chapter(NotebookChapter):
         self.out.table(ext, "extrapolations", f"Downlink, {device}: fitted CPU (%) at the paper's target rates, "
                        "with 95% CI of the mean (the CSV has every device)",
                        shown=ext_shown[ext_shown["device"] == device])
-        self.out.provenance("modeled (OLS extrapolation of measured runs).", stage=device_stages(device))
+        self.out.device_provenance("modeled (OLS extrapolation of measured runs).", STUDY, device)
 
     def inverse_section(self) -> None:
         out, thr = self.out, self.thr
@@ -808,7 +802,7 @@ class Chapter(NotebookChapter):
         _, ext_shown = extrapolations(self.extra, self.devices, self.target_rates_gbps)
         runs = add_gap_columns(self.runs)
         for device in self.devices:
-            stage, own = device_stages(device), self.devices_dir / device
+            stage, own = registry.by_slug()[STUDY].device_sources_stage(device), self.devices_dir / device
             fits = self.fits[self.fits["device"] == device]
             page = DevicePage(CHAPTER, device, "CPU versus throughput, measured",
                               "Its Figure 1, fitted lines, extrapolations to the paper's target rates, throughput "
@@ -846,5 +840,5 @@ class Chapter(NotebookChapter):
             page.table(self.claims_shown[mine], f"The paper's claims checked on {device}",
                        csv=self.results / "claims.csv")
             page.provenance("published (paper values); measured or modeled (artifact values).",
-                            [stage, "ingest_published@cpu-gbps"])
+                            [stage, f"ingest_published@{STUDY}"])
             page.write(folder)

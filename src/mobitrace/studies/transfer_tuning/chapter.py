@@ -28,6 +28,7 @@ from mobitrace.studies.transfer_tuning import analysis as tta
 from mobitrace.studies.transfer_tuning import schema
 
 STAGE = "analyze_transfer_tuning"
+STUDY = "transfer-tuning"
 DATASETS = tta.DATASETS
 HEADLINE = ["cc_html_xfold", "cc_html_saving", "cc_order", "p8_html_reduces", "combined_saving"]
 
@@ -150,7 +151,9 @@ class Chapter(NotebookChapter):
                        caption=f"One knob at a time on {device}: throughput (measured) and energy per 100 MB "
                                f"({kind}), means over repetitions, bands: 95% bootstrap CI. Look at how throughput "
                                "rises and energy per 100 MB falls with concurrency, most for the small html files.")
-            out.provenance(f"measured throughput and {kind} energy ({device}): data/raw/transfer-tuning/{device}/.")
+            out.device_provenance(f"measured throughput and {kind} energy ({device}): "
+                                  f"data/raw/transfer-tuning/{device}/.",
+                                  STUDY, device, published=True)
 
     def at(self, factor: str, ds: str, level: int, col: str) -> float:
         """Column `col` of the reference device's sweep along `factor` at `ds`, `level`."""
@@ -234,7 +237,9 @@ class Chapter(NotebookChapter):
                        caption=f"Combined knobs on {device}: mean throughput (measured) and energy per 100 MB "
                                f"({kind}) over repetitions, I/O size {self.io_kib} KiB. Look for the brightest "
                                "throughput cell and the darkest energy cell of each dataset.")
-            out.provenance(f"measured throughput and {kind} energy per 100 MB ({device}), mean over repetitions.")
+            out.device_provenance(f"measured throughput and {kind} energy per 100 MB ({device}), mean "
+                                  f"over repetitions.",
+                                  STUDY, device, published=True)
         self.gref = gref = a["grid_ref"]
         self.best = best = a["best"]
         out.put("grid_best_saving", float(best["saving_pct"]))
@@ -256,8 +261,8 @@ class Chapter(NotebookChapter):
                            caption=f"Power over time of one video transfer per concurrency level ({kind}, {device}, "
                                    "repetition 1). Look at how the shaded transfer gets shorter as concurrency rises "
                                    "while its height changes little: under the model, energy follows time.")
-                out.provenance(f"{kind} power ({device}), repetition 1 of each concurrency level; throughput "
-                               "measured.")
+                out.device_provenance(f"{kind} power ({device}), repetition 1 of each concurrency level; throughput "
+                                      "measured.", STUDY, device, published=True)
             tails = tta.tail_runs(self.table, device)
             if len(tails):
                 out.figure(tta.tail_power_figure(tails, *self._trace_args()), f"fig8_{device}",
@@ -273,7 +278,8 @@ class Chapter(NotebookChapter):
                     "tail_s": "tail (s)", "tail_share_pct": "tail share (%)"}),
                     f"Transfer and tail energy ({device}, {kind}; mean over repetitions)",
                     csv_href=out.href(f"tail_{device}"))
-                out.provenance(f"{kind} energy ({device}); transfer times measured (figure and table).")
+                out.device_provenance(f"{kind} energy ({device}); transfer times measured (figure and table).",
+                                      STUDY, device, published=True)
         tails_ref = tta.tail_runs(self.table, self.ref_device)
         out.put("tail_max_s", float(tails_ref["tail_s"].max()) if len(tails_ref) else float("nan"))
 
