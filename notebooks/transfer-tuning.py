@@ -45,6 +45,7 @@ published_dir = "data/interim/published/transfer-tuning"
 interim_dir = "data/interim/transfer-tuning"
 results_dir = "data/results/transfer-tuning"
 devices = []
+reference_device = ""
 power_models = {}
 cpu_model = "tt-phone-cpu"
 radio_model = "tt-wifi-active"
@@ -64,9 +65,13 @@ ch = Chapter.from_parameters(globals()).setup()  # runs' energy
 # (transfer-tuning-testbed)=
 # ## The testbed and the scaled datasets
 #
-# The reference capture is {glue:text}`ref_device` ({glue:text}`n_runs` runs
-# in all devices; {glue:text}`reps` repetitions per configuration), made on a
-# 2-core VM where every run held the machine's measurement lock. Load outside
+# The reference capture is {glue:text}`ref_device`, the device the
+# single-device comparisons (gains, ratios, the CPU table, the claims) are
+# made on: the reader chooses it in `params.yaml` (`reference_device`, any of
+# the captured devices). The chapter has {glue:text}`n_runs` runs in all
+# devices ({glue:text}`reps` repetitions per configuration); the reference
+# capture was made on a 2-core VM where every run held the machine's
+# measurement lock. Load outside
 # the experiment (the capture's idle gate): {glue:text}`background_ref`.
 # Three network namespaces: nginx (Debian, one worker, keep-alive,
 # `sendfile`) in one, the client in another, and in between a link shaped

@@ -73,3 +73,18 @@ def test_findings_also_save_the_headline_rows_as_key_findings_csv_in_headline_or
     assert (saved.loc[1, "artifact_value"], saved.loc[1, "artifact_low"], saved.loc[1, "artifact_high"]) == (36.04, 30, 42.5)
     with pytest.raises(KeyError, match="zzz"):
         out.findings(claims, headline=["zzz"])
+
+
+def test_reference_device_goes_first_or_is_refused_by_name():
+    from mobitrace.book.chapter import reference_first
+    assert reference_first(["synthetic-a", "synthetic-b", "synthetic-c"], "synthetic-b") == [
+        "synthetic-b", "synthetic-a", "synthetic-c"]
+    with pytest.raises(ValueError, match=r"reference_device 'synthetic-x' is not one of the devices"):
+        reference_first(["synthetic-a"], "synthetic-x")
+
+
+def test_params_name_a_captured_reference_device_where_a_chapter_needs_one(repo):
+    import yaml
+    params = yaml.safe_load((repo / "params.yaml").read_text())
+    for section in ("cpu-gbps-measured", "transfer-tuning", "mptcp-dualband"):
+        assert params[section]["reference_device"] in params[section]["devices"], section

@@ -301,6 +301,15 @@ class ShownOutputs(ChapterOutputs):
         raise TypeError("a supplement has no key findings: they belong to its chapter")
 
 
+def reference_first(devices: list[str], reference: str) -> list[str]:
+    """`devices` with `reference` (params.yaml `reference_device`: the one
+    the chapter's single-device comparisons use) first, where the analyses
+    look for it."""
+    if reference not in devices:
+        raise ValueError(f"reference_device {reference!r} is not one of the devices {list(devices)} (params.yaml)")
+    return [reference, *(d for d in devices if d != reference)]
+
+
 class NotebookChapter:
     """Base of every study's chapter class (studies/<study>/chapter*.py): the
     notebook makes it from its parameters and calls one method per code cell."""

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from mobitrace.book.build import with_interval
-from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, site_href
+from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, reference_first, site_href
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
 from mobitrace.core import numbers
@@ -39,10 +39,10 @@ class Chapter(NotebookChapter):
     energy table and what later sections reuse (sweeps, grid, claims)."""
 
     def __init__(self, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str], *,
-                 power_models: dict, cpu_model: str, radio_model: str, modeled_base_w: float,
+                 reference_device: str, power_models: dict, cpu_model: str, radio_model: str, modeled_base_w: float,
                  tail_tolerance_w: float, default_io_kib: int, claim_level: int, rel_tol_approx: float,
                  robustness: dict):
-        self.study, self.devices = study, list(devices)
+        self.study, self.devices = study, reference_first(devices, reference_device)
         self.results = Path(results_dir)
         self.out = ChapterOutputs(self.results, STAGE)
         self.values = Values(published_dir)
