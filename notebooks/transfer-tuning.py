@@ -65,18 +65,13 @@ ch = Chapter.from_parameters(globals()).setup()  # runs' energy
 # (transfer-tuning-testbed)=
 # ## The testbed and the scaled datasets
 #
-# The reference capture is {glue:text}`ref_device`, the device the
-# single-device comparisons (gains, ratios, the CPU table, the claims) are
-# made on: the reader chooses it in `params.yaml` (`reference_device`, any of
-# the captured devices). The chapter has {glue:text}`n_runs` runs in all
-# devices ({glue:text}`reps` repetitions per configuration); the reference
-# capture was made on a 2-core VM where every run held the machine's
-# measurement lock. Load outside
-# the experiment (the capture's idle gate): {glue:text}`background_ref`.
-# Three network namespaces: nginx (Debian, one worker, keep-alive,
-# `sendfile`) in one, the client in another, and in between a link shaped
-# with `tc tbf` to {glue:text}`rate_mbit:.0f` Mbit/s. Achieved rates:
-# {glue:text}`achieved_rate`.
+# The reference capture, which the single-device comparisons (gains, ratios, CPU table, claims) use,
+# is {glue:text}`ref_device` (`reference_device` in `params.yaml`: any captured device). All devices
+# give {glue:text}`n_runs` runs ({glue:text}`reps` repetitions per configuration); the reference was
+# made on a 2-core VM where every run held the machine's measurement lock. Outside load (idle gate):
+# {glue:text}`background_ref`. Three network namespaces: nginx (Debian, one worker, keep-alive,
+# `sendfile`) in one, the client in another, and in between a link shaped with `tc tbf` to
+# {glue:text}`rate_mbit:.0f` Mbit/s. Achieved rates: {glue:text}`achieved_rate`.
 #
 # **Round-trip time without netem.** This kernel has no netem, so the RTT is
 # emulated in user space: a delay bridge ({glue:text}`delay_bridge`) in a middle
