@@ -39,6 +39,19 @@ repro: $(STAMP)
 	$(VENV)/bin/python scripts/pull_captures.py
 	$(VENV)/bin/python -m mobitrace repro $(if $(REPRO_JOBS),-j $(REPRO_JOBS))
 
+# DVC's shared run cache: `make push` sends every stage run of this clone
+# (.dvc/cache/runs: a stage's command, inputs and outputs) and the outputs to
+# the default remote; `make pull` (the Pages workflow runs it) fetches every
+# run anyone pushed and the outputs they name into the local cache
+# (mobitrace.runcache; the working tree is not touched), so that `make`
+# restores each stage whose inputs match one of them instead of running it.
+.PHONY: push pull
+push: $(STAMP)
+	$(VENV)/bin/dvc push --run-cache
+pull: $(STAMP)
+	$(VENV)/bin/python scripts/pull_captures.py
+	$(VENV)/bin/python -m mobitrace.runcache
+
 # -n: pytest-xdist workers, one more than the cores: the suite's tests also
 # wait (on commands, browsers, servers, sleeps), and with one worker per core
 # the cores idled 7 % of a run (vmstat), 2 % with one more. loadgroup keeps

@@ -67,7 +67,10 @@ ch = Chapter.from_parameters(globals())
 # with the default settings); lines are OLS fits with their 95% confidence
 # band (darker: where the fitted mean lies) and 95% prediction band (lighter:
 # where one new run would fall), for `/proc/stat` Total and SoftIRQ (the
-# paper's sources) and the precise Total.
+# paper's sources) and the precise Total. Shown here for the reference device
+# (`reference_device` in `params.yaml`); every device's Figure 1, lines and
+# claims are on a page of its own, linked from the
+# [comparison of all devices](cpu-gbps-measured-comparison) below.
 
 # %% tags=["hide-input"]
 ch.figure1()
@@ -204,12 +207,16 @@ ch.rps_section()
 ch.slow_section()
 
 # %% [markdown]
+# (cpu-gbps-measured-comparison)=
 # ## All measured devices and the published phones
 #
 # One figure and one table: each measured device's downlink `/proc/stat`
 # Total line (the paper's source; solid over the measured range, dashed where
 # extrapolated) with its 95% confidence band, and the two phones' lines
 # implied by the paper's stated extrapolations (from the cpu-gbps chapter).
+# With more devices than the figure has colours, the devices `params.yaml`
+# names (reference, offloads off, RPS pair, slower device) keep theirs and the
+# others are thin grey lines. Each device in the table links to its own page.
 
 # %% tags=["hide-input"]
 ch.comparison_figure()
@@ -233,6 +240,7 @@ ch.claims()
 
 # %% tags=["remove-cell"]
 ch.metrics()
+ch.device_pages()
 
 # %% [markdown]
 # {glue:text}`claims_tally` Each verdict is decided on the 95% interval of

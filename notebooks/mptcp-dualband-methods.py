@@ -21,6 +21,7 @@
 # %% tags=["parameters"]
 study = "mptcp-dualband"
 devices = []
+reference_device = ""
 published_dir = "data/interim/published/mptcp-dualband"
 interim_dir = "data/interim/mptcp-dualband"
 results_dir = "data/results/mptcp-dualband"

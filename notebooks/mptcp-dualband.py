@@ -45,12 +45,18 @@
 # and no battery were measured here: the veth paths have no power draw.
 # ```
 #
+# The figures, tables and claims that need one device are made on the
+# reference device, {glue:text}`ref_device`: the reader chooses it in
+# `params.yaml` (`reference_device`, any of the captured devices) and the
+# whole chapter follows.
+#
 # How the capture was made and which runs were set aside, the CPU sources, the power model,
 # the guideline's encoding and the model's sensitivity to a wake-up floor: {doc}`mptcp-dualband-methods`.
 
 # %% tags=["parameters"]
 study = "mptcp-dualband"
 devices = []
+reference_device = ""
 published_dir = "data/interim/published/mptcp-dualband"
 interim_dir = "data/interim/mptcp-dualband"
 results_dir = "data/results/mptcp-dualband"

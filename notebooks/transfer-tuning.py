@@ -45,6 +45,7 @@ published_dir = "data/interim/published/transfer-tuning"
 interim_dir = "data/interim/transfer-tuning"
 results_dir = "data/results/transfer-tuning"
 devices = []
+reference_device = ""
 power_models = {}
 cpu_model = "tt-phone-cpu"
 radio_model = "tt-wifi-active"
@@ -63,6 +64,10 @@ ch = Chapter.from_parameters(globals()).setup()  # runs' energy
 # %% [markdown]
 # The testbed, the scaled datasets, the power model that prices each run and the
 # energy functions are on the {doc}`methods page <transfer-tuning-methods>`.
+#
+# Comparisons that need one device (gains, ratios, the CPU table, the claims) use
+# the reference device, {glue:text}`ref_device`, set by `reference_device` in
+# `params.yaml` (any captured device); every device gets every figure.
 
 # %% tags=["remove-cell"]
 ch.datasets()  # tables/datasets.csv

@@ -6,7 +6,10 @@
                                        # dvc.lock, the site and SHA256SUMS (Zenodo-ready)
 
 `site` refuses a build that loads an asset from another host or from a
-root-absolute path (`/_static/...` breaks under file://). Tarballs are
+root-absolute path (`/_static/...` breaks under file://). The site and the
+archive each carry RO-Crate metadata (ro-crate-metadata.json,
+mobitrace.crate). The archive holds the captures kept in DVC too, or
+refuses, saying which is missing or changed. Tarballs are
 deterministic: sorted entries, owner root, every mtime the last commit's time
 (or SOURCE_DATE_EPOCH), no gzip timestamp.
 """
@@ -137,10 +140,16 @@ def _files(folder: Path) -> dict[str, Path]:
     return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def make_site(html_dir: Path, site_dir: Path, tarball: Path, mtime: int = 0) -> list[str]:
+CRATE = "ro-crate-metadata.json"
+
+
+def make_site(html_dir: Path, site_dir: Path, tarball: Path, mtime: int = 0, repo: Path = REPO) -> list[str]:
     """Copy the built book to site_dir (with .nojekyll, so Jekyll-based hosts
-    keep _static/), check that every asset is local, and tar it. Returns the
-    asset problems; nothing is written when there is one."""
+    keep _static/, and the site's RO-Crate metadata from `repo`), check that
+    every asset is local, and tar it. Returns the asset problems; nothing is
+    written when there is one."""
+    from mobitrace import crate
+
     if not (html_dir / "index.html").is_file():
         raise SystemExit(f"{html_dir}/index.html not found: run `make` first")
     problems = asset_problems(html_dir)
@@ -149,6 +158,7 @@ def make_site(html_dir: Path, site_dir: Path, tarball: Path, mtime: int = 0) -> 
     shutil.rmtree(site_dir, ignore_errors=True)
     shutil.copytree(html_dir, site_dir)
     (site_dir / ".nojekyll").write_bytes(b"")
+    (site_dir / CRATE).write_bytes(crate.metadata(crate.site_crate(repo)))
     prefix = tarball.name.removesuffix(".tar.gz")
     write_tarball({f"{prefix}/{name}": p for name, p in _files(site_dir).items()}, tarball, mtime)
     return []
@@ -166,10 +176,50 @@ def publish(site_dir: Path, remote: str, branch: str, message: str) -> None:
                           nojekyll=True, push=True)
 
 
+def dvc_captures(repo: Path, tracked: list[str]) -> dict[str, Path]:
+    """{path in the archive: file} of every capture kept in DVC (a tracked
+    data/raw/**/<session>.dvc whose folder the remote holds). Refuses, with
+    the reason, when one is not in this clone or differs from what its .dvc
+    file pins: the archive would not rebuild the book."""
+    kept = [name for name in tracked if name.startswith("data/raw/") and name.endswith(".dvc")]
+    if not kept:
+        return {}
+    from dvc.repo import Repo
+
+    files = {}
+    with Repo(str(repo)) as dvc:
+        for name in kept:
+            for out in yaml_outs(repo / name):
+                folder = (repo / name).parent / out
+                rel = folder.relative_to(repo).as_posix()
+                if not folder.exists():
+                    raise SystemExit(f"{rel}: a capture kept in DVC ({name}) is not in this clone; fetch it "
+                                     f"(`make pull`, or `dvc pull {name}`) and archive again, or the archive "
+                                     "could not rebuild the book")
+                if dvc.status(targets=[str(repo / name)]):
+                    raise SystemExit(f"{rel}: differs from what {name} pins (raw captures are immutable); "
+                                     f"restore it (`dvc checkout {name}`) and archive again")
+                if folder.is_dir():
+                    files |= {f"{rel}/{sub}": p for sub, p in _files(folder).items()}
+                else:
+                    files[rel] = folder
+    return files
+
+
+def yaml_outs(dvc_file: Path) -> list[str]:
+    """The paths a .dvc file tracks (relative to its folder)."""
+    import yaml
+    return [out["path"] for out in (yaml.safe_load(dvc_file.read_text()) or {}).get("outs", [])]
+
+
 def make_archive(repo: Path, site_dir: Path, tarball: Path, mtime: int) -> Path:
     """A Zenodo-ready tarball: every file git tracks (code, raw and published
-    data, dvc.yaml, dvc.lock, params), the built site under site/, and
-    SHA256SUMS of all of them. Refuses uncommitted changes to tracked files."""
+    data, dvc.yaml, dvc.lock, params), the captures kept in DVC
+    (dvc_captures), the built site under site/, the RO-Crate metadata
+    (mobitrace.crate) and SHA256SUMS of all of them. Refuses uncommitted
+    changes to tracked files."""
+    from mobitrace import crate
+
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
                            capture_output=True, text=True, check=True).stdout
     if dirty:
@@ -178,9 +228,12 @@ def make_archive(repo: Path, site_dir: Path, tarball: Path, mtime: int) -> Path:
         raise SystemExit(f"{site_dir}/index.html not found: run `make site` first")
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True, text=True,
                              check=True).stdout.split("\0")
-    files = {name: repo / name for name in tracked if name and (repo / name).is_file()}
+    files: dict[str, Path | bytes] = {name: repo / name for name in tracked if name and (repo / name).is_file()}
+    files |= dvc_captures(repo, tracked)
     files |= {f"site/{name}": p for name, p in _files(site_dir).items()}
-    sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {name}\n" for name, p in sorted(files.items()))
+    files[CRATE] = crate.metadata(crate.archive_crate(repo))
+    sums = "".join(f"{hashlib.sha256(p if isinstance(p, bytes) else p.read_bytes()).hexdigest()}  {name}\n"
+                   for name, p in sorted(files.items()))
     prefix = tarball.name.removesuffix(".tar.gz")
     entries: dict[str, Path | bytes] = {f"{prefix}/{name}": p for name, p in files.items()}
     entries[f"{prefix}/SHA256SUMS"] = sums.encode()

@@ -123,7 +123,8 @@ def _study_stages(study: Study) -> dict:
         stages[chapter.stage] = _chapter_stage(
             chapter.name, [chapter.params_section, *shared],
             [f"data/interim/published/{slug}", CLAIM_CATEGORIES, *inputs],
-            [f"book/chapters/{chapter.name}.ipynb", f"{res}/tables", f"{res}/figures", f"{res}/claims.csv"],
+            [f"book/chapters/{chapter.name}.ipynb", f"{res}/tables", f"{res}/figures", f"{res}/claims.csv",
+             *([chapter.device_pages] if chapter.device_pages else [])],
             [f"{res}/verdicts.json"], shared, tuple(c.name for c in extra), (f"{res}/metrics.json",))
     return stages
 
@@ -154,8 +155,8 @@ def dvc_stages() -> dict:
         "overview", ["overview"], ["data/results/claims.csv", *per_chapter, *_descriptions()],
         ["book/chapters/overview.ipynb", "data/results/overview"], [], ("studies",))
     book = PACKAGE / "book"
-    deps = ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/code.md", "book/_static",
-            "book/_templates", "book/chapters",
+    deps = ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/code.md", "book/publish.md",
+            "book/_static", "book/_templates", "book/chapters",
             *code_deps(book / "build.py", book / "sphinxext.py", book / "sphinx_a11y.py"),
             "requirements.txt", "data/results", "data/published"]
     # The reproducibility page prints every stage's inputs as dvc.lock pins
@@ -187,7 +188,8 @@ def toc_yaml() -> str:
     toc = {"format": "jb-book", "root": "chapters/overview", "parts": [
         {"caption": "Studies", "chapters": [_toc_entry(c) for c in chapters()]},
         {"caption": "The artifact", "chapters": [{"file": f} for f in
-                                                 ("intro", "chapters/claims-ledger", "byod", "code", "reproducibility")]}]}
+                                                 ("intro", "chapters/claims-ledger", "byod", "publish", "code",
+                                                  "reproducibility")]}]}
     return TOC_HEADER + yaml.safe_dump(toc, sort_keys=False)
 
 

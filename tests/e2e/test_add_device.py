@@ -89,10 +89,11 @@ def test_each_affected_chapter_has_a_section_for_the_new_device(registered):
     work, _, _ = registered
     html = work / "book" / "_build" / "html" / "chapters"
     cpu = (html / "cpu-gbps-measured.html").read_text()
-    assert 'id="fig-figure1_my-copy"' in cpu  # its Figure 1, with alt text naming it
-    assert 'alt="my-copy: ' in cpu
+    assert 'href="cpu-gbps-measured-devices/my-copy.html"' in cpu  # the comparison links its page
+    page = (html / "cpu-gbps-measured-devices" / "my-copy.html").read_text()
+    assert 'id="fig-figure1_my-copy"' in page  # its Figure 1, with alt text naming it
+    assert 'alt="my-copy: ' in page
     assert (work / "data" / "results" / "cpu-gbps-devices" / "my-copy" / "figure1.svg").is_file()
-    assert (work / "data" / "results" / "cpu-gbps-measured" / "figures" / "figure1_my-copy.svg").is_file()
     pb = (html / "priority-boost.html").read_text()
     assert 'id="fig-measured_synthetic-large"' in pb
     # its tables as the paper's, on the chapter's methods page

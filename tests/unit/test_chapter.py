@@ -103,3 +103,18 @@ def test_only_the_chapters_own_claims_table_is_folded_synthetic(tmp_path):
         out.show(frame, "Claims of another chapter", csv_href=site_href(tmp_path / "data/results/t/claims.csv"))
     own, other = (call.args[0].data for call in display.call_args_list)
     assert own.startswith('<details class="mobitrace-long-table">') and "<details" not in other
+
+
+def test_reference_device_goes_first_or_is_refused_by_name():
+    from mobitrace.book.chapter import reference_first
+    assert reference_first(["synthetic-a", "synthetic-b", "synthetic-c"], "synthetic-b") == [
+        "synthetic-b", "synthetic-a", "synthetic-c"]
+    with pytest.raises(ValueError, match=r"reference_device 'synthetic-x' is not one of the devices"):
+        reference_first(["synthetic-a"], "synthetic-x")
+
+
+def test_params_name_a_captured_reference_device_where_a_chapter_needs_one(repo):
+    import yaml
+    params = yaml.safe_load((repo / "params.yaml").read_text())
+    for section in ("cpu-gbps-measured", "transfer-tuning", "mptcp-dualband"):
+        assert params[section]["reference_device"] in params[section]["devices"], section

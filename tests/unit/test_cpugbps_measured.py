@@ -108,3 +108,40 @@ def test_holm_family_over_all_device_comparisons_hand_case_synthetic():
     assert out["gro"]["welch_p_holm"].tolist() == pytest.approx([0.03, 0.06])
     assert out["slow"]["welch_p_holm"].tolist() == pytest.approx([0.06])
     assert set(out["gro"]["family_size"]) == {3} and set(out["slow"]["family"]) == {cm.FAMILY}
+
+
+def _legend_fits(fig) -> None:
+    """No colour repeats among the devices, and the legend is no taller than the plot."""
+    fig.canvas.draw()
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is not None:
+            assert legend.get_window_extent().height <= ax.get_window_extent().height
+
+
+@pytest.mark.parametrize("n", [5, 40])
+def test_synthetic_cross_device_figures_never_repeat_a_colour(n):
+    from matplotlib.colors import to_hex
+
+    from mobitrace.book.figures import MOST_COLOURED, OTHERS
+    devices = [f"synthetic-{i:02d}" for i in range(n)]
+    runs = pd.concat([synthetic_runs(d, slope=2.0 + 0.05 * i, seed=i) for i, d in enumerate(devices)],
+                     ignore_index=True)
+    phones = pd.DataFrame({"device": ["phone"], "intercept_pct": [5.0], "slope_pct_per_gbps": [10.0]})
+    highlight = devices[-3:]
+    fig = cm.lines_figure(runs, phones, devices, [1.6, 4.0], 50, highlight=highlight)
+    _legend_fits(fig)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    colours = [to_hex(h.get_color()) for h in fig.axes[0].get_legend().legend_handles
+               if hasattr(h, "get_color") and h.get_label().endswith("(measured)")]
+    coloured = [c for c in colours if c != to_hex(OTHERS)]
+    assert len(set(coloured)) == len(coloured) == (n if n <= MOST_COLOURED else len(highlight))
+    if n > MOST_COLOURED:
+        assert [f"{d} (measured)" for d in highlight] == labels[:3]
+        assert f"{n - 3} other devices (measured)" in labels
+    plt.close(fig)
+    fig = cm.procstat_figure(runs, devices, highlight)
+    _legend_fits(fig)
+    entries = [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
+    assert len(entries) == (n if n <= MOST_COLOURED else len(highlight) + 1)
+    plt.close(fig)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
+import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -73,7 +76,9 @@ def test_site_is_a_copy_with_nojekyll_and_a_reproducible_tarball(tmp_path):
         assert {m.mtime for m in tar.getmembers()} == {1_700_000_000}
     assert names == sorted(names)
     assert set(names) == {"mobitrace-site-9.9.9/.nojekyll", "mobitrace-site-9.9.9/index.html",
-                          "mobitrace-site-9.9.9/_static/site.css"}
+                          "mobitrace-site-9.9.9/_static/site.css", "mobitrace-site-9.9.9/ro-crate-metadata.json"}
+    crate = check_crate(tmp_path / "dist" / "site", missing_ok={"chapters/", "results/"})  # a built book has them
+    assert crate[crate["./"]["isBasedOn"]["@id"]]["@type"] == "SoftwareSourceCode"
     first = tarball.read_bytes()
     publish.make_site(html, tmp_path / "dist" / "site", tarball, mtime=1_700_000_000)
     assert tarball.read_bytes() == first
@@ -110,7 +115,48 @@ def test_publish_pushes_the_site_to_gh_pages_and_keeps_its_history(tmp_path):
     assert len(_git(remote, "rev-list", "gh-pages").split()) == 2
 
 
+REPO = SCRIPT.parents[1]
+
+
+def check_crate(folder: Path, missing_ok: set[str] = frozenset()) -> dict:
+    """RO-Crate 1.1's rules for folder/ro-crate-metadata.json, checked: the
+    rocrate library reads it; the metadata descriptor conforms to 1.1 and is
+    about the root; the root has a name, description, date, licence and the
+    five papers as citations; every local data entity exists in the folder
+    (but `missing_ok`); every local reference is an entity of the graph.
+    Returns {@id: entity}."""
+    from rocrate.rocrate import ROCrate
+
+    from mobitrace.studies.registry import studies
+
+    doc = json.loads((folder / "ro-crate-metadata.json").read_text())
+    assert doc["@context"] == "https://w3id.org/ro/crate/1.1/context"
+    graph = {e["@id"]: e for e in doc["@graph"]}
+    assert len(graph) == len(doc["@graph"])  # ids are unique
+    meta = graph["ro-crate-metadata.json"]
+    assert meta["conformsTo"] == {"@id": "https://w3id.org/ro/crate/1.1"} and meta["about"] == {"@id": "./"}
+    root = graph["./"]
+    assert root["name"] and root["description"] and re.fullmatch(r"\d{4}-\d{2}-\d{2}", root["datePublished"])
+    assert graph[root["license"]["@id"]]["@type"] == "CreativeWork"
+    papers = [graph[c["@id"]] for c in root["citation"]]
+    assert len(papers) == len(studies()) and {p["@type"] for p in papers} == {"ScholarlyArticle"}
+    for entity in doc["@graph"]:
+        types = {entity["@type"]} if isinstance(entity["@type"], str) else set(entity["@type"])
+        if types & {"File", "Dataset"} and entity["@id"] not in ("./",) and not entity["@id"].startswith("http"):
+            assert (folder / entity["@id"]).exists() or entity["@id"] in missing_ok, entity["@id"]
+        for value in entity.values():
+            for ref in value if isinstance(value, list) else [value]:
+                if isinstance(ref, dict) and set(ref) == {"@id"} and not ref["@id"].startswith("http"):
+                    assert ref["@id"] in graph, (entity["@id"], ref)
+    ROCrate(str(folder))  # the library reads it back
+    return graph
+
+
 def _repo_with_data(root: Path) -> Path:
+    (root / "data" / "published").mkdir(parents=True)
+    shutil.copy(REPO / "CITATION.cff", root / "CITATION.cff")  # what the RO-Crate metadata reads
+    for path in (REPO / "data" / "published").glob("*.yaml"):
+        shutil.copy(path, root / "data" / "published" / path.name)
     (root / "data" / "raw").mkdir(parents=True)
     (root / "data" / "raw" / "trace.csv").write_text("t,cpu\n0,1\n")
     (root / "dvc.lock").write_text("schema: '2.0'\n")
@@ -131,11 +177,15 @@ def test_archive_holds_tracked_files_the_site_and_their_sha256(tmp_path):
         members = {m.name: m for m in tar.getmembers()}
         sums = tar.extractfile("mobitrace-1.2.3/SHA256SUMS").read().decode().splitlines()
         listed = {line.split("  ", 1)[1]: line.split("  ", 1)[0] for line in sums}
-        assert set(listed) == {"data/raw/trace.csv", "dvc.lock", "pyproject.toml", "run.sh",
-                               "site/index.html", "site/_static/site.css"}
+        published = {f"data/published/{p.name}" for p in (repo / "data" / "published").glob("*.yaml")}
+        assert set(listed) == {"data/raw/trace.csv", "dvc.lock", "pyproject.toml", "run.sh", "CITATION.cff",
+                               *published, "ro-crate-metadata.json", "site/index.html", "site/_static/site.css"}
         for name, digest in listed.items():
             assert hashlib.sha256(tar.extractfile(f"mobitrace-1.2.3/{name}").read()).hexdigest() == digest
         assert members["mobitrace-1.2.3/run.sh"].mode == 0o755
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    graph = check_crate(tmp_path / "unpacked" / "mobitrace-1.2.3")
+    assert {"data/published/cpu-gbps.yaml", "dvc.lock", "site/"} <= set(graph)
     recorded = (tmp_path / "dist" / "mobitrace-1.2.3.tar.gz.sha256").read_text().split()
     assert recorded == [hashlib.sha256(tarball.read_bytes()).hexdigest(), "mobitrace-1.2.3.tar.gz"]
     assert publish.version(repo) == "1.2.3"
@@ -146,3 +196,29 @@ def test_archive_refuses_uncommitted_changes(tmp_path):
     (repo / "dvc.lock").write_text("changed\n")
     with pytest.raises(SystemExit, match="uncommitted"):
         publish.make_archive(repo, _site(tmp_path / "site"), tmp_path / "dist" / "a.tar.gz", mtime=0)
+
+
+def test_archive_holds_the_captures_kept_in_dvc_or_refuses_with_the_reason(dvc_project, tmp_path):
+    repo = dvc_project
+    capture = repo / "data" / "raw" / "cpu-gbps" / "synthetic-big" / "s1"
+    capture.mkdir(parents=True)
+    (capture / "manifest.yaml").write_text("device: synthetic-big\n")
+    shutil.copy(REPO / "CITATION.cff", repo / "CITATION.cff")
+    shutil.copytree(REPO / "data" / "published", repo / "data" / "published")
+    env = {"cwd": repo, "check": True, "capture_output": True}
+    subprocess.run([str(Path(sys.executable).with_name("dvc")), "add", "-q", str(capture)], **env)
+    subprocess.run(["git", "add", "-A"], **env)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-q", "-m", "big"], **env)
+    site = _site(tmp_path / "site")
+    assert "data/raw/cpu-gbps/synthetic-big/s1/manifest.yaml" not in _git(repo, "ls-files")  # in DVC, not git
+    tarball = publish.make_archive(repo, site, tmp_path / "dist" / "a-1.tar.gz", mtime=0)
+    with tarfile.open(tarball) as tar:
+        assert tar.extractfile("a-1/data/raw/cpu-gbps/synthetic-big/s1/manifest.yaml").read() == \
+            b"device: synthetic-big\n"
+    (capture / "manifest.yaml").write_text("device: changed\n")
+    with pytest.raises(SystemExit, match="differs from what data/raw/cpu-gbps/synthetic-big/s1.dvc pins"):
+        publish.make_archive(repo, site, tmp_path / "dist" / "a-2.tar.gz", mtime=0)
+    shutil.rmtree(capture)
+    with pytest.raises(SystemExit, match=r"kept in DVC \(data/raw/cpu-gbps/synthetic-big/s1.dvc\) is not in "
+                                         r"this clone; fetch it"):
+        publish.make_archive(repo, site, tmp_path / "dist" / "a-3.tar.gz", mtime=0)

@@ -39,16 +39,29 @@ def test_workflow_builds_from_the_lock_and_deploys_with_least_privilege(repo):
     python = next(s for s in steps if s.get("uses", "").startswith("actions/setup-python@"))
     assert python["with"] == {"python-version": "3.11", "cache": "pip", "cache-dependency-path": "requirements.txt"}
     runs = [s["run"] for s in steps if "run" in s]
-    assert runs[1:] == ["make", "make site"]
+    assert runs[1:] == ["make pull", "make", "make site"]
     # the DVC remote (captures kept in DVC) from repository secrets, through env, never inline
     remote = next(s for s in steps if "run" in s and ".dvc/config.local" in s["run"])
     assert remote["env"]["DVC_REMOTE_URL"] == "${{ secrets.DVC_REMOTE_URL }}" and "${{" not in remote["run"]
     assert steps.index(remote) < steps.index(next(s for s in steps if s.get("run") == "make"))
     make = next(s for s in steps if s.get("run") == "make")
     assert set(make["env"]) == {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
+    # The run cache comes from the same remote, with the same keys, before the build.
+    pull = next(s for s in steps if s.get("run") == "make pull")
+    assert pull["env"] == make["env"] and steps.index(remote) < steps.index(pull) < steps.index(make)
     upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
     assert upload["with"]["path"] == "dist/site"
     assert deploy["steps"][0]["uses"].startswith("actions/deploy-pages@")
     for step in steps + deploy["steps"]:
         if "uses" in step:
             assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
+
+
+def test_publish_page_names_the_workflows_secrets_and_existing_make_targets(repo):
+    page = (repo / "book" / "publish.md").read_text()
+    secrets = set(re.findall(r"secrets\.(\w+)", (repo / WORKFLOW).read_text()))
+    assert secrets and {s for s in secrets if f"`{s}`" not in page} == set()
+    makefile = (repo / "Makefile").read_text()
+    targets = set(re.findall(r"`make (\w+)`", page))
+    assert {"pull", "push", "archive", "publish"} <= targets
+    assert {t for t in targets if not re.search(rf"^{t}:", makefile, re.M)} == set()

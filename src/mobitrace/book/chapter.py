@@ -23,7 +23,7 @@ import pandas as pd
 from mobitrace.core import claims as cl
 from mobitrace.book.build import table_html
 from mobitrace.core import numbers
-from mobitrace.core.escape import fence, safe_href
+from mobitrace.core.escape import fence, md_text, safe_href
 from mobitrace.core.io import csv_text, write_csv
 # Imported here, not lazily, although the overview draws nothing (~1 s of seaborn and
 # scipy.stats): importing this module must set the figure theme before any caller draws.
@@ -54,13 +54,22 @@ def provenance_block(text: str, stage: str) -> str:
     return f"{mark}{{provenance}} {', '.join(kinds)}\n:stage: {stage}\n\n{text}\n{mark}"
 
 
-def site_href(path: str | Path) -> str:
-    """The link from a chapter page (chapters/<name>.html) to a file under
+def site_href(path: str | Path, depth: int = 1) -> str:
+    """The link from a chapter page (chapters/<name>.html; `depth` 2 for a
+    device page, chapters/<name>-devices/<device>.html) to a file under
     data/results/, which the book copies to results/."""
     parts = PurePosixPath(Path(path).as_posix()).parts
     if "results" not in parts:
         raise ValueError(f"not under data/results/: {path}")
-    return "../" + "/".join(parts[parts.index("results"):])
+    return "../" * depth + "/".join(parts[parts.index("results"):])
+
+
+def figure_html(path: Path, name: str, alt: str, caption: str, depth: int = 1) -> str:
+    """A saved figure (an SVG under data/results) for people: the image with
+    its alt text and caption, every string escaped."""
+    return (f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
+            f'<img src="{html.escape(safe_href(site_href(path, depth)))}" alt="{html.escape(alt)}" loading="lazy">\n'
+            f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>")
 
 
 def paper_text(relation, value, unit: str = "") -> str:
@@ -248,6 +257,15 @@ class ChapterOutputs:
         from IPython.display import Markdown, display
         display(Markdown(provenance_block(text, stage or self.stage)))
 
+    def device_provenance(self, text: str, study: str, device: str, published: bool = False) -> None:
+        """A provenance line for one device's figure or table: its sources
+        are that device's capture (and, if `published`, the study's published
+        numbers), not every device's, so a chapter's boxes grow linearly with
+        its devices, not with their square."""
+        from mobitrace.studies.registry import by_slug
+        stages = [by_slug()[study].device_sources_stage(device), *(["ingest_published"] if published else [])]
+        self.provenance(text, " ".join(stages))
+
     def figure(self, fig, name: str, alt: str, caption: str, folded: str | None = None) -> None:
         """Save `fig` as figures/<name>.svg, close it and show it with its alt
         text (what the figure shows, for screen readers) and its caption (what
@@ -333,6 +351,15 @@ class ShownOutputs(ChapterOutputs):
         raise TypeError("a supplement has no key findings: they belong to its chapter")
 
 
+def reference_first(devices: list[str], reference: str) -> list[str]:
+    """`devices` with `reference` (params.yaml `reference_device`: the one
+    the chapter's single-device comparisons use) first, where the analyses
+    look for it."""
+    if reference not in devices:
+        raise ValueError(f"reference_device {reference!r} is not one of the devices {list(devices)} (params.yaml)")
+    return [reference, *(d for d in devices if d != reference)]
+
+
 class NotebookChapter:
     """Base of every study's chapter class (studies/<study>/chapter*.py): the
     notebook makes it from its parameters and calls one method per code cell."""
@@ -359,3 +386,51 @@ class SupplementChapter(NotebookChapter):
         page = super().from_parameters(namespace)
         page.out = ShownOutputs(page.out.results_dir, page.out.stage)
         return page
+
+
+class DevicePage:
+    """A generated page of one device of a per-device chapter
+    (registry.Chapter.device_pages): MyST Markdown with the device's figures
+    and tables as HTML, each with a provenance box naming only the stages
+    that fed it (the device's own, not the whole chapter's), so a page and
+    its boxes stay the same size whatever the number of devices. The page is
+    an orphan: linked from its chapter's cross-device comparison, not listed
+    in the book's navigation (which every page carries)."""
+
+    DEPTH = 2  # chapters/<chapter>-devices/<device>.html
+
+    def __init__(self, chapter: str, device: str, title: str, intro: str):
+        self.chapter, self.device = chapter, device
+        self.blocks = ["---\norphan: true\n---", f"# {md_text(device)}: {md_text(title)}",
+                       f"One device of {{doc}}`../{chapter}`. {intro}"]
+
+    @staticmethod
+    def href(chapter: str, device: str) -> str:
+        """The link from the chapter's page to a device's page."""
+        return f"{chapter}-devices/{device}.html"
+
+    def heading(self, text: str) -> None:
+        self.blocks.append(f"## {md_text(text)}")
+
+    def text(self, markdown: str) -> None:
+        """A paragraph of MyST Markdown (capture strings in it through md_text)."""
+        self.blocks.append(" ".join(markdown.splitlines()))
+
+    def figure(self, path: Path, name: str, alt: str, caption: str) -> None:
+        self.blocks.append(figure_html(Path(path), name, alt, caption, self.DEPTH))
+
+    def table(self, frame: pd.DataFrame, caption: str, csv: Path | None = None, index: bool = False,
+              html_columns: tuple[str, ...] = ()) -> None:
+        body = table_html(frame, caption=caption, index=index, html_columns=html_columns,
+                          csv_href=site_href(csv, self.DEPTH) if csv else None).data
+        # One Markdown HTML block: a blank line would end it.
+        self.blocks.append("\n".join(line for line in body.splitlines() if line.strip()))
+
+    def provenance(self, text: str, stages: list[str]) -> None:
+        self.blocks.append(provenance_block(text, " ".join(stages)))
+
+    def write(self, folder: str | Path) -> Path:
+        path = Path(folder) / f"{self.device}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n\n".join(self.blocks) + "\n", encoding="utf-8")
+        return path

@@ -204,3 +204,26 @@ def stack_for_phones(fig) -> None:
     for handles, labels, title in legends:
         fig.legend(handles, labels, title=title, loc="outside lower center" if outside else "upper center",
                    bbox_to_anchor=None if outside else (0.5, 0.0), ncol=1, frameon=False)
+
+
+# Devices drawn in colour in a figure with one mark per device; the rest are
+# grey. A cross-device figure stays readable (no colour repeats, a legend no
+# taller than the plot) at any number of devices.
+MOST_COLOURED = 8
+OTHERS = "0.6"
+
+
+def device_colours(devices: list[str], highlight: list[str], most: int = MOST_COLOURED) -> dict[str, object]:
+    """Each device's colour: all of them in palette colours when there are at
+    most `most`; otherwise the `highlight`ed ones (the devices the chapter
+    names, at most `most`, in that order) in palette colours and the rest in
+    grey (OTHERS)."""
+    shown = devices if len(devices) <= most else [d for d in dict.fromkeys(highlight) if d in devices][:most]
+    colours = dict(zip(shown, PALETTE))
+    return {d: colours.get(d, OTHERS) for d in devices}
+
+
+def others_label(colours: dict[str, object]) -> str | None:
+    """The legend entry of the grey devices ("12 other devices"), None when all have a colour."""
+    n = sum(1 for c in colours.values() if c == OTHERS)
+    return None if not n else f"{n} other device{'s' if n > 1 else ''}"

@@ -219,7 +219,8 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> l
     names = [study, *supplements(study)]
     out_nbs = [study_outputs(root, name)[0] for name in names]
     results = study_outputs(root, study)[1]
-    for path in (*out_nbs, results):  # a rerun starts from nothing
+    pages = next((root / c.device_pages for c in registry.chapters() if c.name == study and c.device_pages), None)
+    for path in (*out_nbs, results, *([pages] if pages else [])):  # a rerun starts from nothing
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix="mobitrace-kernel-") as tmp:  # the kernel's sockets, the notebooks
         km, kc = _start_kernel(root, imported_modules(root / "notebooks" / f"{study}.py"), tmp)
@@ -231,6 +232,8 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> l
                 executed.append(_execute(root, name, parameters, Path(tmp), km))
         except BaseException:
             shutil.rmtree(results, ignore_errors=True)
+            if pages:
+                shutil.rmtree(pages, ignore_errors=True)
             raise
         finally:
             from jupyter_core.utils import run_sync

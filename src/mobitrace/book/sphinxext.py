@@ -9,10 +9,11 @@ In a chapter (MyST Markdown, also inside notebooks):
     ```
 
 renders one short line (the provenance kinds and a "how this was made"
-toggle); folded under it, the data sources behind the stage with the md5 DVC
-pinned for each in dvc.lock, the command that rebuilds it, the text and the
-full list of sources and hashes. A strip identical to an earlier one on the
-page is shown as its kinds and a link to that one.
+toggle); folded under it, the data sources behind the stage (or the stages:
+`:stage:` may name several, separated by spaces) with the md5 DVC pinned for
+each in dvc.lock, the command that rebuilds it, the text and the full list of
+sources and hashes. A strip identical to an earlier one on the page is shown
+as its kinds and a link to that one.
 All text goes through docutils nodes, so it is escaped in the HTML.
 """
 
@@ -46,12 +47,12 @@ class ProvenanceDirective(SphinxDirective):
         lock_path = Path(self.env.app.confdir).parent / "dvc.lock"
         self.env.note_dependency(str(lock_path))
         try:
-            stage_sources = provenance.lock_sources(lock_path, stage)
+            found = {src.path: src for name in stage.split() for src in provenance.lock_sources(lock_path, name)}
         except (FileNotFoundError, KeyError) as exc:
             raise self.error(f"provenance: {exc}")
 
         return [provenance_line(kinds, " ".join(line.strip() for line in self.content),
-                                stage_sources, provenance.rebuild_command(stage))]
+                                [found[p] for p in sorted(found)], provenance.rebuild_command(stage))]
 
 
 def _short_md5(md5: str) -> str:

@@ -31,6 +31,7 @@ class Chapter:
     inputs: tuple[str, ...] = ()                 # data it reads besides its published numbers
     shared_params: tuple[str, ...] = ()          # other params.yaml sections it is given
     per_device: bool = False                     # has a section per captured device
+    pages_per_device: bool = False               # writes a page per device (device_pages)
     # A supplement (methods, supplementary analyses) of the chapter named here:
     # it shows parts of that chapter's analysis, from its parameters, and
     # writes nothing (no results, no claims); the book nests it under that chapter.
@@ -45,6 +46,13 @@ class Chapter:
     def params_section(self) -> str:
         """Its params.yaml section: its own, or its main chapter's for a supplement."""
         return self.supplement_to or self.name
+
+    @property
+    def device_pages(self) -> str | None:
+        """The folder of a per-device chapter's generated pages, one per
+        device (book/chapters/<name>-devices/<device>.md), which its stage
+        writes; None for other chapters."""
+        return f"book/chapters/{self.name}-devices" if self.pages_per_device else None
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,12 @@ class Study:
     def device_stages(self, device: str = "{device}") -> list[str]:
         """The stages that run for one device (ingest, and its own analysis)."""
         return [f"{s}@{device}" for s in (self.ingest_stage, self.device_stage) if s]
+
+    def device_sources_stage(self, device: str) -> str:
+        """The last stage that runs for one device alone (its own analysis,
+        else its ingest): a provenance box of that device's figure or table
+        names it, so that it lists that device's capture, not every device's."""
+        return self.device_stages(device)[-1]
 
     def summary_stages(self) -> list[str]:
         """The stages that read every device of the study: its per-device

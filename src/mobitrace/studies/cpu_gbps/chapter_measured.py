@@ -11,6 +11,7 @@ comparisons and figures in mobitrace.studies.cpu_gbps.measured_analysis.
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -18,8 +19,8 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from mobitrace.book.build import format_column, with_interval
-from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
+from mobitrace.book.build import format_column, link, with_interval
+from mobitrace.book.chapter import ChapterOutputs, DevicePage, NotebookChapter, site_href
 from mobitrace.core import claims as cl
 from mobitrace.core import numbers
 from mobitrace.core.numbers import as_printed, metric
@@ -27,6 +28,7 @@ from mobitrace.core.published import Values
 from mobitrace.stats import cpufit
 from mobitrace.studies.cpu_gbps import measured_analysis as cm
 from mobitrace.core.capture_reader import NOT_MEASURED
+from mobitrace.studies import registry
 from mobitrace.studies.cpu_gbps.device_analysis import (beyond_range, beyond_text, clean_runs, direction_word,
                                                        fit_table)
 from mobitrace.studies.cpu_gbps.measured_analysis import (
@@ -34,6 +36,8 @@ from mobitrace.studies.cpu_gbps.measured_analysis import (
 )
 
 STAGE = "analyze_cpu_gbps_measured"
+CHAPTER = "cpu-gbps-measured"
+STUDY = "cpu-gbps"
 # The manifest fields the captures table shows, with their names for people.
 CAPTURE_COLUMNS = ["device", "config", "kind", "session", "hostname", "kernel", "cpu_model", "n_cpus", "hypervisor",
                    "config_hz", "irq_time_accounting", "gro_device", "gso_device", "tso_device", "rps_device",
@@ -229,6 +233,10 @@ def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple
     return gaps, shown
 
 
+# Device-directions named one by one in the prose; beyond, their range.
+MOST_LISTED = 8
+
+
 def procstat_direction(low: pd.DataFrame, alpha: float = 0.05) -> dict:
     """How tick-sampled /proc/stat reads paced load against the precise
     source, per device AND direction (downlink and uplink can differ within
@@ -256,8 +264,12 @@ def procstat_direction(low: pd.DataFrame, alpha: float = 0.05) -> dict:
         reading = (f"reads it {', '.join(x for x in parts if x)} of {n} device-directions (Wilcoxon, "
                    f"alpha {alpha:g})" + (": the direction depends on the device and direction" if up and down
                                            else ""))
-    return {"ratio_low_by_device": "; ".join(f"{name} {numbers.number(r)} ({w})" for name, r, w in rows),
-            "low_rate_reading": reading}
+    listed = [f"{name} {numbers.number(r)} ({w})" for name, r, w in rows]
+    if len(listed) > MOST_LISTED:  # the range: each device's own value is on its page
+        lo, hi = min(rows, key=lambda row: row[1]), max(rows, key=lambda row: row[1])
+        listed = [f"from {numbers.number(lo[1])} ({lo[0]}) to {numbers.number(hi[1])} ({hi[0]}) "
+                  f"over {len(rows)} device-directions"]
+    return {"ratio_low_by_device": "; ".join(listed), "low_rate_reading": reading}
 
 
 def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame, alpha: float = 0.05) -> dict:
@@ -376,6 +388,22 @@ def comparison_with_phones(phones: pd.DataFrame, fits: pd.DataFrame, extra: pd.D
     return comparison, shown
 
 
+LINEAR_SOURCES = ("stat_total", "stat_softirq", "precise_total")
+
+
+def linear_claim_id(source: str, device: str) -> str:
+    return f"measured_linear_{source}_{claim_key(device)}"
+
+
+def under_claim_id(device: str) -> str:
+    return f"measured_1p6gbps_under_50pct_{claim_key(device)}"
+
+
+def device_claim_ids(device: str) -> list[str]:
+    """The ids of the claims checked on one device (its page shows them)."""
+    return [*(linear_claim_id(s, device) for s in LINEAR_SOURCES), under_claim_id(device)]
+
+
 def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.DataFrame, dict]:
     """The measured chapter's claims (Claims, study "cpu-gbps") and the 95%
     intervals of their artifact values. `values`: the paper's stated numbers
@@ -401,7 +429,7 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
                                        ("stat_softirq", "SoftIRQ", "/proc/stat SoftIRQ"),
                                        ("precise_total", "Total (precise source)", "precise Total")):
             f = fit_of(fits, device, "down", source)
-            claim_id = f"measured_linear_{source}_{claim_key(device)}"
+            claim_id = linear_claim_id(source, device)
             add(claim_id, f"{name} CPU grows linearly with throughput (Fig. 1), on {device}, downlink",
                 "§3.2, Fig. 1", ">=", r2_min, float(f["r2"]), "R^2",
                 f"OLS of {src_text} on throughput, {int(f['n'])} runs; the paper gives no R^2, "
@@ -409,7 +437,7 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
             intervals[claim_id] = cpufit.r2_ci(float(f["r2"]), int(f["n"]), float(f["slope"]), alpha)
         e = extra[(extra["device"] == device) & (extra["direction"] == "down") & (extra["source"] == "stat_total")]
         at = e.loc[np.isclose(e["target_gbps"], cpu_bound["throughput_gbps"])].iloc[0]
-        claim_id = f"measured_1p6gbps_under_50pct_{claim_key(device)}"
+        claim_id = under_claim_id(device)
         # A rate above what the device reached is read off the line, not measured: the claim says so.
         saturation = float(fit_of(fits, device, "down", "stat_total")["saturation_gbps"])
         beyond = (f" ({beyond_text(saturation)})" if beyond_range(float(at["target_gbps"]), saturation) else "")
@@ -549,9 +577,8 @@ def claims_for_people(claims_table: pd.DataFrame, intervals: dict) -> tuple[pd.D
 
 def headline(claims_table: pd.DataFrame, reference_device: str) -> list[str]:
     """The key findings' claim ids that this build has, in order."""
-    key = claim_key(reference_device)
-    ids = [f"measured_linear_stat_total_{key}", f"measured_linear_precise_total_{key}",
-           f"measured_1p6gbps_under_50pct_{key}", "measured_sirq_significant_share", "measured_gro_off_ratio",
+    ids = [linear_claim_id("stat_total", reference_device), linear_claim_id("precise_total", reference_device),
+           under_claim_id(reference_device), "measured_sirq_significant_share", "measured_gro_off_ratio",
            "measured_affinity_4x"]
     return [c for c in ids if c in set(claims_table["claim_id"])]
 
@@ -613,6 +640,9 @@ class Chapter(NotebookChapter):
             self.data[k] for k in ("sessions", "runs", "fits", "extra", "rates"))
         self.phones, self.paper = pd.read_csv(published_lines), Values(published_dir)
         self.thr, self.have = f"{cpu_threshold_pct:g}", set(devices)
+        # The devices the chapter names: in colour in the cross-device figures, whatever their number.
+        self.highlight = [reference_device, offloads_off_device, *rps_devices, slow_device]
+        self.shown_device = reference_device if reference_device in self.have else devices[0]
         self.gro, self.rps, self.slow = self._comparisons()
         self.out.put_all({"n_devices": len(devices), "n_runs": len(self.runs),
                           "raw_mb": self.sessions["bytes"].sum() / 1e6, "n_sessions": len(self.sessions)})
@@ -680,24 +710,28 @@ class Chapter(NotebookChapter):
         """The sessions kept in data/raw but left out (params.yaml superseded), and why."""
         self.out.superseded(self.superseded, "data/raw/cpu-gbps")
 
+    def figure1_text(self, device: str) -> tuple[str, str]:
+        """(alt text, caption) of a device's Figure 1."""
+        f_stat = cm.fit_of(self.fits, device, "down", "stat_total")
+        f_prec = cm.fit_of(self.fits, device, "down", "precise_total")
+        return (f"{device}: four scatter plots of CPU utilization (% of all CPUs) against TCP throughput (Gbps), "
+                "downlink on top and uplink below, Total CPU on the left and SoftIRQ CPU on the right, one point "
+                "per run, each source with a straight OLS line and shaded confidence and prediction bands.",
+                f"{device}. Look at how closely the points follow each line: on the downlink R² is "
+                f"{f_stat['r2']:.2f} for /proc/stat Total and {f_prec['r2']:.2f} for the precise Total. "
+                "Where the /proc/stat points scatter far from the precise ones, tick sampling or background "
+                "work is at play.")
+
     def figure1(self) -> None:
-        """Figure 1 of each device: CPU against throughput, both sources, with
-        OLS lines. The device's stage drew it (device_analysis.figure1, from
-        the same runs and alpha): its file is shown, not drawn again."""
-        out, fits = self.out, self.fits
-        for device in self.devices:
-            f_stat = cm.fit_of(fits, device, "down", "stat_total")
-            f_prec = cm.fit_of(fits, device, "down", "precise_total")
-            out.figure(
-                self.devices_dir / device / "figure1.svg", f"figure1_{device}",
-                alt=f"{device}: four scatter plots of CPU utilization (% of all CPUs) against TCP throughput (Gbps), "
-                    "downlink on top and uplink below, Total CPU on the left and SoftIRQ CPU on the right, one point "
-                    "per run, each source with a straight OLS line and shaded confidence and prediction bands.",
-                caption=f"{device}. Look at how closely the points follow each line: on the downlink R² is "
-                        f"{f_stat['r2']:.2f} for /proc/stat Total and {f_prec['r2']:.2f} for the precise Total. "
-                        "Where the /proc/stat points scatter far from the precise ones, tick sampling or background "
-                        "work is at play (next sections).")
-            out.provenance("measured runs; lines and bands modeled (OLS of the runs).")
+        """Figure 1 of the reference device (every device's is on its own
+        page): CPU against throughput, both sources, with OLS lines. The
+        device's stage drew it (device_analysis.figure1, from the same runs
+        and alpha): its file is shown, not drawn again."""
+        device = self.shown_device
+        alt, caption = self.figure1_text(device)
+        self.out.figure(self.devices_dir / device / "figure1.svg", f"figure1_{device}", alt=alt, caption=caption)
+        self.out.device_provenance("measured runs; lines and bands modeled (OLS of the runs).", STUDY, device)
+        self.out.put_text("figure1_device", device)
 
     def fits_section(self) -> None:
         fit_table, fit_shown = fits_table(self.fits, self.alpha)
@@ -706,10 +740,14 @@ class Chapter(NotebookChapter):
         self.out.provenance("modeled (OLS fitted to measured runs).")
 
     def extrapolations_section(self) -> None:
+        """The extrapolations of every device (the CSV), shown for the
+        reference device; each device's are on its page."""
+        device = self.shown_device
         ext, ext_shown = extrapolations(self.extra, self.devices, self.target_rates_gbps)
-        self.out.table(ext, "extrapolations",
-                       "Downlink: fitted CPU (%) at the paper's target rates, with 95% CI of the mean", shown=ext_shown)
-        self.out.provenance("modeled (OLS extrapolation of measured runs).")
+        self.out.table(ext, "extrapolations", f"Downlink, {device}: fitted CPU (%) at the paper's target rates, "
+                       "with 95% CI of the mean (the CSV has every device)",
+                       shown=ext_shown[ext_shown["device"] == device])
+        self.out.device_provenance("modeled (OLS extrapolation of measured runs).", STUDY, device)
 
     def inverse_section(self) -> None:
         out, thr = self.out, self.thr
@@ -729,8 +767,9 @@ class Chapter(NotebookChapter):
 
     def procstat_figure(self) -> None:
         self.out.figure(
-            cm.procstat_figure(self.runs, self.devices), "procstat_vs_precise",
-            alt="Two scatter plots, one point per run and one colour per device. Left: /proc/stat Total CPU (%) "
+            cm.procstat_figure(self.runs, self.devices, self.highlight), "procstat_vs_precise",
+            alt="Two scatter plots, one point per run and one colour per named device (any others grey). Left: "
+                "/proc/stat Total CPU (%) "
                 "against precise Total CPU (%) with a dashed line of equality. Right: /proc/stat minus precise "
                 "(percentage points) against TCP throughput (Gbps) with a dashed line at zero.",
             caption="Tick-sampled /proc/stat against the precise CPU time, per run. Points on the dashed lines mean "
@@ -795,7 +834,7 @@ class Chapter(NotebookChapter):
         thr = self.thr
         self.out.figure(
             cm.lines_figure(self.runs, self.phones, self.devices, self.target_rates_gbps, self.cpu_threshold_pct,
-                            self.alpha), "comparison",
+                            self.alpha, self.highlight), "comparison",
             alt="Total CPU utilization (%) against TCP downlink throughput (Gbps): one straight line with a shaded "
                 "confidence band per measured device, and two black lines for the published phones; a dashed grey "
                 f"line at {thr}% CPU and dotted grey lines at the target rates.",
@@ -810,8 +849,15 @@ class Chapter(NotebookChapter):
         thr = self.thr
         comparison, comparison_shown = comparison_with_phones(self.phones, self.fits, self.extra, self.devices,
                                                               self.target_rates_gbps, thr)
-        self.out.table(comparison, "comparison_with_phones", "Downlink lines: measured devices and published phones "
-                       f"(CPU % at the target rates; Gbps at {thr}% CPU with 95% CI)", shown=comparison_shown)
+        # One row per device (its /proc/stat line, the paper's source), with a link to its page;
+        # the precise lines are on the device pages and in the CSV.
+        shown = comparison_shown[comparison_shown["CPU source"] != "precise"].copy()
+        pages = {d: link(d, DevicePage.href(CHAPTER, d)) for d in self.devices}
+        shown["device"] = [pages.get(d, html.escape(d, quote=False)) for d in shown["device"]]
+        self.out.save_table(comparison, "comparison_with_phones")
+        self.out.show(shown, "Downlink lines: measured devices (each links to its page) and published phones "
+                      f"(CPU % at the target rates; Gbps at {thr}% CPU with 95% CI)",
+                      csv_href=self.out.href("comparison_with_phones"), html_columns=("device",))
         self.out.provenance("measured devices: OLS lines (modeled); phones: lines through published points "
                             "(modeled).")
 
@@ -824,7 +870,11 @@ class Chapter(NotebookChapter):
         self.claims_table = with_capture_notes(self.claims_table, self.sessions, self.claim_params)
         cl.write_claims(self.claims_table, self.results / "claims.csv")
         claims_display, claims_shown = claims_for_people(self.claims_table, intervals)
-        out.show(claims_shown, "Claims of the paper and their verdicts",
+        self.intervals, self.claims_shown = intervals, claims_shown
+        elsewhere = self.claims_table["claim_id"].isin(
+            [c for d in self.devices if d != self.shown_device for c in device_claim_ids(d)])
+        out.show(claims_shown[~elsewhere.to_numpy()], f"Claims of the paper and their verdicts ({self.shown_device} "
+                 f"and the comparisons; each other device's on its page, all {len(claims_shown)} in the CSV)",
                  csv_href=site_href(self.results / "claims.csv"))
         out.provenance("published (paper values); measured or modeled (artifact values, per the provenance column).")
         top = headline(self.claims_table, self.reference_device)
@@ -835,3 +885,54 @@ class Chapter(NotebookChapter):
         self.out.put_counts(counts)
         metrics = chapter_metrics(self.data, self.gaps, self.comparisons, self.devices, self.thr, counts)
         (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+
+    def device_pages(self) -> None:
+        """A page per device (registry.Chapter.device_pages), linked from the
+        comparison table: its Figure 1, lines, extrapolations, throughput at
+        the threshold, /proc/stat against the precise source, capture and
+        claims, each box naming only the device's own stage."""
+        folder = next(c for c in registry.chapters() if c.name == CHAPTER).device_pages
+        methods = f"{{doc}}`../{CHAPTER}-methods`"
+        _, ext_shown = extrapolations(self.extra, self.devices, self.target_rates_gbps)
+        runs = add_gap_columns(self.runs)
+        for device in self.devices:
+            stage, own = registry.by_slug()[STUDY].device_sources_stage(device), self.devices_dir / device
+            fits = self.fits[self.fits["device"] == device]
+            page = DevicePage(CHAPTER, device, "CPU versus throughput, measured",
+                              "Its Figure 1, fitted lines, extrapolations to the paper's target rates, throughput "
+                              f"at {self.thr}% CPU, `/proc/stat` against the precise source, its capture and its "
+                              f"claims. How each is made: {methods}.")
+            page.heading("Figure 1")
+            alt, caption = self.figure1_text(device)
+            page.figure(own / "figure1.svg", f"figure1_{device}", alt, caption)
+            page.provenance("measured runs; lines and bands modeled (OLS of the runs).", [stage])
+            page.heading("Fitted lines (downlink)")
+            page.table(fits_table(fits, self.alpha)[1].drop(columns="device"),
+                       "Downlink OLS lines of CPU (%) on throughput (Gbps), with 95% CIs", csv=own / "fits.csv")
+            page.provenance("modeled (OLS fitted to measured runs).", [stage])
+            page.table(ext_shown[ext_shown["device"] == device].drop(columns="device"),
+                       "Downlink: fitted CPU (%) at the paper's target rates, with 95% CI of the mean",
+                       csv=own / "extrapolations.csv")
+            page.provenance("modeled (OLS extrapolation of measured runs).", [stage])
+            page.heading(f"Throughput at {self.thr}% CPU")
+            page.table(inverse_predictions(fits, self.thr)[1].drop(columns="device"),
+                       f"Throughput (Gbps) at {self.thr}% CPU: estimate with 95% CI (confidence band) and the "
+                       "interval from the prediction band", csv=own / "fits.csv")
+            page.provenance("modeled (inverse prediction from OLS of measured runs).", [stage])
+            page.heading("/proc/stat versus the precise source")
+            page.table(procstat_gaps(runs[runs["device"] == device], fits, self.alpha)[1].drop(columns="device"),
+                       "/proc/stat Total minus precise Total (pp), the ratio /proc/stat ÷ precise, and the ratio "
+                       "of their slopes", csv=self.out.tables_dir / "procstat_vs_precise.csv")
+            page.provenance("measured (both sources per run); slopes modeled (OLS).", [stage])
+            page.heading("Capture")
+            page.table(captures(self.sessions[self.sessions["device"] == device])[1],
+                       "Capture session and host (from manifest.yaml)", index=True,
+                       csv=self.out.tables_dir / "captures.csv")
+            page.provenance("measured (capture manifests).", [stage])
+            page.heading("Claims")
+            mine = self.claims_table["claim_id"].isin(device_claim_ids(device)).to_numpy()
+            page.table(self.claims_shown[mine], f"The paper's claims checked on {device}",
+                       csv=self.results / "claims.csv")
+            page.provenance("published (paper values); measured or modeled (artifact values).",
+                            [stage, "ingest_published"])
+            page.write(folder)

@@ -20,8 +20,8 @@ from mobitrace.stats import cpufit
 from mobitrace.stats.welch import holm
 from mobitrace.core import numbers
 from mobitrace.core.escape import md_text
-from mobitrace.studies.cpu_gbps.device_analysis import CI_ALPHA, draw_fit, saturation_gbps
-from mobitrace.book.figures import PALETTE, legend_outside
+from mobitrace.studies.cpu_gbps.device_analysis import CI_ALPHA, draw_fit, line_with_bands, saturation_gbps
+from mobitrace.book.figures import OTHERS, device_colours, legend_outside, others_label
 
 # CPU sources for people (column headers and legends).
 SOURCE_NAMES = {"stat_total": "/proc/stat Total", "stat_softirq": "/proc/stat SoftIRQ",
@@ -157,14 +157,21 @@ def throughput_figure(runs: pd.DataFrame, devices: list[str], alpha: float = 0.0
     return fig
 
 
-def procstat_figure(runs: pd.DataFrame, devices: list[str]):
+def procstat_figure(runs: pd.DataFrame, devices: list[str], highlight: list[str] = ()):
     """Per run: tick-sampled /proc/stat Total against the precise Total (with
     the line of equality) and their gap against throughput (seaborn
-    scatterplot, one colour and marker per device)."""
-    data = runs[runs["device"].isin(devices)].assign(gap_pp=runs["stat_all_total_pct"] - runs["precise_total_pct"])
+    scatterplot, one colour and marker per device; beyond
+    figures.MOST_COLOURED devices, the `highlight`ed ones and the rest grey)."""
+    colours = device_colours(devices, list(highlight))
+    others = others_label(colours)
+    groups = [d for d in devices if colours[d] != OTHERS] + ([others] if others else [])
+    palette = {**{d: c for d, c in colours.items() if c != OTHERS}, **({others: OTHERS} if others else {})}
+    data = runs[runs["device"].isin(devices)].assign(
+        gap_pp=runs["stat_all_total_pct"] - runs["precise_total_pct"],
+        group=lambda f: [d if colours[d] != OTHERS else others for d in f["device"]])
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    style = {"hue": "device", "style": "device", "hue_order": devices, "style_order": devices, "s": 30,
-             "alpha": 0.8}
+    style = {"hue": "group", "style": "group", "hue_order": groups, "style_order": groups, "palette": palette,
+             "s": 30, "alpha": 0.8}
     sns.scatterplot(data=data, x="precise_total_pct", y="stat_all_total_pct", ax=axes[0], legend=False, **style)
     top = float(max(data["precise_total_pct"].max(), data["stat_all_total_pct"].max())) * 1.05
     axes[0].plot([0, top], [0, top], color="grey", lw=0.9, ls="--")
@@ -181,21 +188,29 @@ def procstat_figure(runs: pd.DataFrame, devices: list[str]):
 
 
 def lines_figure(runs: pd.DataFrame, phones: pd.DataFrame, devices: list[str], targets: list[float],
-                 threshold: float, alpha: float = 0.05):
+                 threshold: float, alpha: float = 0.05, highlight: list[str] = ()):
     """Each measured device's downlink /proc/stat Total OLS line with its
     100(1 - alpha)% confidence band (solid up to the device's saturation
     point, dashed beyond: the one limit of the tables' range flags), and the published phones' implied lines (black, dotted and
-    dash-dotted); the CPU threshold and the target rates as grey guides."""
+    dash-dotted); the CPU threshold and the target rates as grey guides.
+    Beyond figures.MOST_COLOURED devices only the `highlight`ed ones have a
+    colour and a band; the others are thin grey lines (one legend entry)."""
     x_top = max(max(targets) * 1.05, float(runs["throughput_gbps"].max()) * 1.02)
     xs = np.linspace(0, x_top, 300)
     fig, ax = plt.subplots(figsize=(7.0, 4.4))
     handles = []
-    for i, device in enumerate(devices):
+    colours = device_colours(devices, list(highlight))
+    for device in devices:
         g = runs[(runs["device"] == device) & (runs["direction"] == "down")]
-        colour = PALETTE[i % len(PALETTE)]
-        draw_fit(ax, g["throughput_gbps"], g["stat_all_total_pct"], xs, colour, device, alpha, prediction=False,
-                 measured_max=saturation_gbps(g))
-        handles.append(Line2D([], [], color=colour, lw=1.6, label=f"{device} (measured)"))
+        if colours[device] == OTHERS:  # drawn first below the coloured ones, without a band
+            b = line_with_bands(g["throughput_gbps"], g["stat_all_total_pct"], xs, alpha)
+            ax.plot(b["x"], b["mean"], color=OTHERS, lw=0.7, alpha=0.6, zorder=1)
+            continue
+        draw_fit(ax, g["throughput_gbps"], g["stat_all_total_pct"], xs, colours[device], device, alpha,
+                 prediction=False, measured_max=saturation_gbps(g))
+        handles.append(Line2D([], [], color=colours[device], lw=1.6, label=f"{device} (measured)"))
+    if others_label(colours):
+        handles.append(Line2D([], [], color=OTHERS, lw=0.7, label=f"{others_label(colours)} (measured)"))
     for j, (_, p) in enumerate(phones.iterrows()):
         ls = [":", "-."][j % 2]
         sns.lineplot(x=xs, y=p["intercept_pct"] + p["slope_pct_per_gbps"] * xs, color="black", lw=1.3, ls=ls,

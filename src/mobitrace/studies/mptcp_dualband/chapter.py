@@ -15,7 +15,7 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 
-from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
+from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, reference_first, site_href
 from mobitrace.book.figures import PALETTE, SEED, legend_outside
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
@@ -162,11 +162,12 @@ class Chapter(NotebookChapter):
     """The chapter's state: the notebook's parameters, the power models, the
     runs and what later sections reuse (throughput, sweep, optima, claims)."""
 
-    def __init__(self, *, study: str, devices: list[str], published_dir: str, interim_dir: str, results_dir: str,
+    def __init__(self, *, study: str, devices: list[str], reference_device: str, published_dir: str, interim_dir: str,
+                 results_dir: str,
                  radio_models: dict, cpu_model: str, radio_floor_fracs: list[float], satisfied_frac: float,
                  rel_tol_equal: float, rel_tol_approx: float, ratio_tol: float, power_models: dict,
                  robustness: dict):
-        self.study, self.devices, self.interim_dir = study, devices, interim_dir
+        self.study, self.devices, self.interim_dir = study, reference_first(devices, reference_device), interim_dir
         self.radio_floor_fracs, self.satisfied_frac = radio_floor_fracs, satisfied_frac
         self.out = ChapterOutputs(results_dir, STAGE)
         self.v = Values(published_dir)
@@ -182,7 +183,9 @@ class Chapter(NotebookChapter):
         self.R = mda.load_runs(self.interim_dir, self.devices, self.radio, self.cpu)
         self.ref = self.R.ref
         self.m = mda.modeled_at(self.R, self.v, self.tol)
-        self._glue(mda.capture_facts(self.R))
+        facts = mda.capture_facts(self.R)
+        self.out.put_text("ref_device", facts.pop("ref_device"))  # a name: text, not a number
+        self._glue(facts)
 
     def captures(self) -> None:
         out = self.out

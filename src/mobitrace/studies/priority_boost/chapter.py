@@ -37,6 +37,7 @@ from mobitrace.studies.priority_boost.analysis import (POLICY_NAMES, POLICY_ORDE
 from mobitrace.studies.priority_boost.schema import result_schema
 
 STAGE = "analyze_priority_boost"
+STUDY = "priority-boost"
 
 CONDITION_AXIS = "competing processes, cross traffic (% of NIC)"
 
@@ -638,8 +639,8 @@ class Chapter(NotebookChapter):
         for device, (runs, sessions) in self.measured.items():
             out.table(pba.session_view(sessions), f"measured_{device}_sessions",
                       f"Captures behind the measured results: {device}")
-            out.provenance(f"measured: data/raw/priority-boost/{device}/ (manifest.yaml per session; "
-                           "hash over every file of the capture).")
+            out.device_provenance(f"measured: data/raw/priority-boost/{device}/ (manifest.yaml per session; "
+                                  "hash over every file of the capture).", STUDY, device)
 
     def measured_tables(self) -> None:
         """Each device's tables as the paper's (mean/SD, n runs) and its Welch tests."""
@@ -652,7 +653,7 @@ class Chapter(NotebookChapter):
                     display(Markdown(f"*{md_text(device)}: no {table} runs captured.*"))
                     continue
                 out.table(grid, f"measured_{device}_{table}", f"{TABLE_TITLES[table]}, {device}: mean/SD (n runs)")
-                out.provenance(f"measured ({device}, capture {hashes}); mean and SD over runs.")
+                out.device_provenance(f"measured ({device}, capture {hashes}); mean and SD over runs.", STUDY, device)
             self.comparisons[device] = out.save_table(
                 pba.compare_measured(runs.dropna(subset=["metric"]), alpha=self.alpha, level=self.ci_level),
                 f"measured_{device}_welch")
@@ -664,7 +665,9 @@ class Chapter(NotebookChapter):
                 continue
             out.show(pba.comparisons_shown(comp, UNITS), f"Welch tests on measured runs, {device}",
                      csv_href=out.href(f"measured_{device}_welch"))
-            out.provenance(f"measured ({device}); Welch tests, Hedges' g and Holm computed here from per-run values.")
+            out.device_provenance(f"measured ({device}); Welch tests, Hedges' g and Holm computed here "
+                                  f"from per-run values.",
+                                  STUDY, device)
 
     def paired_tests(self) -> None:
         out = self.out
@@ -675,8 +678,9 @@ class Chapter(NotebookChapter):
                 continue
             out.table(pc, f"measured_{device}_paired", f"Runs paired by repetition (same link schedule), {device}",
                       shown=pba.paired_view(pc))
-            out.provenance(f"measured ({device}); Wilcoxon signed-rank tests, Holm within each table and the "
-                           "median ratio's bootstrap interval computed here from per-run values.")
+            out.device_provenance(f"measured ({device}); Wilcoxon signed-rank tests, Holm within each table and the "
+                                  "median ratio's bootstrap interval computed here from per-run values.",
+                                  STUDY, device)
 
     def measured_figures(self) -> None:
         out = self.out
@@ -690,7 +694,8 @@ class Chapter(NotebookChapter):
                            "experiment.",
                        caption="Means over runs with 95% bootstrap intervals (diamonds) and every run (dots). Look "
                                "at whether the boosted policies' intervals overlap the original's in each condition.")
-            out.provenance(f"measured ({device}); means and bootstrap intervals over runs computed here.")
+            out.device_provenance(f"measured ({device}); means and bootstrap intervals over runs computed here.",
+                                  STUDY, device)
 
     def run_conditions(self) -> None:
         out = self.out
@@ -698,7 +703,9 @@ class Chapter(NotebookChapter):
             q, shown = pba.run_conditions(runs)
             out.table(q, f"measured_{device}_conditions", f"Run conditions per cell, {device} (means over runs)",
                       shown=shown)
-            out.provenance(f"measured ({device}): oracle logs, cross-traffic and cgroup statistics of every run.")
+            out.device_provenance(f"measured ({device}): oracle logs, cross-traffic and cgroup "
+                                  f"statistics of every run.",
+                                  STUDY, device)
             if device == self.devices[0]:
                 self._glue(pba.refused_sends(runs))
 

@@ -29,6 +29,7 @@ from mobitrace.studies.stack_trim import analysis as sta
 from mobitrace.studies.stack_trim.analysis import interval_extent, interval_long, series_label
 
 STAGE = "analyze_stack_trim"
+STUDY = "stack-trim"
 HEADLINE = ["onecopy_wifi_small", "onecopy_loopback_max", "onecopy_power_100", "udp_crossover",
             "udp20_more_efficient"]
 
@@ -134,12 +135,12 @@ class Chapter(NotebookChapter):
         out = self.out
         for device, (runs, sessions) in self.measured.items():
             out.show(sta.sessions_shown(sessions), f"Capture sessions of {device}")
-            out.provenance(f"measured: session manifests of data/raw/stack-trim/{device}/; "
-                           f"{sessions['shared_host_note'].iloc[0]}.")
+            out.device_provenance(f"measured: session manifests of data/raw/stack-trim/{device}/; "
+                                  f"{sessions['shared_host_note'].iloc[0]}.", STUDY, device)
             conds = sta.conditions(runs)
             out.table(conds, f"conditions_{device}", f"Conditions captured on {device}",
                       shown=sta.conditions_shown(conds))
-            out.provenance("measured: the conditions found in the ingested runs.")
+            out.device_provenance("measured: the conditions found in the ingested runs.", STUDY, device)
         out.superseded(self.superseded_sessions, "data/raw/stack-trim")
 
     def power_model(self) -> None:
@@ -168,11 +169,13 @@ class Chapter(NotebookChapter):
                        caption="One-copy against two-copy, CPU time of both endpoints, with 95% bootstrap intervals "
                                "over the repetitions. Look at where the intervals lie against the zero line (no "
                                "saving); crosses mark rates the host did not sustain.")
-            out.provenance(f"measured CPU time on {device}; energies and powers modeled ({self.model.name}, assumed "
-                           f"coefficients); intervals: bootstrap over repetitions.")
+            out.device_provenance(f"measured CPU time on {device}; energies and powers modeled "
+                                  f"({self.model.name}, assumed coefficients); intervals: bootstrap over repetitions.",
+                                  STUDY, device, published=True)
             out.show(sta.onecopy_shown(table), f"One-copy vs two-copy on {device} (energies above idle, modeled)",
                      csv_href=out.href(f"onecopy_{device}"))
-            out.provenance("measured CPU time and goodput; energies, savings and intervals modeled from it.")
+            out.device_provenance("measured CPU time and goodput; energies, savings and intervals modeled from it.",
+                                  STUDY, device, published=True)
 
     def onecopy_summary(self) -> None:
         """The numbers of the text under the one-copy figure."""
@@ -197,11 +200,12 @@ class Chapter(NotebookChapter):
                        caption="UDP against TCP, uplink, CPU time of both endpoints, with 95% bootstrap intervals over "
                                "the repetitions. Above the dashed line UDP costs more CPU energy than TCP; crosses "
                                "mark rates the host did not sustain.")
-            out.provenance(f"measured CPU time on {device}; energies modeled ({self.model.name}); intervals: bootstrap "
-                           "over repetitions.")
+            out.device_provenance(f"measured CPU time on {device}; energies modeled ({self.model.name}); "
+                                  "intervals: bootstrap over repetitions.", STUDY, device, published=True)
             out.show(sta.transport_shown(table), f"UDP vs TCP on {device}: energy ratio E(UDP)/E(TCP) with its interval",
                      csv_href=out.href(f"transport_{device}"))
-            out.provenance("measured CPU time and goodput; energies, ratios and intervals modeled from it.")
+            out.device_provenance("measured CPU time and goodput; energies, ratios and intervals modeled from it.",
+                                  STUDY, device, published=True)
         out.show(sta.crossover_shown(self.crossover),
                  "Rate from which UDP costs more CPU energy than TCP at every higher rate (empty: none)",
                  csv_href=out.href("crossover"))
@@ -217,8 +221,8 @@ class Chapter(NotebookChapter):
             b = sta.tcp_uplink_breakdown(runs)
             out.table(b, f"breakdown_{device}", f"CPU utilization (% of one core) of TCP two-copy uplink on {device}",
                       shown=sta.breakdown_shown(b))
-            out.provenance("measured: endpoint times precise (getrusage); softirq, busy and other tick-sampled "
-                           "(/proc/stat).")
+            out.device_provenance("measured: endpoint times precise (getrusage); softirq, busy and other "
+                                  "tick-sampled (/proc/stat).", STUDY, device)
         out.show(sta.table1_shown(self.text_tables),
                  "Table 1 of the paper: CPU utilization during WiFi CBR streaming (Galaxy S3)")
         out.provenance("published (Table 1).")

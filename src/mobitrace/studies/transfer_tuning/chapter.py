@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from mobitrace.book.build import with_interval
-from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, site_href
+from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, reference_first, site_href
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
 from mobitrace.core import numbers
@@ -28,6 +28,7 @@ from mobitrace.studies.transfer_tuning import analysis as tta
 from mobitrace.studies.transfer_tuning import schema
 
 STAGE = "analyze_transfer_tuning"
+STUDY = "transfer-tuning"
 DATASETS = tta.DATASETS
 HEADLINE = ["cc_html_xfold", "cc_html_saving", "cc_order", "p8_html_reduces", "combined_saving"]
 
@@ -38,10 +39,10 @@ class Chapter(NotebookChapter):
     energy table and what later sections reuse (sweeps, grid, claims)."""
 
     def __init__(self, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str], *,
-                 power_models: dict, cpu_model: str, radio_model: str, modeled_base_w: float,
+                 reference_device: str, power_models: dict, cpu_model: str, radio_model: str, modeled_base_w: float,
                  tail_tolerance_w: float, default_io_kib: int, claim_level: int, rel_tol_approx: float,
                  robustness: dict):
-        self.study, self.devices = study, list(devices)
+        self.study, self.devices = study, reference_first(devices, reference_device)
         self.results = Path(results_dir)
         self.out = ChapterOutputs(self.results, STAGE)
         self.values = Values(published_dir)
@@ -151,7 +152,9 @@ class Chapter(NotebookChapter):
                                f"({kind}), means over repetitions, bands: 95% bootstrap CI. Look at how throughput "
                                "rises and energy per 100 MB falls with concurrency, most for the small html files.",
                        folded=self._replicate(device))
-            out.provenance(f"measured throughput and {kind} energy ({device}): data/raw/transfer-tuning/{device}/.")
+            out.device_provenance(f"measured throughput and {kind} energy ({device}): "
+                                  f"data/raw/transfer-tuning/{device}/.",
+                                  STUDY, device, published=True)
 
     def _replicate(self, device: str) -> str | None:
         """How a figure of a device after the reference one is folded (the
@@ -242,7 +245,9 @@ class Chapter(NotebookChapter):
                                f"({kind}) over repetitions, I/O size {self.io_kib} KiB. Look for the brightest "
                                "throughput cell and the darkest energy cell of each dataset.",
                        folded=self._replicate(device))
-            out.provenance(f"measured throughput and {kind} energy per 100 MB ({device}), mean over repetitions.")
+            out.device_provenance(f"measured throughput and {kind} energy per 100 MB ({device}), mean "
+                                  f"over repetitions.",
+                                  STUDY, device, published=True)
         self.gref = gref = a["grid_ref"]
         self.best = best = a["best"]
         out.put("grid_best_saving", float(best["saving_pct"]))
@@ -265,8 +270,8 @@ class Chapter(NotebookChapter):
                                    "repetition 1). Look at how the shaded transfer gets shorter as concurrency rises "
                                    "while its height changes little: under the model, energy follows time.",
                            folded=self._replicate(device))
-                out.provenance(f"{kind} power ({device}), repetition 1 of each concurrency level; throughput "
-                               "measured.")
+                out.device_provenance(f"{kind} power ({device}), repetition 1 of each concurrency level; throughput "
+                                      "measured.", STUDY, device, published=True)
             tails = tta.tail_runs(self.table, device)
             if len(tails):
                 out.figure(tta.tail_power_figure(tails, *self._trace_args()), f"fig8_{device}",
@@ -283,7 +288,8 @@ class Chapter(NotebookChapter):
                     "tail_s": "tail (s)", "tail_share_pct": "tail share (%)"}),
                     f"Transfer and tail energy ({device}, {kind}; mean over repetitions)",
                     csv_href=out.href(f"tail_{device}"))
-                out.provenance(f"{kind} energy ({device}); transfer times measured (figure and table).")
+                out.device_provenance(f"{kind} energy ({device}); transfer times measured (figure and table).",
+                                      STUDY, device, published=True)
         tails_ref = tta.tail_runs(self.table, self.ref_device)
         out.put("tail_max_s", float(tails_ref["tail_s"].max()) if len(tails_ref) else float("nan"))
 
