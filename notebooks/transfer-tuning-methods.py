@@ -24,6 +24,7 @@ published_dir = "data/interim/published/transfer-tuning"
 interim_dir = "data/interim/transfer-tuning"
 results_dir = "data/results/transfer-tuning"
 devices = []
+reference_device = ""
 power_models = {}
 cpu_model = "tt-phone-cpu"
 radio_model = "tt-wifi-active"
