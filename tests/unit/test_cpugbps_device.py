@@ -38,7 +38,7 @@ def test_analyze_synthetic_outputs_and_determinism(tmp_path):
         cpugbps_device.analyze(interim, out, {"alpha": 0.05, "target_rates_gbps": [1.6, 4.0, 12.8], "cpu_threshold_pct": 50,
                                                "background_max_pp": 5})
     names = sorted(p.name for p in out1.iterdir())
-    assert names == ["extrapolations.csv", "figure1.svg", "fits.csv", "metrics.json", "rate_summary.csv"]
+    assert names == ["extrapolations.csv", "figure1-narrow.svg", "figure1.svg", "fits.csv", "metrics.json", "rate_summary.csv"]
     for name in names:
         assert (out1 / name).read_bytes() == (out2 / name).read_bytes(), name
     fits = pd.read_csv(out1 / "fits.csv")
