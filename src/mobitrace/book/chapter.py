@@ -64,14 +64,6 @@ def site_href(path: str | Path, depth: int = 1) -> str:
     return "../" * depth + "/".join(parts[parts.index("results"):])
 
 
-def figure_html(path: Path, name: str, alt: str, caption: str, depth: int = 1) -> str:
-    """A saved figure (an SVG under data/results) for people: the image with
-    its alt text and caption, every string escaped."""
-    return (f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
-            f'<img src="{html.escape(safe_href(site_href(path, depth)))}" alt="{html.escape(alt)}" loading="lazy">\n'
-            f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>")
-
-
 def paper_text(relation, value, unit: str = "") -> str:
     """A paper's stated value for people: ``< 50%``, ``~ 1.7 Gbps``, ``p < 0.0001``."""
     return numbers.claim_value(value, unit, "=" if relation is None or pd.isna(relation) else relation)
@@ -153,12 +145,12 @@ def key_findings_frame(claims: pd.DataFrame, headline: list[str], intervals: dic
     return frame[KEY_FINDINGS_COLUMNS]
 
 
-def figure_html(path: Path, name: str, alt: str, caption: str, folded: str | None = None) -> str:
+def figure_html(path: Path, name: str, alt: str, caption: str, folded: str | None = None, depth: int = 1) -> str:
     """A figure for every screen: its phone layout (mobitrace.book.figures.
     narrow_path) below 600 px, a tap opens the full-size SVG; folded under
-    the summary `folded` if given (a replicate of a figure shown above).
-    Escaped."""
-    wide, narrow = (html.escape(safe_href(site_href(p))) for p in (path, narrow_path(path)))
+    the summary `folded` if given (a replicate of a figure shown above);
+    `depth`: the page's folder depth under book/. Escaped."""
+    wide, narrow = (html.escape(safe_href(site_href(p, depth))) for p in (path, narrow_path(path)))
     shown = (f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
              f'<a class="mobitrace-figure-full" href="{wide}" title="Open the figure full size">'
              f'<picture><source media="(max-width: 600px)" srcset="{narrow}">'
@@ -417,7 +409,7 @@ class DevicePage:
         self.blocks.append(" ".join(markdown.splitlines()))
 
     def figure(self, path: Path, name: str, alt: str, caption: str) -> None:
-        self.blocks.append(figure_html(Path(path), name, alt, caption, self.DEPTH))
+        self.blocks.append(figure_html(Path(path), name, alt, caption, depth=self.DEPTH))
 
     def table(self, frame: pd.DataFrame, caption: str, csv: Path | None = None, index: bool = False,
               html_columns: tuple[str, ...] = ()) -> None:
