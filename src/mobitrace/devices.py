@@ -778,8 +778,17 @@ def _registered(root: Path, slug: str, device: str) -> tuple[Study, Path]:
 
 
 def _set_device_list(root: Path, study: Study, old: str, new: str | None) -> None:
+    """Rename (or, with `new` None, remove) `old` in the study's device list,
+    and in its `reference_device` (a removed reference device is refused:
+    the chapters' comparisons name it)."""
     ry, doc = _load_params(root / "params.yaml")
-    devices = doc[study.params_section]["devices"]
+    section = doc[study.params_section]
+    if section.get("reference_device") == old:
+        if new is None:
+            raise InputError(root / "params.yaml", None, f"{study.params_section}.reference_device",
+                             f"another device than '{old}' before it is removed (the chapter's reference)", old)
+        section["reference_device"] = _plain_yaml_string(new)
+    devices = section["devices"]
     if old in devices:
         i = devices.index(old)
         if new is None:

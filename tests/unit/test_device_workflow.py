@@ -72,3 +72,15 @@ def test_a_committed_device_is_neither_removed_nor_renamed(dvc_project):
             call()
         assert "committed captures are immutable" in str(exc.value)
     assert "synthetic-kept" in _listed(dvc_project)
+
+
+def test_the_reference_device_follows_a_rename_and_is_not_removed(dvc_project):
+    devices.add_device(SMOKE, "synthetic-ref", root=dvc_project)
+    params = dvc_project / "params.yaml"
+    params.write_text(params.read_text().replace("reference_device: vm-veth-default", "reference_device: synthetic-ref"))
+    devices.rename_device("cpu-gbps", "synthetic-ref", "synthetic-ref2", dvc_project)
+    assert yaml.safe_load(params.read_text())["cpu-gbps-measured"]["reference_device"] == "synthetic-ref2"
+    with pytest.raises(InputError) as exc:
+        devices.remove_device("cpu-gbps", "synthetic-ref2", dvc_project)
+    assert "reference_device" in str(exc.value)
+    assert (dvc_project / "data" / "raw" / "cpu-gbps" / "synthetic-ref2").is_dir()
