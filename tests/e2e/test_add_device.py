@@ -111,7 +111,7 @@ BIG = "data/raw/priority-boost/synthetic-large/s20261122"
 def test_a_session_over_the_threshold_went_to_dvc_and_a_small_one_to_git(registered):
     work, _, _ = registered
     said = (work.parent / "synthetic-large.out").read_text()
-    assert f"{BIG}.dvc" in said and "pushed to remote 'store'" in said, said
+    assert f"{BIG}.dvc" in said and "pushed to the DVC remote 'store'" in said, said
     assert (work / f"{BIG}.dvc").is_file()
     assert list((work / "data" / "raw").rglob("*.dvc")) == [work / f"{BIG}.dvc"]  # my-copy: git
     assert any(p.is_file() for p in (work.parent / "mobitrace-dvc-store").rglob("*"))

@@ -3,6 +3,7 @@ import pytest
 
 from mobitrace.book import notebooks
 from mobitrace.core import io
+from mobitrace.core.errors import InputError
 from mobitrace.book.chapter import KEY_FINDINGS
 
 
@@ -27,7 +28,7 @@ def test_repo_root_is_found_from_a_subfolder(repo):
 
 
 def test_repo_root_outside_a_repo_is_an_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="dvc.yaml"):
+    with pytest.raises(InputError, match="dvc.yaml"):
         io.repo_root(tmp_path)
 
 
