@@ -156,7 +156,7 @@ def dvc_stages() -> dict:
         ["book/chapters/overview.ipynb", "data/results/overview"], [], ("studies",))
     book = PACKAGE / "book"
     deps = ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/code.md", "book/publish.md",
-            "book/_static", "book/_templates", "book/chapters",
+            "book/_reproducibility.md", "book/_static", "book/_templates", "book/chapters",
             *code_deps(book / "build.py", book / "sphinxext.py", book / "sphinx_a11y.py"),
             "requirements.txt", "data/results", "data/published"]
     # The reproducibility page prints every stage's inputs as dvc.lock pins
