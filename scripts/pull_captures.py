@@ -80,7 +80,7 @@ def main() -> int:
         if done.returncode != 0 or not target.exists():
             print(f"error: capture {rel} could not be fetched from {where}: {why(done.stderr)}; nothing was built; "
                   "push it from the clone that has it (dvc push), or check the remote's address and credentials "
-                  "(README: Big captures)", file=sys.stderr)
+                  "(book/byod.md: Big captures)", file=sys.stderr)
             return 1
         print(f"fetched capture {rel} from {where}")
     return 0
