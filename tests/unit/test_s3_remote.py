@@ -118,7 +118,7 @@ def test_a_synthetic_session_goes_to_s3_and_a_fresh_clone_pulls_the_same_bytes(s
     added = _run(dvc_project, s3.env(), "-m", "mobitrace", "add-device", str(_upload(tmp_path)),
                  "--device", "synthetic-s3", "--dvc")
     assert added.returncode == 0, added.stderr
-    assert f"pushed to remote 'store': {CAP}.dvc" in added.stdout, added.stdout
+    assert f"{CAP}.dvc, pushed to the DVC remote 'store'" in added.stdout, added.stdout
     # the bucket holds exactly the objects of the local cache (the .dir listing and each file)
     cache = dvc_project / ".dvc" / "cache"
     local = {p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file()}
