@@ -142,7 +142,8 @@ def dvc_stages() -> dict:
         "overview", ["overview"], ["data/results/claims.csv", *per_chapter, *_descriptions()],
         ["book/chapters/overview.ipynb", "data/results/overview"], [], ("studies",))
     book = PACKAGE / "book"
-    deps = ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/code.md", "book/_static",
+    deps = ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/code.md",
+            "book/_reproducibility.md", "book/_static",
             "book/_templates", "book/chapters",
             *code_deps(book / "build.py", book / "sphinxext.py", book / "sphinx_a11y.py"),
             "requirements.txt", "data/results", "data/published"]
