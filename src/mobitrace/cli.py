@@ -98,7 +98,7 @@ def _dispatch(args) -> None:
         from mobitrace.core import published
         published.ingest(args.src, args.out_dir)
     elif args.command == "run-notebook":
-        from mobitrace.book import notebooks
+        from mobitrace import notebooks
         notebooks.run(args.study, shared=tuple(args.shared))
     elif args.command == "build-book":
         from mobitrace.book import build as book

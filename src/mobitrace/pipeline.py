@@ -74,8 +74,8 @@ def _notebook(name: str) -> Path:
 def _chapter_stage(name: str, params: list, deps: list[str], outs: list[str], metrics: list[str],
                    shared: tuple[str, ...] = (), supplements: tuple[str, ...] = ()) -> dict:
     """The stage of notebooks/<name>.py and of its `supplements`, which
-    mobitrace.book.notebooks.run executes after it in the same kernel."""
-    runner = PACKAGE / "book" / "notebooks.py"
+    mobitrace.notebooks.run executes after it in the same kernel."""
+    runner = PACKAGE / "notebooks.py"
     cmd = " ".join(["python -m mobitrace run-notebook", name, *(f"--with {s}" for s in shared)])
     code = sorted(set().union(*(code_deps(_notebook(n), runner) for n in (name, *supplements))))
     stage = {"cmd": cmd, "params": params,

@@ -8,6 +8,8 @@ import pytest
 from scipy import stats
 
 from mobitrace.stats import cpufit
+from mobitrace.stats.intervals import mean_ci
+from mobitrace.stats.welch import welch_samples
 
 # Anscombe (1973), "Graphs in statistical analysis", Am. Stat. 27:17-21,
 # data set I: fitted line y = 3.00 + 0.500 x, r^2 = 0.67, n = 11.
@@ -104,21 +106,20 @@ def test_fit_line_rejects_degenerate_input():
 
 def test_mean_ci_hand_case():
     # mean 2, sd 1, n 3: 2 +- t_{0.975,2} / sqrt(3) = 2 +- 4.302653 * 0.577350
-    mean, lo, hi = cpufit.mean_ci([1, 2, 3])
+    mean, lo, hi = mean_ci([1, 2, 3], 0.95)
     assert mean == 2
     assert hi - mean == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
     assert mean - lo == pytest.approx(hi - mean)
-    assert math.isnan(cpufit.mean_ci([4.0])[1])
+    assert math.isnan(mean_ci([4.0], 0.95)[1])
 
 
 def test_welch_hand_case():
     # a = (1,2,3), b = (4,5,6,7,8): means 2 and 6, diff -4,
     # se^2 = 1/3 + 2.5/5 = 0.8333, t = -4 / 0.912871 = -4.381780,
     # Satterthwaite df = 0.8333^2 / ((1/3)^2/2 + 0.5^2/4) = 5.882353.
-    r = cpufit.welch([1, 2, 3], [4, 5, 6, 7, 8])
-    assert r["diff"] == pytest.approx(-4.0)
-    assert r["t"] == pytest.approx(-4.381780, rel=1e-6)
-    assert r["df"] == pytest.approx(5.882353, rel=1e-6)
+    r = welch_samples([1, 2, 3], [4, 5, 6, 7, 8])
+    assert r.t == pytest.approx(-4.381780, rel=1e-6)
+    assert r.df == pytest.approx(5.882353, rel=1e-6)
 
 
 def test_r2_ci_fisher_z_hand_case():

@@ -1,7 +1,7 @@
 import nbformat
 import pytest
 
-from mobitrace.book import notebooks
+from mobitrace import notebooks
 from mobitrace.core import io
 from mobitrace.book.chapter import KEY_FINDINGS
 

@@ -1,4 +1,4 @@
-"""mobitrace.book.notebooks.run executes a chapter and its supplements in one
+"""mobitrace.notebooks.run executes a chapter and its supplements in one
 kernel (one stage), which imports the chapter's modules before its first cell:
 each executed notebook must be the bytes it would be in a kernel of its own,
 and a failure in any of them leaves no output of the stage. Toy notebooks in a
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from mobitrace.book import notebooks
+from mobitrace import notebooks
 
 pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
 

@@ -8,6 +8,7 @@ import pytest
 from mobitrace.studies.mptcp_dualband import analysis as mda
 from mobitrace.studies.mptcp_dualband import chapter as mdp
 from mobitrace.stats import resampling as rs
+from mobitrace.stats.intervals import mean_ci
 
 
 def test_boot_means_constant_groups_give_degenerate_distributions():
@@ -43,9 +44,9 @@ def test_percentile_ci():
 def test_change_and_saving_and_mean_ci():
     assert rs.change_pct(1.32, 1.0) == pytest.approx(32.0)
     assert rs.saving_pct(30.0, 100.0) == pytest.approx(70.0)
-    m, lo, hi = rs.mean_ci([1.0, 3.0])  # mean 2, sd sqrt(2), se 1, t(0.975, 1) = 12.706
+    m, lo, hi = mean_ci([1.0, 3.0], 0.95)  # mean 2, sd sqrt(2), se 1, t(0.975, 1) = 12.706
     assert m == 2.0 and lo == pytest.approx(2 - 12.7062, abs=1e-3) and hi == pytest.approx(2 + 12.7062, abs=1e-3)
-    assert np.isnan(rs.mean_ci([1.0])[1])
+    assert np.isnan(mean_ci([1.0], 0.95)[1])
 
 
 def test_arg_best_with_allowed_rows():

@@ -29,7 +29,7 @@ from mobitrace.core.escape import fence, safe_href
 from mobitrace.book.figures import save_svg
 
 PROVENANCE_KINDS = ("measured", "published", "modeled")
-# Output metadata that marks a display for mobitrace.book.notebooks (moved to the
+# Output metadata that marks a display for mobitrace.notebooks (moved to the
 # top of the chapter: the key findings block).
 KEY_FINDINGS = {"mobitrace": {"role": "key-findings"}}
 # TODO(lead): set True once every chapter passes alt text and captions.
@@ -237,7 +237,7 @@ class ChapterOutputs:
         return path
 
     def findings(self, claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:
-        """Show the key-findings block (mobitrace.book.notebooks moves it to the top
+        """Show the key-findings block (mobitrace.notebooks moves it to the top
         of the chapter, right under the title) and save its rows as
         tables/key_findings.csv (KEY_FINDINGS_COLUMNS, in headline order), the
         data of the book's landing page."""

@@ -120,29 +120,6 @@ def fit_summary(res, alpha: float = 0.05) -> dict:
     }
 
 
-def mean_ci(values, alpha: float = 0.05) -> tuple[float, float, float]:
-    """Mean with its t interval: xbar +- t_{1-alpha/2, n-1} sd / sqrt(n)
-    (scipy.stats.t.interval). NaN bounds for fewer than 2 values."""
-    v = np.asarray(values, dtype=float)
-    mean = float(v.mean())
-    if len(v) < 2:
-        return mean, math.nan, math.nan
-    sem = float(stats.sem(v))
-    if sem == 0:
-        return mean, mean, mean
-    lo, hi = stats.t.interval(1 - alpha, len(v) - 1, loc=mean, scale=sem)
-    return mean, float(lo), float(hi)
-
-
-def welch(a, b) -> dict:
-    """Welch's unequal-variance t-test of mean(a) - mean(b) (Welch 1947;
-    Satterthwaite degrees of freedom), from scipy.stats.ttest_ind."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    r = stats.ttest_ind(a, b, equal_var=False)
-    return {"diff": float(a.mean() - b.mean()), "t": float(r.statistic), "df": float(r.df),
-            "p": float(r.pvalue)}
-
-
 def r2_ci(r2: float, n: int, slope: float, alpha: float = 0.05) -> tuple[float, float]:
     """Interval for the R^2 of a one-regressor line from Fisher's z of the
     correlation r = sign(slope) sqrt(R^2): z = atanh(r) +- z_{1-alpha/2} / sqrt(n - 3),

@@ -11,7 +11,6 @@ comparisons and figures in mobitrace.studies.cpu_gbps.measured_analysis.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -22,9 +21,11 @@ from mobitrace.book.build import format_column, with_interval
 from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
 from mobitrace.core import claims as cl
 from mobitrace.core import numbers
+from mobitrace.core.io import write_metrics
 from mobitrace.core.numbers import as_printed, metric
 from mobitrace.core.published import Values
 from mobitrace.stats import cpufit
+from mobitrace.stats.intervals import mean_ci
 from mobitrace.studies.cpu_gbps import measured_analysis as cm
 from mobitrace.studies.cpu_gbps.analysis import verdict_counts
 from mobitrace.studies.cpu_gbps.device_analysis import beyond_range, beyond_text, direction_word
@@ -187,9 +188,9 @@ def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple
     sources' slopes. Returns (table, display)."""
     rows = []
     for (device, direction), g in runs.groupby(["device", "direction"], sort=True):
-        all_gap = cpufit.mean_ci(g["gap_pp"], alpha)
+        all_gap = mean_ci(g["gap_pp"], 1 - alpha)
         low = g[g["low_rate"]]
-        low_gap = cpufit.mean_ci(low["gap_pp"], alpha)
+        low_gap = mean_ci(low["gap_pp"], 1 - alpha)
         at_max = g[g["target_rate_bps"] == 0]
         rows.append({
             "device": device, "direction": direction, "n": len(g),
@@ -417,7 +418,7 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
             v.row("rog_baseline_sirq")["location"], ">=", round(rog_share, 6), float(shares.mean()), "ratio",
             f"/proc/stat SoftIRQ / Total at the unlimited rate, {ref}, downlink; "
             "bound: at least the smaller published share", "measured")
-        intervals["measured_sirq_significant_share"] = cpufit.mean_ci(shares, alpha)[1:]
+        intervals["measured_sirq_significant_share"] = mean_ci(shares, 1 - alpha)[1:]
     if not gro.empty:
         d = gro.set_index("direction").loc["down"]
         paper_ratio = paper_gro_ratio(values)
@@ -741,4 +742,4 @@ class Chapter(NotebookChapter):
         counts = verdict_counts(self.claims_table)
         self.out.put_all({f"n_{k.replace(' ', '_')}": n for k, n in counts.items()})
         metrics = chapter_metrics(self.data, self.gaps, self.comparisons, self.devices, self.thr, counts)
-        (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+        write_metrics(self.results / "metrics.json", metrics)

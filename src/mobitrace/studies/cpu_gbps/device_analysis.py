@@ -9,7 +9,6 @@ metrics.json. Statistics in mobitrace.stats.cpufit (formulas and references ther
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -18,8 +17,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from mobitrace.core.io import replacing_dir
+from mobitrace.core.io import replacing_dir, write_metrics
 from mobitrace.stats import cpufit
+from mobitrace.stats.intervals import mean_ci
 from mobitrace.book.figures import PALETTE, legend_outside, save_svg
 from mobitrace.studies.cpu_gbps.schema import EXTRAPOLATIONS_SCHEMA, FITS_SCHEMA, RATE_SUMMARY_SCHEMA
 
@@ -98,7 +98,7 @@ def rate_summary(runs: pd.DataFrame, alpha: float) -> pd.DataFrame:
     rows = []
     for (device, config, direction, rate), g in runs.groupby(
             ["device", "config", "direction", "target_rate_bps"], sort=True):
-        tput = cpufit.mean_ci(g["throughput_gbps"], alpha)
+        tput = mean_ci(g["throughput_gbps"], 1 - alpha)
         row = {"device": device, "config": config, "direction": direction,
                "target_rate": "max" if rate == 0 else f"{rate / 1e6:g}M", "target_rate_bps": rate,
                "n": len(g), "throughput_gbps": tput[0], "throughput_lo": tput[1], "throughput_hi": tput[2]}
@@ -255,4 +255,4 @@ def analyze(interim_dir: str | Path, out_dir: str | Path, params: dict) -> None:
         max_rate = summary[summary["target_rate"] == "max"]
         for _, r in max_rate.iterrows():
             metrics[f"{r['direction']}.max_throughput_gbps"] = round(r["throughput_gbps"], 6)
-        (tmp / "metrics.json").write_text(json.dumps({device: metrics}, indent=2, sort_keys=True) + "\n")
+        write_metrics(tmp / "metrics.json", {device: metrics})

@@ -17,6 +17,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from mobitrace.stats import cpufit
+from mobitrace.stats.intervals import mean_ci
+from mobitrace.stats.welch import welch_samples
 from mobitrace.stats.welch import holm
 from mobitrace.core import numbers
 from mobitrace.core.escape import md_text
@@ -75,9 +77,9 @@ def compare(runs: pd.DataFrame, fits: pd.DataFrame, dev_a: str, dev_b: str, labe
         a, b = max_runs(runs, dev_a, direction), max_runs(runs, dev_b, direction)
         if a.empty or b.empty:
             continue
-        ma = cpufit.mean_ci(a["throughput_gbps"], alpha)
-        mb = cpufit.mean_ci(b["throughput_gbps"], alpha)
-        w = cpufit.welch(b["throughput_gbps"], a["throughput_gbps"])
+        ma = mean_ci(a["throughput_gbps"], 1 - alpha)
+        mb = mean_ci(b["throughput_gbps"], 1 - alpha)
+        test = welch_samples(b["throughput_gbps"], a["throughput_gbps"])
         _, ratio_lo, ratio_hi = cpufit.ratio_ci(b["throughput_gbps"], a["throughput_gbps"], alpha)
         slope = {(dev, source): fit_of(fits, dev, direction, source)["slope"]
                  for dev in (dev_a, dev_b) for source in ("precise_total", "stat_total")}
@@ -85,7 +87,7 @@ def compare(runs: pd.DataFrame, fits: pd.DataFrame, dev_a: str, dev_b: str, labe
             "comparison": label, "direction": direction, "a": dev_a, "b": dev_b,
             "a_max_gbps": ma[0], "a_lo": ma[1], "a_hi": ma[2],
             "b_max_gbps": mb[0], "b_lo": mb[1], "b_hi": mb[2],
-            "ratio_b_over_a": mb[0] / ma[0], "welch_t": w["t"], "welch_df": w["df"], "welch_p": w["p"],
+            "ratio_b_over_a": mb[0] / ma[0], "welch_t": test.t, "welch_df": test.df, "welch_p": test.p,
             "a_stat_total_at_max": float(a["stat_all_total_pct"].mean()),
             "b_stat_total_at_max": float(b["stat_all_total_pct"].mean()),
             "a_precise_total_at_max": float(a["precise_total_pct"].mean()),
@@ -144,12 +146,12 @@ def not_captured_text(what: str, names: list[str]) -> str:
 def throughput_figure(runs: pd.DataFrame, devices: list[str], alpha: float = 0.05):
     """Mean TCP throughput at the unlimited rate per device (rows) and
     direction (colour), with its 100(1 - alpha)% t interval as error bars
-    (cpufit.mean_ci, the tables' interval), drawn with seaborn pointplot."""
+    (mean_ci, the tables' interval), drawn with seaborn pointplot."""
     data = runs[runs["device"].isin(devices) & (runs["target_rate_bps"] == 0)].copy()
     data["direction"] = data["direction"].map(DIRECTION_NAMES)
     fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(devices) + 1.3))
     sns.pointplot(data=data, x="throughput_gbps", y="device", hue="direction", order=devices,
-                  hue_order=["downlink", "uplink"], errorbar=lambda v: cpufit.mean_ci(v, alpha)[1:],
+                  hue_order=["downlink", "uplink"], errorbar=lambda v: mean_ci(v, 1 - alpha)[1:],
                   dodge=0.3, linestyle="none", markers=["o", "s"], capsize=0.15, err_kws={"linewidth": 1.4},
                   ax=ax)
     ax.set(xlabel="TCP throughput at the unlimited rate (Gbps)", ylabel="", xlim=(0, None))

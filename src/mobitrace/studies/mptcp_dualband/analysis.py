@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mobitrace.book.figures import SEED
+from mobitrace.stats.resampling import SEED
+from mobitrace.stats.intervals import mean_ci
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
 from mobitrace.core.numbers import direction, metric
@@ -406,14 +407,14 @@ def mptcp_runs(r: Runs) -> pd.DataFrame:
 def fig1_table(mp: pd.DataFrame, rates_paper: dict) -> pd.DataFrame:
     """Per device and direction: mean and SD of the total and per-path
     throughput of backlogged MPTCP, the sum of the paper's path rates, the
-    total as % of it, and the total's Student-t 95% CI (rs.mean_ci)."""
+    total as % of it, and the total's Student-t 95% CI (mean_ci)."""
     fig1 = (mp.groupby(["device", "direction"])
             .agg(n=("tput_eq_mbps", "size"), total=("tput_eq_mbps", "mean"), total_sd=("tput_eq_mbps", "std"),
                  path_a=("tput_a_eq_mbps", "mean"), path_a_sd=("tput_a_eq_mbps", "std"),
                  path_b=("tput_b_eq_mbps", "mean"), path_b_sd=("tput_b_eq_mbps", "std")).reset_index())
     fig1["sum of path rates"] = [rates_paper[d]["a"] + rates_paper[d]["b"] for d in fig1["direction"]]
     fig1["% of sum"] = 100 * fig1["total"] / fig1["sum of path rates"]
-    ci = {k: rs.mean_ci(g["tput_eq_mbps"]) for k, g in mp.groupby(["device", "direction"])}
+    ci = {k: mean_ci(g["tput_eq_mbps"], 0.95) for k, g in mp.groupby(["device", "direction"])}
     fig1["total_ci_low"] = [ci[k][1] for k in zip(fig1["device"], fig1["direction"])]
     fig1["total_ci_high"] = [ci[k][2] for k in zip(fig1["device"], fig1["direction"])]
     return validated(fig1, "fig1_mptcp_throughput")
@@ -1015,11 +1016,6 @@ def metrics(r: Runs, r1: pd.DataFrame, cdf: pd.DataFrame, c: Comparisons, gl: pd
         "guideline_max_excess_energy_pct": metric(gl["excess_energy_pct"].max()),
         "claims": {k.replace(" ", "_"): int(counts.get(k, 0)) for k in cl.VERDICTS},
     }
-
-
-def write_metrics(m: dict, path: str | Path) -> None:
-    """Write metrics.json (sorted keys, 2-space indent, final newline)."""
-    Path(path).write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
 
 
 def sweep_summary(ref_energy: pd.DataFrame) -> pd.DataFrame:

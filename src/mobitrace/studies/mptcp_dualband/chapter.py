@@ -16,14 +16,17 @@ import seaborn as sns
 from IPython.display import Markdown, display
 
 from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
-from mobitrace.book.figures import PALETTE, SEED, legend_outside
+from mobitrace.book.figures import PALETTE, legend_outside
+from mobitrace.stats.resampling import SEED
 from mobitrace.core import claims as cl
-from mobitrace.energy import robustness as rb
+from mobitrace.book.robustness import show as show_robustness
+from mobitrace.energy import robustness
 from mobitrace.core.published import Values
 from mobitrace.stats import resampling as rs
 from mobitrace.studies.mptcp_dualband import analysis as mda
 from mobitrace.studies.mptcp_dualband import energy as men
 from mobitrace.studies.mptcp_dualband.schema import DIRECTIONS
+from mobitrace.core.io import write_metrics
 
 STAGE = "analyze_mptcp_dualband"
 # The paper's energy claims first: the throughput claims after them are testbed
@@ -367,7 +370,7 @@ class Chapter(NotebookChapter):
         """The claims table, its verdicts and the key findings."""
         out = self.out
         claims = mda.claims_at(self.m, self.v, self.r, self.cdf, self.tol)
-        self.rob = rb.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims, self.robustness_settings)
+        self.rob = robustness.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims, self.robustness_settings)
         self.claims_table = self.rob.claims
         cl.write_claims(self.claims_table, out.results_dir / "claims.csv")
         intervals = mda.claim_intervals(self.oci, self.r, self.cmp_ci)
@@ -377,7 +380,7 @@ class Chapter(NotebookChapter):
         out.provenance("published paper values against measured throughput and modeled energy (the provenance "
                        "column says which); intervals: bootstrap over runs (seeded) or Student-t for a mean.")
         out.findings(self.claims_table, headline=HEADLINE, intervals=intervals)
-        rb.show(out, self.rob)
+        show_robustness(out, self.rob)
 
     def _claims_at(self, models: dict) -> pd.DataFrame:
         """The claims with the runs' CPU time priced by models[<the CPU model>]."""
@@ -387,5 +390,5 @@ class Chapter(NotebookChapter):
 
     def metrics(self) -> None:
         self._glue(mda.verdict_counts(self.claims_table))
-        mda.write_metrics(mda.metrics(self.R, self.r, self.cdf, self.cmp, self.gl, self.claims_table),
-                          self.out.results_dir / "metrics.json")
+        write_metrics(self.out.results_dir / "metrics.json",
+                      mda.metrics(self.R, self.r, self.cdf, self.cmp, self.gl, self.claims_table))

@@ -20,7 +20,6 @@ paired=False, seeded, fixed number of resamples).
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 
@@ -784,16 +783,14 @@ def verdict_counts(claims_table: pd.DataFrame) -> dict[str, int]:
     return {v.replace(" ", "_"): int(counts.get(v, 0)) for v in cl.VERDICTS}
 
 
-def write_metrics(path: str | Path, device: str | None, model: CpuPowerModel, nums: dict,
-                  claims_table: pd.DataFrame) -> dict:
-    """Write metrics.json: the reference device, the power model, the key
+def metrics(device: str | None, model: CpuPowerModel, nums: dict, claims_table: pd.DataFrame) -> dict:
+    """metrics.json: the reference device, the power model, the key
     numbers (rounded by mobitrace.core.numbers.metric; text kept) and the
-    verdict counts. Returns the document."""
+    verdict counts."""
     doc = {
         "reference_device": device,
         "power_model": {"name": model.name, "provenance": model.provenance},
         "numbers": {k: x if isinstance(x, str) else metric(x) for k, x in sorted(nums.items())},
         "claims": verdict_counts(claims_table),
     }
-    Path(path).write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     return doc

@@ -23,10 +23,12 @@ from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
 from mobitrace.book.figures import legend_outside
 from mobitrace.core import claims as cl
 from mobitrace.core.published import Values
-from mobitrace.energy import robustness as rb
+from mobitrace.book.robustness import show as show_robustness
+from mobitrace.energy import robustness
 from mobitrace.energy.power_models import cpu_models
 from mobitrace.studies.stack_trim import analysis as sta
 from mobitrace.studies.stack_trim.analysis import interval_extent, interval_long, series_label
+from mobitrace.core.io import write_metrics
 
 STAGE = "analyze_stack_trim"
 HEADLINE = ["onecopy_wifi_small", "onecopy_loopback_max", "onecopy_power_100", "udp_crossover",
@@ -246,14 +248,14 @@ class Chapter(NotebookChapter):
             self.nums, self.values, study=self.study, device=self.ref, wifi_link=self.wifi_link,
             wifi_max_mbps=self.wifi_max_mbps, rel_tol_approx=self.rel_tol_approx)
         name = self.model.name
-        self.rob = rb.study_robustness(lambda models: self._analysis_at(models[name])["claims"], {name: self.model},
+        self.rob = robustness.study_robustness(lambda models: self._analysis_at(models[name])["claims"], {name: self.model},
                                        claims, self.robustness_settings) if self.ref else None
         self.claims = self.rob.claims if self.rob else claims
         cl.write_claims(self.claims, self.results / "claims.csv")
         self.out.show(sta.claims_shown(self.claims), "Claims of the stack-trim paper",
                       csv_href=site_href(self.results / "claims.csv"))
         if self.rob:
-            rb.show(self.out, self.rob)
+            show_robustness(self.out, self.rob)
         else:
             self.out.put_text("robustness_text", "No capture: no modeled verdict to vary.")
 
@@ -268,4 +270,4 @@ class Chapter(NotebookChapter):
         """The verdict counts for the prose, and metrics.json."""
         for verdict_name, n in sta.verdict_counts(self.claims).items():
             self.out.put(f"n_{verdict_name}", n)
-        sta.write_metrics(self.results / "metrics.json", self.ref, self.model, self.nums, self.claims)
+        write_metrics(self.results / "metrics.json", sta.metrics(self.ref, self.model, self.nums, self.claims))

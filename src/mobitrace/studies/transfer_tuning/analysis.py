@@ -45,7 +45,7 @@ from mobitrace.core import claims as cl
 from mobitrace.energy import integrals as energy
 from mobitrace.energy import power_traces as pt
 from mobitrace.stats import resampling as rs
-from mobitrace.book.figures import SEED
+from mobitrace.stats.resampling import SEED
 from mobitrace.studies.transfer_tuning import schema
 
 VALUES = ["throughput_mbps", "energy_per_100mb_j"]

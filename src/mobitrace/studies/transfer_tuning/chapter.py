@@ -11,7 +11,6 @@ claims go through mobitrace.core.claims.Claims.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -23,9 +22,11 @@ from mobitrace.core import claims as cl
 from mobitrace.core import numbers
 from mobitrace.core.published import Values
 from mobitrace.energy import power_models as power
-from mobitrace.energy import robustness as rb
+from mobitrace.book.robustness import show as show_robustness
+from mobitrace.energy import robustness
 from mobitrace.studies.transfer_tuning import analysis as tta
 from mobitrace.studies.transfer_tuning import schema
+from mobitrace.core.io import write_metrics
 
 STAGE = "analyze_transfer_tuning"
 DATASETS = tta.DATASETS
@@ -283,7 +284,7 @@ class Chapter(NotebookChapter):
         intervals = self.analysis["intervals"]
         claims = self.analysis["claims"]
         measured = tta.measured_intervals(intervals, claims)
-        self.rob = rb.study_robustness(lambda models: self._claims_at(models, measured),
+        self.rob = robustness.study_robustness(lambda models: self._claims_at(models, measured),
                                        {self.cpu.name: self.cpu, self.radio.name: self.radio}, claims,
                                        self.robustness_settings)
         self.claims_table = table = self.rob.claims
@@ -300,7 +301,7 @@ class Chapter(NotebookChapter):
         out.provenance(f"published (paper values, locations in the table) against measured throughput and {kind} "
                        f"energy ({self.ref_device}); intervals: bootstrap over repetitions.")
         out.findings(table, headline=HEADLINE, intervals=intervals)
-        rb.show(out, self.rob)
+        show_robustness(out, self.rob)
 
     def metrics(self) -> dict:
         """Verdict counts for the prose, and metrics.json (returned)."""
@@ -320,5 +321,5 @@ class Chapter(NotebookChapter):
             "grid_best_xfold": m(self.gref["x_fold"].max()),
             "claims": {k.replace(" ", "_"): int(counts.get(k, 0)) for k in cl.VERDICTS},
         }
-        (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+        write_metrics(self.results / "metrics.json", metrics)
         return metrics

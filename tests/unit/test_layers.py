@@ -1,0 +1,48 @@
+"""The package's layers point one way: analysis (core/, stats/, energy/)
+never imports presentation (book/), book/ imports no study, and no two
+packages import each other."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "mobitrace"
+
+
+def _imports() -> dict[str, set[str]]:
+    """{part of the package (a subpackage or a top-level module): the parts it imports}."""
+    def part(module: str) -> str | None:
+        names = module.split(".")
+        return names[1] if names[0] == "mobitrace" and len(names) > 1 else None
+
+    found: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if "templates" in path.relative_to(PACKAGE).parts:
+            continue
+        me = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                modules = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                modules = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            found.setdefault(me, set()).update(p for p in map(part, modules) if p and p != me)
+    return found
+
+
+def test_no_two_parts_of_the_package_import_each_other():
+    imports = _imports()
+    cycles = sorted({tuple(sorted((a, b))) for a, targets in imports.items() for b in targets
+                     if a in imports.get(b, set())})
+    assert not cycles
+
+
+@pytest.mark.parametrize("analysis", ["core", "stats", "energy"])
+def test_analysis_never_imports_presentation(analysis):
+    assert not _imports().get(analysis, set()) & {"book", "studies", "notebooks", "pipeline", "cli"}
+
+
+def test_the_book_imports_no_study():
+    assert "studies" not in _imports().get("book", set())
