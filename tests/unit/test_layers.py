@@ -46,3 +46,22 @@ def test_analysis_never_imports_presentation(analysis):
 
 def test_the_book_imports_no_study():
     assert "studies" not in _imports().get("book", set())
+
+
+def _study_modules(*names: str) -> list[Path]:
+    return sorted(p for name in names for p in (PACKAGE / "studies").glob(f"*/{name}"))
+
+
+@pytest.mark.parametrize("path", _study_modules("analysis.py", "measured_analysis.py", "ingest.py", "schema.py"),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_a_studys_analysis_never_imports_presentation(path):
+    """A study's numbers are computed without the book: its figures and
+    tables for people live in its chapter and figures modules."""
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            imported.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module)
+    assert not {m for m in imported if m.startswith("mobitrace.book") or m.split(".")[-1] in ("chapter", "figures")}
+    assert not {m for m in imported if m.startswith(("matplotlib", "seaborn"))}

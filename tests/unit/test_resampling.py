@@ -148,6 +148,7 @@ def test_tt_sweep_and_grid_figures_on_synthetic_runs():
     import matplotlib.pyplot as plt
 
     from mobitrace.studies.transfer_tuning import analysis as tta
+    from mobitrace.studies.transfer_tuning import figures as ttf
 
     rows = [{"device": "d", "dataset": ds, "kind": "sweep", "concurrency": c, "parallelism": p, "io_kib": 16,
              "rep": rep, "throughput_mbps": 10.0 * c * p + rep, "energy_per_100mb_j": 100.0 / (c * p)}
@@ -156,13 +157,13 @@ def test_tt_sweep_and_grid_figures_on_synthetic_runs():
     runs = pd.concat([tta.knob_runs(table, "concurrency", {"parallelism": 1, "io_kib": 16}),
                       tta.knob_runs(table, "parallelism", {"concurrency": 1, "io_kib": 16})], ignore_index=True)
     assert sorted(runs.loc[runs["factor"] == "concurrency", "level"].unique()) == [1, 2, 4]
-    fig = tta.sweep_figure(runs, "modeled", n_boot=20)
+    fig = ttf.sweep_figure(runs, "modeled", n_boot=20)
     assert len(fig.axes) == 4
     assert fig.axes[2].get_xlabel() == "concurrency (files at once)"
     assert fig.axes[0].get_ylabel() == "throughput (Mbit/s), measured"
     plt.close(fig)
     grid = table.groupby(["dataset", "concurrency", "parallelism"])[["throughput_mbps", "energy_per_100mb_j"]].mean()
-    fig = tta.grid_figure(grid.reset_index(), "modeled")
+    fig = ttf.grid_figure(grid.reset_index(), "modeled")
     annotations = [t.get_text() for t in fig.axes[0].texts]
     assert "81.5" in annotations  # html, c=4, p=2: (81 + 82) / 2
     plt.close(fig)
@@ -172,11 +173,11 @@ def test_tt_power_panel_shades_transfer_and_tail():
     import matplotlib.pyplot as plt
     from types import SimpleNamespace
 
-    from mobitrace.studies.transfer_tuning import analysis as tta
+    from mobitrace.studies.transfer_tuning import figures as ttf
 
     row = SimpleNamespace(t_start_s=10.0, t_end_s=12.0, tail_s=1.0, base_w=0.5)
     fig, ax = plt.subplots()
-    tta.power_panel(ax, row, np.array([10.0, 11.0, 12.0, 13.0, 14.0]), np.array([2.0, 2.0, 2.0, 1.0, 0.5]), "t")
+    ttf.power_panel(ax, row, np.array([10.0, 11.0, 12.0, 13.0, 14.0]), np.array([2.0, 2.0, 2.0, 1.0, 0.5]), "t")
     assert len(ax.collections) == 2  # transfer and tail
     assert ax.get_xlabel() == "time from first request (s)"
     plt.close(fig)

@@ -26,7 +26,8 @@ from mobitrace.core.numbers import as_printed, metric
 from mobitrace.core.published import Values
 from mobitrace.stats import cpufit
 from mobitrace.stats.intervals import mean_ci
-from mobitrace.studies.cpu_gbps import measured_analysis as cm
+from mobitrace.studies.cpu_gbps import figures as cpu_figures
+from mobitrace.studies.cpu_gbps import measured_analysis
 from mobitrace.studies.cpu_gbps.analysis import verdict_counts
 from mobitrace.studies.cpu_gbps.device_analysis import beyond_range, beyond_text, direction_word
 from mobitrace.studies.cpu_gbps.measured_analysis import (
@@ -566,16 +567,16 @@ class Chapter(NotebookChapter):
         """(offloads off vs on, the RPS pair, the CPU-quota device vs the
         reference), each empty when its devices are not in the build. Their
         Welch tests form one family ("device comparisons at the unlimited
-        rate"), Holm-corrected together (cm.holm_family)."""
+        rate"), Holm-corrected together (measured_analysis.holm_family)."""
         ref, runs, fits, have = self.reference_device, self.runs, self.fits, self.have
         pairs = {"gro": (ref, self.offloads_off_device, "offloads off vs on"),
                  "rps": (*self.rps_devices, "RPS to the second vs the first CPU") if len(self.rps_devices) == 2
                  else None,
                  "slow": (ref, self.slow_device, "CPU-quota device vs reference")}
-        frames = {key: cm.compare(runs, fits, a, b, label, self.alpha) if pair and {a, b} <= have
+        frames = {key: measured_analysis.compare(runs, fits, a, b, label, self.alpha) if pair and {a, b} <= have
                   else pd.DataFrame()
                   for key, pair in pairs.items() for a, b, label in [pair or (None, None, None)]}
-        frames = cm.holm_family(frames)
+        frames = measured_analysis.holm_family(frames)
         self.out.put("n_welch", int(sum(len(f) for f in frames.values())))
         return frames["gro"], frames["rps"], frames["slow"]
 
@@ -596,8 +597,8 @@ class Chapter(NotebookChapter):
         the same runs and alpha): its file is shown, not drawn again."""
         out, fits = self.out, self.fits
         for device in self.devices:
-            f_stat = cm.fit_of(fits, device, "down", "stat_total")
-            f_prec = cm.fit_of(fits, device, "down", "precise_total")
+            f_stat = measured_analysis.fit_of(fits, device, "down", "stat_total")
+            f_prec = measured_analysis.fit_of(fits, device, "down", "precise_total")
             out.figure(
                 self.devices_dir / device / "figure1.svg", f"figure1_{device}",
                 alt=f"{device}: four scatter plots of CPU utilization (% of all CPUs) against TCP throughput (Gbps), "
@@ -639,7 +640,7 @@ class Chapter(NotebookChapter):
 
     def procstat_figure(self) -> None:
         self.out.figure(
-            cm.procstat_figure(self.runs, self.devices), "procstat_vs_precise",
+            cpu_figures.procstat_figure(self.runs, self.devices), "procstat_vs_precise",
             alt="Two scatter plots, one point per run and one colour per device. Left: /proc/stat Total CPU (%) "
                 "against precise Total CPU (%) with a dashed line of equality. Right: /proc/stat minus precise "
                 "(percentage points) against TCP throughput (Gbps) with a dashed line at zero.",
@@ -652,10 +653,10 @@ class Chapter(NotebookChapter):
         out, runs, fits, ref, off = self.out, self.runs, self.fits, self.reference_device, self.offloads_off_device
         if not self.gro.empty:
             out.table(self.gro, "offloads_off_vs_on", "Offloads on (a) against GRO/GSO/TSO off (b): throughput at "
-                      "the unlimited rate", shown=cm.comparison_shown(self.gro, "offloads on", "offloads off"))
+                      "the unlimited rate", shown=measured_analysis.comparison_shown(self.gro, "offloads on", "offloads off"))
             out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
             out.figure(
-                cm.throughput_figure(runs, [ref, off], self.alpha), "offloads_throughput",
+                cpu_figures.throughput_figure(runs, [ref, off], self.alpha), "offloads_throughput",
                 alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars, for the "
                     "offloads-on and offloads-off configurations, downlink and uplink.",
                 caption="Throughput at the unlimited rate with offloads on and off (mean of the repetitions, 95% t "
@@ -664,7 +665,7 @@ class Chapter(NotebookChapter):
             out.provenance("measured (mean of the runs at the unlimited rate).")
             out.put_all(offloads_glue(self.gro, self.paper))
         else:
-            display(Markdown(cm.not_captured_text("offloads-off comparison", [ref, off])))
+            display(Markdown(measured_analysis.not_captured_text("offloads-off comparison", [ref, off])))
 
     def rps_section(self) -> None:
         out, runs, rps_devices = self.out, self.runs, self.rps_devices
@@ -672,10 +673,10 @@ class Chapter(NotebookChapter):
             rps = self.rps
             out.table(rps, "rps_affinity", f"SoftIRQ steered as in {rps_devices[0]} (a) against {rps_devices[1]} "
                       "(b): throughput at the unlimited rate",
-                      shown=cm.comparison_shown(rps, rps_devices[0], rps_devices[1]))
+                      shown=measured_analysis.comparison_shown(rps, rps_devices[0], rps_devices[1]))
             out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
             out.figure(
-                cm.throughput_figure(runs, [self.reference_device, *rps_devices], self.alpha), "rps_throughput",
+                cpu_figures.throughput_figure(runs, [self.reference_device, *rps_devices], self.alpha), "rps_throughput",
                 alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars for the "
                     "reference configuration and the two RPS configurations, downlink and uplink.",
                 caption="Throughput at the unlimited rate with SoftIRQ steered to either CPU, next to the reference "
@@ -688,23 +689,23 @@ class Chapter(NotebookChapter):
             out.provenance("measured (per-CPU /proc/stat, mean of the runs).")
             out.put_all(rps_glue(rps, rps_devices))
         else:
-            display(Markdown(cm.not_captured_text("RPS pair", rps_devices)))
+            display(Markdown(measured_analysis.not_captured_text("RPS pair", rps_devices)))
 
     def slow_section(self) -> None:
         out, ref, slow_device = self.out, self.reference_device, self.slow_device
         if not self.slow.empty:
             slow = self.slow
             out.table(slow, "slow_vs_reference", "Reference (a) against the CPU-quota-limited device (b): "
-                      "throughput at the unlimited rate", shown=cm.comparison_shown(slow, "reference", "CPU quota"))
+                      "throughput at the unlimited rate", shown=measured_analysis.comparison_shown(slow, "reference", "CPU quota"))
             out.provenance("measured; slopes modeled (OLS).")
             display(Markdown(slow_text(slow)))
         else:
-            display(Markdown(cm.not_captured_text("slower emulated device", [ref, slow_device])))
+            display(Markdown(measured_analysis.not_captured_text("slower emulated device", [ref, slow_device])))
 
     def comparison_figure(self) -> None:
         thr = self.thr
         self.out.figure(
-            cm.lines_figure(self.runs, self.phones, self.devices, self.target_rates_gbps, self.cpu_threshold_pct,
+            cpu_figures.lines_figure(self.runs, self.phones, self.devices, self.target_rates_gbps, self.cpu_threshold_pct,
                             self.alpha), "comparison",
             alt="Total CPU utilization (%) against TCP downlink throughput (Gbps): one straight line with a shaded "
                 "confidence band per measured device, and two black lines for the published phones; a dashed grey "

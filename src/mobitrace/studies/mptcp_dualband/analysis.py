@@ -28,7 +28,7 @@ from mobitrace.core import claims as cl
 from mobitrace.core.numbers import direction, metric
 from mobitrace.energy.power_models import RadioPowerModel
 from mobitrace.stats import resampling as rs
-from mobitrace.studies.mptcp_dualband import energy as en
+from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
 from mobitrace.studies.mptcp_dualband import schema as sc
 from mobitrace.studies.mptcp_dualband.schema import DIRECTIONS, PATHS
 
@@ -73,7 +73,7 @@ def floor_sensitivity(summary: pd.DataFrame, radio: dict[str, dict[str, RadioPow
     kept as measured and modeled."""
     rows = []
     for f in floors:
-        p = en.radio_power_floor_mw
+        p = energy_per_bit.radio_power_floor_mw
         for (direction, demand), g in summary.groupby(["direction", "demand"], sort=True):
             ok = g[g["tput_mbps"] >= satisfied_frac * demand] if demand > 0 else g
             if ok.empty:
@@ -260,25 +260,6 @@ def change_ci(draws: dict[str, pd.DataFrame], column: str, direction: str, deman
                             level)
 
 
-OPTIMA_SHOWN = {"tput_opt_ratio": "throughput-optimal (% on a)", "tput_opt_mbps": "throughput there (Mbps)",
-                "energy_opt_satisfying_ratio": "energy-optimal (% on a)",
-                "energy_opt_satisfying_nj": "energy there (nJ/bit)",
-                "energy_opt_both_ratio": "energy-optimal, two paths (% on a)"}
-
-
-def optima_shown(opt: pd.DataFrame, oci: pd.DataFrame) -> pd.DataFrame:
-    """The optima (optima) for people: each optimal
-    ratio with its bootstrap interval (`optima_ci`) as "73 [70, 73]", units
-    in the headers."""
-    from mobitrace.book.build import with_interval
-
-    f = opt.merge(oci, on=["direction", "demand"])
-    for col in ("tput_opt_ratio", "energy_opt_satisfying_ratio", "energy_opt_both_ratio"):
-        f = with_interval(f, col, f"{col}_low", f"{col}_high")
-    return (f[["direction", "demand", *OPTIMA_SHOWN]]
-            .rename(columns={"demand": "demand (Mbps, 0 = backlogged)", **OPTIMA_SHOWN}))
-
-
 # --------------------------------------------------------------------------- #
 # The chapter: runs used, tables (validated by schema.TABLES) and glued values
 
@@ -330,7 +311,7 @@ def priced_runs(runs: pd.DataFrame, manifests: dict, devices: list[str], radio, 
     """The ingested runs priced with the radio and CPU models
     (energy.energy_table), the paths each used marked, and the MPTCP runs of
     sessions before the kit's listener fix set aside (select_runs)."""
-    e = en.energy_table(runs, radio, cpu)
+    e = energy_per_bit.energy_table(runs, radio, cpu)
     e["paths_used"] = paths_used(e)
     e, aside = select_runs(e, manifests)
     ref = devices[0]
@@ -418,17 +399,6 @@ def fig1_table(mp: pd.DataFrame, rates_paper: dict) -> pd.DataFrame:
     fig1["total_ci_low"] = [ci[k][1] for k in zip(fig1["device"], fig1["direction"])]
     fig1["total_ci_high"] = [ci[k][2] for k in zip(fig1["device"], fig1["direction"])]
     return validated(fig1, "fig1_mptcp_throughput")
-
-
-FIG1_SHOWN = {"n": "runs", "total": "MPTCP total (Mbps)", "total_sd": "SD total (Mbps)", "path_a": "path a (Mbps)",
-              "path_a_sd": "SD path a (Mbps)", "path_b": "path b (Mbps)", "path_b_sd": "SD path b (Mbps)",
-              "sum of path rates": "sum of path rates (Mbps)", "% of sum": "of the sum (%)"}
-
-
-def fig1_shown(fig1: pd.DataFrame) -> pd.DataFrame:
-    """fig1_table for people: the total with its interval, units in headers."""
-    from mobitrace.book.build import with_interval
-    return with_interval(fig1, "total", "total_ci_low", "total_ci_high").rename(columns=FIG1_SHOWN)
 
 
 def fig1_ref(fig1: pd.DataFrame, ref: str) -> pd.DataFrame:
@@ -978,20 +948,6 @@ def claim_intervals(oci: pd.DataFrame, r1: pd.DataFrame, cis: dict) -> dict[str,
         **{f"{_short(d)}_{m:g}_energy_opt": pair((d, m), "energy_opt_satisfying_ratio")
            for d, m in o_ci.index if m > 0},
     }
-
-
-def claims_shown(claims_table: pd.DataFrame, intervals: dict) -> pd.DataFrame:
-    """The claims table for people: paper value with its relation, ours with
-    its interval."""
-    from mobitrace.book.chapter import paper_text
-    from mobitrace.core import numbers
-
-    shown = claims_table.assign(
-        paper=[paper_text(rel, val) for rel, val in zip(claims_table["paper_relation"], claims_table["paper_value"])],
-        ours=[numbers.interval(a, *intervals.get(c, (None, None))) for c, a in
-              zip(claims_table["claim_id"], claims_table["artifact_value"])])
-    return (shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "provenance", "robustness"]]
-            .rename(columns={"ours": "this artifact [95% CI]"}))
 
 
 def verdict_counts(claims_table: pd.DataFrame) -> dict[str, int]:

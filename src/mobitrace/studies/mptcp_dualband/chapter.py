@@ -15,18 +15,20 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 
-from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
+from mobitrace.book.build import with_interval
+from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, site_href
 from mobitrace.book.figures import PALETTE, legend_outside
-from mobitrace.stats.resampling import SEED
-from mobitrace.core import claims as cl
 from mobitrace.book.robustness import show as show_robustness
-from mobitrace.energy import robustness
-from mobitrace.core.published import Values
-from mobitrace.stats import resampling as rs
-from mobitrace.studies.mptcp_dualband import analysis as mda
-from mobitrace.studies.mptcp_dualband import energy as men
-from mobitrace.studies.mptcp_dualband.schema import DIRECTIONS
+from mobitrace.core import claims as cl
+from mobitrace.core import numbers
 from mobitrace.core.io import write_metrics
+from mobitrace.core.published import Values
+from mobitrace.energy import robustness
+from mobitrace.stats import resampling as rs
+from mobitrace.stats.resampling import SEED
+from mobitrace.studies.mptcp_dualband import analysis as mda
+from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
+from mobitrace.studies.mptcp_dualband.schema import DIRECTIONS
 
 STAGE = "analyze_mptcp_dualband"
 # The paper's energy claims first: the throughput claims after them are testbed
@@ -172,7 +174,7 @@ class Chapter(NotebookChapter):
         self.radio_floor_fracs, self.satisfied_frac = radio_floor_fracs, satisfied_frac
         self.out = ChapterOutputs(results_dir, STAGE)
         self.v = Values(published_dir)
-        self.radio_all, self.cpu, self.radio = men.chapter_models(power_models, radio_models, cpu_model)
+        self.radio_all, self.cpu, self.radio = energy_per_bit.chapter_models(power_models, radio_models, cpu_model)
         self.tol = mda.Tolerances(rel_tol_equal, rel_tol_approx, ratio_tol, satisfied_frac)
         self.robustness_settings = robustness
 
@@ -211,7 +213,7 @@ class Chapter(NotebookChapter):
         self.mp = mp = self.m["mp"]
         fig1 = mda.fig1_table(mp, self.R.rates_paper)
         out.table(fig1, "fig1_mptcp_throughput", "Backlogged MPTCP throughput: mean [95% CI], and SD, over runs",
-                  shown=mda.fig1_shown(fig1))
+                  shown=fig1_shown(fig1))
         out.provenance("measured: receiver payload over first-to-last byte; per path by the phone's interface byte "
                        "counters.")
         self.r = r = mda.fig1_ref(fig1, ref)
@@ -280,7 +282,7 @@ class Chapter(NotebookChapter):
                            f"{same['downlink']} in the downlink and {same['uplink']} in the uplink.")
         out.provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit from it and the measured CPU "
                        "time.")
-        out.show(mda.optima_shown(opt[opt["demand"] == 0], oci), "Throughput- and energy-optimal ratios, backlogged "
+        out.show(optima_shown(opt[opt["demand"] == 0], oci), "Throughput- and energy-optimal ratios, backlogged "
                  "(95% bootstrap interval over runs)", csv_href=out.href("optima"))
         out.provenance("measured throughput; modeled nJ/bit; intervals: bootstrap over the runs of each ratio.")
 
@@ -315,7 +317,7 @@ class Chapter(NotebookChapter):
                                "with 95% bootstrap CI bands; dotted: the demand. Look at which ratios reach the "
                                "demand, and where among them the nJ/bit curve is lowest (dash-dotted line).")
             out.provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit.")
-        out.show(mda.optima_shown(opt[opt["demand"] > 0], self.oci), "Throughput- and energy-optimal ratios per "
+        out.show(optima_shown(opt[opt["demand"] > 0], self.oci), "Throughput- and energy-optimal ratios per "
                  f"demand (energy over the ratios meeting at least {self.satisfied_frac:.0%} of the demand; 95% "
                  "bootstrap interval over runs)", csv_href=out.href("optima"))
         out.provenance("measured throughput; modeled nJ/bit; intervals: bootstrap over the runs of each ratio.")
@@ -374,7 +376,7 @@ class Chapter(NotebookChapter):
         self.claims_table = self.rob.claims
         cl.write_claims(self.claims_table, out.results_dir / "claims.csv")
         intervals = mda.claim_intervals(self.oci, self.r, self.cmp_ci)
-        out.show(mda.claims_shown(self.claims_table, intervals),
+        out.show(claims_shown(self.claims_table, intervals),
                  "Claims of the mptcp-dualband paper and their verdicts",
                  csv_href=site_href(out.results_dir / "claims.csv"))
         out.provenance("published paper values against measured throughput and modeled energy (the provenance "
@@ -392,3 +394,41 @@ class Chapter(NotebookChapter):
         self._glue(mda.verdict_counts(self.claims_table))
         write_metrics(self.out.results_dir / "metrics.json",
                       mda.metrics(self.R, self.r, self.cdf, self.cmp, self.gl, self.claims_table))
+
+
+OPTIMA_SHOWN = {"tput_opt_ratio": "throughput-optimal (% on a)", "tput_opt_mbps": "throughput there (Mbps)",
+                "energy_opt_satisfying_ratio": "energy-optimal (% on a)",
+                "energy_opt_satisfying_nj": "energy there (nJ/bit)",
+                "energy_opt_both_ratio": "energy-optimal, two paths (% on a)"}
+
+
+def optima_shown(opt: pd.DataFrame, oci: pd.DataFrame) -> pd.DataFrame:
+    """The optima (optima) for people: each optimal
+    ratio with its bootstrap interval (`optima_ci`) as "73 [70, 73]", units
+    in the headers."""
+    f = opt.merge(oci, on=["direction", "demand"])
+    for col in ("tput_opt_ratio", "energy_opt_satisfying_ratio", "energy_opt_both_ratio"):
+        f = with_interval(f, col, f"{col}_low", f"{col}_high")
+    return (f[["direction", "demand", *OPTIMA_SHOWN]]
+            .rename(columns={"demand": "demand (Mbps, 0 = backlogged)", **OPTIMA_SHOWN}))
+
+
+FIG1_SHOWN = {"n": "runs", "total": "MPTCP total (Mbps)", "total_sd": "SD total (Mbps)", "path_a": "path a (Mbps)",
+              "path_a_sd": "SD path a (Mbps)", "path_b": "path b (Mbps)", "path_b_sd": "SD path b (Mbps)",
+              "sum of path rates": "sum of path rates (Mbps)", "% of sum": "of the sum (%)"}
+
+
+def fig1_shown(fig1: pd.DataFrame) -> pd.DataFrame:
+    """fig1_table for people: the total with its interval, units in headers."""
+    return with_interval(fig1, "total", "total_ci_low", "total_ci_high").rename(columns=FIG1_SHOWN)
+
+
+def claims_shown(claims_table: pd.DataFrame, intervals: dict) -> pd.DataFrame:
+    """The claims table for people: paper value with its relation, ours with
+    its interval."""
+    shown = claims_table.assign(
+        paper=[paper_text(rel, val) for rel, val in zip(claims_table["paper_relation"], claims_table["paper_value"])],
+        ours=[numbers.interval(a, *intervals.get(c, (None, None))) for c, a in
+              zip(claims_table["claim_id"], claims_table["artifact_value"])])
+    return (shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "provenance", "robustness"]]
+            .rename(columns={"ours": "this artifact [95% CI]"}))

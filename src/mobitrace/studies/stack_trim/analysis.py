@@ -28,7 +28,6 @@ import pandas as pd
 import pandera.pandas as pa
 from scipy import stats
 
-from mobitrace.book.chapter import paper_text
 from mobitrace.core import claims as cl
 from mobitrace.core.numbers import MISSING, direction, metric
 from mobitrace.core.published import Values
@@ -758,14 +757,6 @@ def analysis_at(runs: pd.DataFrame, model: CpuPowerModel, values: Values, *, stu
                             wifi_max_mbps=wifi_max_mbps, rel_tol_approx=rel_tol_approx)
     return {"runs": priced, "onecopy": onecopy, "transport": transport, "crossover": crossover, "nums": nums,
             "claims": claims}
-
-
-def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:
-    """The claims table for people: the paper's value with its relation."""
-    shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
-                                       zip(claims_table["paper_relation"], claims_table["paper_value"])])
-    return shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "provenance", "robustness"]].rename(
-        columns={"artifact_value": "this artifact"})
 
 
 def findings_intervals(nums: dict) -> dict:

@@ -19,7 +19,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
+from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, site_href
 from mobitrace.book.figures import legend_outside
 from mobitrace.core import claims as cl
 from mobitrace.core.published import Values
@@ -252,7 +252,7 @@ class Chapter(NotebookChapter):
                                        claims, self.robustness_settings) if self.ref else None
         self.claims = self.rob.claims if self.rob else claims
         cl.write_claims(self.claims, self.results / "claims.csv")
-        self.out.show(sta.claims_shown(self.claims), "Claims of the stack-trim paper",
+        self.out.show(claims_shown(self.claims), "Claims of the stack-trim paper",
                       csv_href=site_href(self.results / "claims.csv"))
         if self.rob:
             show_robustness(self.out, self.rob)
@@ -271,3 +271,11 @@ class Chapter(NotebookChapter):
         for verdict_name, n in sta.verdict_counts(self.claims).items():
             self.out.put(f"n_{verdict_name}", n)
         write_metrics(self.results / "metrics.json", sta.metrics(self.ref, self.model, self.nums, self.claims))
+
+
+def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:
+    """The claims table for people: the paper's value with its relation."""
+    shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
+                                       zip(claims_table["paper_relation"], claims_table["paper_value"])])
+    return shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "provenance", "robustness"]].rename(
+        columns={"artifact_value": "this artifact"})

@@ -25,6 +25,7 @@ from mobitrace.energy import power_models as power
 from mobitrace.book.robustness import show as show_robustness
 from mobitrace.energy import robustness
 from mobitrace.studies.transfer_tuning import analysis as tta
+from mobitrace.studies.transfer_tuning import figures as ttf
 from mobitrace.studies.transfer_tuning import schema
 from mobitrace.core.io import write_metrics
 
@@ -144,7 +145,7 @@ class Chapter(NotebookChapter):
         for name, frame in self.sweep.items():
             self._save(frame, f"sweep_{name}")
         for device in self.devices:
-            out.figure(tta.sweep_figure(self.knob_runs[self.knob_runs["device"] == device], kind), f"fig2_{device}",
+            out.figure(ttf.sweep_figure(self.knob_runs[self.knob_runs["device"] == device], kind), f"fig2_{device}",
                        alt=f"Six panels for {device}: throughput in Mbit/s (top) and energy per 100 MB in joules "
                            "(bottom) against concurrency, parallelism and I/O request size (log scale), one line "
                            "per dataset (html, image, video) with 95% confidence bands.",
@@ -177,7 +178,7 @@ class Chapter(NotebookChapter):
                                      "artifact saving %": "artifact saving (%)"}))
         out.provenance(f"published (§4, Figure 2 prose) and measured throughput / {kind} energy ({ref_device}); "
                        "intervals: bootstrap over repetitions.")
-        out.figure(tta.ratio_figure(comp, kind), "ratios_vs_paper",
+        out.figure(ttf.ratio_figure(comp, kind), "ratios_vs_paper",
                    alt="Two dot plots, one row per dataset and knob: the throughput ratio (x-fold) and the "
                        "energy-per-100-MB ratio against level 1, with 95% bootstrap intervals, a dashed reference "
                        "line at 1 and the paper's ratios as crosses.",
@@ -229,7 +230,7 @@ class Chapter(NotebookChapter):
         a = self.analysis
         grid = self._save(a["grid"], "grid")
         for device in self.devices:
-            out.figure(tta.grid_figure(grid[grid["device"] == device], kind), f"fig7_{device}",
+            out.figure(ttf.grid_figure(grid[grid["device"] == device], kind), f"fig7_{device}",
                        alt=f"Six annotated heat maps for {device}, one column per dataset: mean throughput in Mbit/s "
                            f"(top) and energy per 100 MB in joules (bottom) over concurrency (x) and parallelism (y).",
                        caption=f"Combined knobs on {device}: mean throughput (measured) and energy per 100 MB "
@@ -251,7 +252,7 @@ class Chapter(NotebookChapter):
         for device in self.devices:
             vids = tta.concurrency_runs(self.table, device, self.io_kib)
             if len(vids):
-                out.figure(tta.concurrency_power_figure(vids, *self._trace_args()), f"fig9_{device}",
+                out.figure(ttf.concurrency_power_figure(vids, *self._trace_args()), f"fig9_{device}",
                            alt=f"{len(vids)} power traces in watts against time in seconds for the video dataset on "
                                f"{device}, one per concurrency level, with the transfer's energy and the tail shaded.",
                            caption=f"Power over time of one video transfer per concurrency level ({kind}, {device}, "
@@ -261,7 +262,7 @@ class Chapter(NotebookChapter):
                                "measured.")
             tails = tta.tail_runs(self.table, device)
             if len(tails):
-                out.figure(tta.tail_power_figure(tails, *self._trace_args()), f"fig8_{device}",
+                out.figure(ttf.tail_power_figure(tails, *self._trace_args()), f"fig8_{device}",
                            alt=f"Three power traces in watts against time in seconds on {device}: one file, two "
                                "files back to back, two files at once, with the transfer's energy and the tail "
                                "shaded.",
