@@ -23,6 +23,7 @@ import pandas as pd
 from mobitrace.core import claims as cl
 from mobitrace.book.build import table_html
 from mobitrace.core import numbers
+from mobitrace.core import params
 from mobitrace.core.escape import fence, safe_href
 # Imported here, not lazily, although the overview draws nothing (~1 s of seaborn and
 # scipy.stats): importing this module must set the figure theme before any caller draws.
@@ -292,13 +293,13 @@ class NotebookChapter:
 
     @classmethod
     def from_parameters(cls, namespace: dict):
-        """The chapter from the notebook's parameters (its namespace after
-        papermill injected them): every argument of the constructor."""
-        names = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-        missing = [n for n in names if n not in namespace]
-        if missing:
-            raise TypeError(f"the notebook has no parameter {', '.join(missing)}")
-        return cls(**{n: namespace[n] for n in names})
+        """The chapter of the notebook's `study` (its one parameter), with
+        every other argument of the constructor read from params.yaml
+        (mobitrace.core.params.arguments)."""
+        signature = inspect.signature(cls.__init__).parameters
+        names = [p for p in signature if p != "self"]
+        optional = {p for p in names if signature[p].default is not inspect.Parameter.empty}
+        return cls(**params.arguments(namespace["study"], names, optional))
 
 
 class SupplementChapter(NotebookChapter):
