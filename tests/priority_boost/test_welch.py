@@ -61,7 +61,7 @@ def test_hedges_g_samples_sign_and_zero_sd():
 
 def test_holm_hand_case():
     # Sorted p = 0.01, 0.03, 0.04 with m = 3: 0.03, 0.06, 0.06 (monotone).
-    reject, adj = welch.holm([0.01, 0.04, 0.03, float("nan")])
+    reject, adj = welch.holm([0.01, 0.04, 0.03, float("nan")], alpha=0.05)
     assert adj[:3] == pytest.approx([0.03, 0.06, 0.06])
     assert list(reject[:3]) == [True, False, False]
     assert math.isnan(adj[3]) and not reject[3]

@@ -31,7 +31,7 @@ def two_devices():
 
 def test_compare_hand_case():
     runs, fits = two_devices()
-    c = measured_analysis.compare(runs, fits, "dev-a", "dev-b", "b vs a")
+    c = measured_analysis.compare(runs, fits, "dev-a", "dev-b", "b vs a", alpha=0.05)
     assert list(c["direction"]) == ["down", "up"]
     d = c.set_index("direction").loc["down"]
     assert d["a_max_gbps"] == pytest.approx(12.0) and d["b_max_gbps"] == pytest.approx(6.0)
@@ -52,7 +52,7 @@ def test_compare_hand_case():
 
 def test_comparison_shown_for_people():
     runs, fits = two_devices()
-    family = measured_analysis.holm_family({"x": measured_analysis.compare(runs, fits, "dev-a", "dev-b", "b vs a")})["x"]
+    family = measured_analysis.holm_family({"x": measured_analysis.compare(runs, fits, "dev-a", "dev-b", "b vs a", alpha=0.05)}, alpha=0.05)["x"]
     shown = measured_analysis.comparison_shown(family, "on", "off")
     assert shown.loc[0, "direction"] == "downlink"
     assert shown.loc[0, "on (Gbps) [95% CI]"] == "12.00 [7.03, 16.97]"
@@ -75,8 +75,8 @@ def test_helpers():
 def test_figures_have_units_and_legends_outside():
     runs, fits = two_devices()
     phones = pd.DataFrame([{"device": "Phone", "slope_pct_per_gbps": 10.0, "intercept_pct": 2.0}])
-    for fig in (cpu_figures.throughput_figure(runs, ["dev-a", "dev-b"]), cpu_figures.procstat_figure(runs, ["dev-a", "dev-b"]),
-                cpu_figures.lines_figure(runs, phones, ["dev-a", "dev-b"], [1.6, 4.0], 50)):
+    for fig in (cpu_figures.throughput_figure(runs, ["dev-a", "dev-b"], alpha=0.05), cpu_figures.procstat_figure(runs, ["dev-a", "dev-b"]),
+                cpu_figures.lines_figure(runs, phones, ["dev-a", "dev-b"], [1.6, 4.0], 50, alpha=0.05)):
         axes = fig.get_axes()
         for ax in axes:
             assert "(" in ax.get_xlabel(), ax.get_xlabel()
@@ -90,7 +90,7 @@ def test_figures_have_units_and_legends_outside():
 
 def test_throughput_figure_error_bars_are_the_t_interval():
     runs, _ = two_devices()
-    fig = cpu_figures.throughput_figure(runs, ["dev-a", "dev-b"])
+    fig = cpu_figures.throughput_figure(runs, ["dev-a", "dev-b"], alpha=0.05)
     ax = fig.get_axes()[0]
     spans = [tuple(np.round([np.nanmin(line.get_xdata()), np.nanmax(line.get_xdata())], 6))
              for line in ax.get_lines() if np.isnan(line.get_xdata()).any()]
@@ -104,7 +104,7 @@ def test_holm_family_over_all_device_comparisons_hand_case_synthetic():
     from mobitrace.studies.cpu_gbps import measured_analysis
     frames = {"gro": pd.DataFrame({"direction": ["down", "up"], "welch_p": [0.01, 0.04]}),
               "rps": pd.DataFrame(), "slow": pd.DataFrame({"direction": ["down"], "welch_p": [0.03]})}
-    out = measured_analysis.holm_family(frames)
+    out = measured_analysis.holm_family(frames, alpha=0.05)
     assert out["rps"].empty
     assert out["gro"]["welch_p_holm"].tolist() == pytest.approx([0.03, 0.06])
     assert out["slow"]["welch_p_holm"].tolist() == pytest.approx([0.06])

@@ -58,7 +58,7 @@ HTML("names: " + " ".join(names))
 
 def _project(tmp_path, fail: bool = False):
     (tmp_path / "dvc.yaml").write_text("stages: {}\n")
-    (tmp_path / "params.yaml").write_text("toy: {x: 4, results_dir: data/results/toy}\n")
+    (tmp_path / "params.yaml").write_text("toy: {x: 4, results_dir: data/results/toy}\ntoy-methods: {x: 4}\n")
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "toy.py").write_text(CHAPTER)
     (tmp_path / "notebooks" / "toy-methods.py").write_text(SUPPLEMENT.replace("{FAIL}", "1 / 0\n" if fail else ""))

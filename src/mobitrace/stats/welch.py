@@ -190,7 +190,7 @@ def hedges_g_samples(a, b, level: float = 0.95) -> tuple[float, float, float]:
     return hedges_g(a.mean(), a.std(ddof=1), len(a), b.mean(), b.std(ddof=1), len(b), level)
 
 
-def holm(pvalues, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+def holm(pvalues, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Holm's step-down family-wise correction: sorted p_(i) is compared
     with alpha / (m - i + 1), and every hypothesis before the first that
     fails is rejected; adjusted p_(i) = max_{j<=i} min(1, (m - j + 1) p_(j)).

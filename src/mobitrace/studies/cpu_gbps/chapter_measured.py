@@ -576,7 +576,7 @@ class Chapter(NotebookChapter):
         frames = {key: measured_analysis.compare(runs, fits, a, b, label, self.alpha) if pair and {a, b} <= have
                   else pd.DataFrame()
                   for key, pair in pairs.items() for a, b, label in [pair or (None, None, None)]}
-        frames = measured_analysis.holm_family(frames)
+        frames = measured_analysis.holm_family(frames, self.alpha)
         self.out.put("n_welch", int(sum(len(f) for f in frames.values())))
         return frames["gro"], frames["rps"], frames["slow"]
 

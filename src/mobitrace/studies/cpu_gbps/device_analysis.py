@@ -125,14 +125,14 @@ PANELS = {"Total CPU": ("stat_total", "precise_total"), "SoftIRQ CPU": ("stat_so
 CI_ALPHA, PRED_ALPHA = 0.30, 0.12  # band opacity: confidence band darker, prediction band lighter
 
 
-def line_with_bands(x, y, xs, alpha: float = 0.05) -> pd.DataFrame:
+def line_with_bands(x, y, xs, alpha: float) -> pd.DataFrame:
     """The OLS line of y on x evaluated at xs with its 100(1 - alpha)%
     confidence band of the mean (mean_ci_*) and prediction band of one new
     run (obs_ci_*), from statsmodels' get_prediction (cpufit.bands)."""
     return cpufit.bands(cpufit.fit_line(x, y), xs, alpha)
 
 
-def draw_fit(ax, x, y, xs, color, label: str, alpha: float = 0.05, prediction: bool = True,
+def draw_fit(ax, x, y, xs, color, label: str, alpha: float, prediction: bool = True,
              measured_max: float | None = None) -> pd.DataFrame:
     """Draw the OLS line (seaborn lineplot) with its confidence band and, if
     `prediction`, its prediction band (fill_between). Beyond `measured_max`
@@ -150,7 +150,7 @@ def draw_fit(ax, x, y, xs, color, label: str, alpha: float = 0.05, prediction: b
     return b
 
 
-def band_handles(entries: list[tuple[str, object, str]], alpha: float = 0.05, prediction: bool = True) -> list:
+def band_handles(entries: list[tuple[str, object, str]], alpha: float, prediction: bool = True) -> list:
     """Legend handles: one line (and marker) per (label, colour, marker)
     entry, then the two kinds of band."""
     from matplotlib.lines import Line2D
@@ -163,7 +163,7 @@ def band_handles(entries: list[tuple[str, object, str]], alpha: float = 0.05, pr
     return handles
 
 
-def band_legend(ax, entries: list[tuple[str, object, str]], alpha: float = 0.05, prediction: bool = True) -> None:
+def band_legend(ax, entries: list[tuple[str, object, str]], alpha: float, prediction: bool = True) -> None:
     """A legend outside the axes (right of it) with band_handles."""
     ax.legend(handles=band_handles(entries, alpha, prediction))
     legend_outside(ax)

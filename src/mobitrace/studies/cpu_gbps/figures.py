@@ -18,7 +18,7 @@ from mobitrace.studies.cpu_gbps.device_analysis import CI_ALPHA, draw_fit, satur
 from mobitrace.studies.cpu_gbps.measured_analysis import DIRECTION_NAMES
 
 
-def throughput_figure(runs: pd.DataFrame, devices: list[str], alpha: float = 0.05):
+def throughput_figure(runs: pd.DataFrame, devices: list[str], alpha: float):
     """Mean TCP throughput at the unlimited rate per device (rows) and
     direction (colour), with its 100(1 - alpha)% t interval as error bars
     (mean_ci, the tables' interval), drawn with seaborn pointplot."""
@@ -58,7 +58,7 @@ def procstat_figure(runs: pd.DataFrame, devices: list[str]):
 
 
 def lines_figure(runs: pd.DataFrame, phones: pd.DataFrame, devices: list[str], targets: list[float],
-                 threshold: float, alpha: float = 0.05):
+                 threshold: float, alpha: float):
     """Each measured device's downlink /proc/stat Total OLS line with its
     100(1 - alpha)% confidence band (solid up to the device's saturation
     point, dashed beyond: the one limit of the tables' range flags), and the published phones' implied lines (black, dotted and

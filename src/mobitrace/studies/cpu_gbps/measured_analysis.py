@@ -61,7 +61,7 @@ def max_runs(runs: pd.DataFrame, device: str, direction: str) -> pd.DataFrame:
 
 
 def compare(runs: pd.DataFrame, fits: pd.DataFrame, dev_a: str, dev_b: str, label: str,
-            alpha: float = 0.05) -> pd.DataFrame:
+            alpha: float) -> pd.DataFrame:
     """Device b against device a at the unlimited rate, per direction: mean
     throughput of each with its t interval, the ratio of means b / a with
     its interval (cpufit.ratio_ci), Welch's t-test of b - a, mean CPU at
@@ -96,7 +96,7 @@ def compare(runs: pd.DataFrame, fits: pd.DataFrame, dev_a: str, dev_b: str, labe
 FAMILY = "device comparisons at the unlimited rate"
 
 
-def holm_family(frames: dict[str, pd.DataFrame], alpha: float = 0.05) -> dict[str, pd.DataFrame]:
+def holm_family(frames: dict[str, pd.DataFrame], alpha: float) -> dict[str, pd.DataFrame]:
     """The compare() frames with the Welch p-values of all of them corrected
     together as one family (FAMILY, Holm; mobitrace.stats.welch.holm):
     columns family, family_size and welch_p_holm added to each non-empty frame."""

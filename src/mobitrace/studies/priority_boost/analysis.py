@@ -21,7 +21,7 @@ def table_precision(cells: pd.DataFrame) -> dict:
 
 
 def audit_published(stats: pd.DataFrame, table: str, p_table: str | None, baseline: str = "original",
-                    alpha: float = 0.05, level: float = 0.95, grid: int = 21) -> pd.DataFrame:
+                    *, alpha: float, level: float, grid: int = 21) -> pd.DataFrame:
     """Every policy-versus-baseline comparison of a mean/SD table: the
     recomputed Welch test, the range of p over the rounding intervals (as
     printed, and at the table's precision), the published p where there is
@@ -77,7 +77,7 @@ def cell_summary(runs: pd.DataFrame, value: str = "metric") -> pd.DataFrame:
 
 
 def compare_measured(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
-                     alpha: float = 0.05, level: float = 0.95) -> pd.DataFrame:
+                     *, alpha: float, level: float) -> pd.DataFrame:
     """Welch tests and Hedges' g of each policy against the baseline on the
     per-run samples of every (table, condition); Holm over each table's
     comparisons. Cells with fewer than two runs on either side are kept with
@@ -135,7 +135,7 @@ def median_ratio_ci(ratios, level: float = 0.95, seed: int = 20261123) -> tuple[
 
 
 def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
-                   alpha: float = 0.05, level: float = 0.95) -> pd.DataFrame:
+                   *, alpha: float, level: float) -> pd.DataFrame:
     """Supplementary paired comparison: every repetition of a cell uses the
     same on/off link schedule (seed) for all policies, so runs can be paired
     by (session, rep). Per policy and condition: the number of pairs, the
