@@ -22,7 +22,7 @@ from mobitrace.core.params import load as load_params
 from mobitrace.core.params import section_of, unused
 from mobitrace.studies import registry
 
-# nbformat, jupytext and papermill (0.5 s) are imported where they are used,
+# nbformat, jupytext and papermill are imported where they are used,
 # after `run` has started the kernel, which boots meanwhile.
 
 # Papermill and nbclient record run times and paths; none of that is a result.

@@ -1,4 +1,4 @@
-"""A sixth study in four places (issue 17, item 6): in a copy of the built
+"""A sixth study in four places: in a copy of the built
 repository, `new-study` scaffolds a toy study (synthetic: a placeholder
 published value, no capture), `python -m mobitrace repro` (what `make` runs)
 runs its stages, its chapter is in the book; the copy is then removed."""

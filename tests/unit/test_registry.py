@@ -1,6 +1,6 @@
 """The study registry is the only list of studies: dvc.yaml, book/_toc.yml,
 the CLI, the Makefile, params.yaml and the tests follow it, and each study's
-stages depend on its own code only (issue 17, items 1 and 4)."""
+stages depend on its own code only."""
 
 import functools
 from pathlib import Path

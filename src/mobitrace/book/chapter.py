@@ -25,8 +25,8 @@ from mobitrace.book.build import table_html
 from mobitrace.core import numbers
 from mobitrace.core import params
 from mobitrace.core.escape import fence, safe_href
-# Imported here, not lazily, although the overview draws nothing (~1 s of seaborn and
-# scipy.stats): importing this module must set the figure theme before any caller draws.
+# Imported here, not lazily, although the overview draws nothing: importing this
+# module must set the figure theme before any caller draws.
 from mobitrace.book.figures import save_svg
 
 PROVENANCE_KINDS = ("measured", "published", "modeled")

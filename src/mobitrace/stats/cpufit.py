@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 # The two names used, from their modules: statsmodels.api would also import its
-# formula, graphics and time-series packages (~0.3 s CPU in every stage using this).
+# formula, graphics and time-series packages in every stage using this.
 from statsmodels.regression.linear_model import OLS
 from statsmodels.tools.tools import add_constant
 
