@@ -142,7 +142,7 @@ ch.optima_compared()
 #
 # The paper's Figure 9 (a flow chart, not in the text) gives guidelines for an
 # energy-aware scheduler from the demand and each interface's maximum rate.
-# `mobitrace.studies.mptcp_dualband.analysis.guideline_ratio` encodes them as §4.2 states them:
+# `mobitrace.studies.mptcp_dualband.ratios.guideline_ratio` encodes them as §4.2 states them:
 # backlogged traffic gets the throughput-optimal ratio R_ad : R_ac; downlink
 # demands above R_ad fill 802.11ac and put the rest on 802.11ad, demands
 # between R_ac and R_ad use 802.11ad alone, demands up to R_ac 802.11ac alone;

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mobitrace.studies.mptcp_dualband import analysis as mda
+from mobitrace.studies.mptcp_dualband import ratios
 from mobitrace.studies.mptcp_dualband import chapter as mdp
 from mobitrace.stats import resampling as rs
 from mobitrace.stats.intervals import mean_ci
@@ -70,14 +70,14 @@ def _runs():
 
 
 def test_optima_ci_and_change_ci():
-    d = mda.boot(_runs(), n_boot=100)
-    o = mda.optima_ci(d).iloc[0]
+    d = ratios.boot(_runs(), n_boot=100)
+    o = ratios.optima_ci(d).iloc[0]
     assert (o["tput_opt_ratio_low"], o["tput_opt_ratio_high"]) == (73.0, 73.0)
     assert (o["energy_opt_both_ratio_low"], o["energy_opt_both_ratio_high"]) == (90.0, 90.0)
     assert (o["energy_opt_satisfying_ratio_low"], o["energy_opt_satisfying_ratio_high"]) == (100.0, 100.0)
-    lo, hi = mda.change_ci(d, "nj_per_bit", "downlink", 0.0, 73.0, 100.0)  # 1.5 / 1.4: +7.14%
+    lo, hi = ratios.change_ci(d, "nj_per_bit", "downlink", 0.0, 73.0, 100.0)  # 1.5 / 1.4: +7.14%
     assert lo == pytest.approx(100 * (1.5 / 1.4 - 1)) and hi == pytest.approx(lo)
-    lo, hi = mda.change_ci(d, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)  # (2100..2102) / (1500..1502)
+    lo, hi = ratios.change_ci(d, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)  # (2100..2102) / (1500..1502)
     assert 100 * (2100 / 1502 - 1) <= lo <= hi <= 100 * (2102 / 1500 - 1)
 
 

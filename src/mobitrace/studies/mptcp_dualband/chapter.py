@@ -27,6 +27,7 @@ from mobitrace.energy import robustness
 from mobitrace.stats import resampling as rs
 from mobitrace.stats.resampling import SEED
 from mobitrace.studies.mptcp_dualband import analysis as mda
+from mobitrace.studies.mptcp_dualband import ratios as ratio_sweep
 from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
 from mobitrace.studies.mptcp_dualband.schema import DIRECTIONS
 
@@ -265,9 +266,9 @@ class Chapter(NotebookChapter):
         out, satisfied_frac = self.out, self.satisfied_frac
         self.summary = out.save_table(self.m["summary"], "ratio_sweep")
         self.opt = opt = self.m["opt"]
-        self.sweep = mda.sweep_runs(self.R.ref_energy())
-        self.draws = mda.boot(self.sweep)
-        self.oci = oci = mda.optima_ci(self.draws, satisfied_frac)
+        self.sweep = ratio_sweep.sweep_runs(self.R.ref_energy())
+        self.draws = ratio_sweep.boot(self.sweep)
+        self.oci = oci = ratio_sweep.optima_ci(self.draws, satisfied_frac)
         out.save_table(mda.optima_table(opt, oci), "optima")
         same = mda.coincide(opt)
         out.figure(lambda: sweep_figure(self.sweep, opt, {"downlink": 0.0, "uplink": 0.0}, "Backlogged traffic",
