@@ -6,7 +6,7 @@
 #              all but the capture tests; prints the 10 slowest.
 # `make test-capture`  the tests that need root and network namespaces
 #              (the capture kits' smoke runs, the namespace library).
-# `make site`, `make publish`, `make archive`: see "Read the book" in README.md.
+# `make site`, `make publish`, `make archive`: see the book's Reproducibility page.
 # `make fuzz`  hostile-input fuzzing, 10,000 examples (tests/hostile/test_fuzz.py).
 PYTHON ?= python3
 VENV   := .venv
@@ -126,12 +126,18 @@ archive: site
 fuzz: $(STAMP)
 	MOBITRACE_FUZZ=fuzz $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/hostile/test_fuzz.py $(PYTEST_ARGS)
 
-# Regenerate the lock from requirements.in in a throw-away venv.
+# Regenerate the lock from requirements.in in a throw-away venv, and
+# environment.yml from the lock.
 lock:
 	rm -rf /tmp/mobitrace-lock && $(PYTHON) -m venv /tmp/mobitrace-lock
 	/tmp/mobitrace-lock/bin/pip install --quiet -r requirements.in
 	{ echo "# Pinned lock of requirements.in (pip freeze, Python 3.11). Regenerate: make lock"; \
 	  /tmp/mobitrace-lock/bin/pip freeze; } > requirements.txt
+	$(PYTHON) scripts/environment_yml.py
+
+# conda/mamba: every pin of requirements.txt, through conda's pip.
+environment.yml: requirements.txt scripts/environment_yml.py
+	$(PYTHON) scripts/environment_yml.py
 
 clean:
 	rm -rf book/_build dist
@@ -160,7 +166,7 @@ capture-%:
 # kits' samplers, a 1 GB power trace through transfer-tuning's ingest and
 # chapter with their peak memory). 3 runs; min and median to dist/bench.json
 # and a table.
-# BENCH_ARGS="--skip-test" leaves out `make test` (12 min a run).
+# BENCH_ARGS="--skip-test" leaves out `make test`.
 .PHONY: bench
 bench: $(STAMP)
 	$(VENV)/bin/python scripts/bench.py $(BENCH_ARGS)

@@ -1,4 +1,4 @@
-"""environment.yml (conda, and its pip: section) and requirements.txt (pip lock) pin the same versions."""
+"""environment.yml (conda, every pin through its pip: section) is generated from requirements.txt (the pip lock)."""
 
 import re
 
@@ -35,19 +35,37 @@ def test_every_lock_line_is_an_exact_pin(repo):
             assert re.fullmatch(r"[A-Za-z0-9_.\-]+==[A-Za-z0-9_.+\-]+", line), line
 
 
-def test_environment_yml_pins_agree_with_the_lock(repo):
+def _environment_yml_module(repo):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("environment_yml", repo / "scripts" / "environment_yml.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_environment_yml_is_generated_from_the_lock(repo):
+    assert (repo / "environment.yml").read_text() == _environment_yml_module(repo).environment_yml(repo), \
+        "environment.yml differs from requirements.txt: run make environment.yml"
+
+
+def test_environment_yml_pins_every_package_of_the_lock(repo):
     lock = _lock(repo)
     env = yaml.safe_load((repo / "environment.yml").read_text())
-    conda = {}
+    pinned = {}
     pip_section = next((d["pip"] for d in env["dependencies"] if isinstance(d, dict)), [])
-    for dep in env["dependencies"] + pip_section:
-        if isinstance(dep, str) and "==" in dep:
+    for dep in pip_section:
+        if "==" in dep:
             name, version = dep.split("==")
-            conda[_normal(name)] = version
-    top = _top_level(repo)
-    assert set(conda) == set(top), "environment.yml must list exactly the packages of requirements.in"
-    for name, version in conda.items():
-        assert lock.get(name) == version, f"{name}: environment.yml has {version}, requirements.txt has {lock.get(name)}"
+            pinned[_normal(name)] = version
+    assert pinned == lock
+
+
+def test_environment_yml_check_fails_on_a_stale_file(repo, tmp_path):
+    (tmp_path / "requirements.txt").write_text("pandas==1.0.0\n")
+    generated = _environment_yml_module(repo).environment_yml(tmp_path)
+    assert "      - pandas==1.0.0\n" in generated
+    assert generated != (repo / "environment.yml").read_text()
 
 
 def test_lock_contains_every_top_level_package(repo):

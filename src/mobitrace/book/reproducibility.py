@@ -19,6 +19,8 @@ from mobitrace.book.provenance import load_lock
 # The book stage's own lock entry changes with every build of the book, so
 # the page lists every other stage.
 BOOK_STAGE = "book"
+# The page's hand-written part: how the build, the tests and the site work.
+GUIDE = Path("book") / "_reproducibility.md"
 
 
 def _top_level_packages(root: Path) -> list[str]:
@@ -42,9 +44,10 @@ def write_page(root: Path, path: Path) -> Path:
         "# Reproducibility",
         "",
         "Everything in this book is rebuilt by one command from the files in the",
-        "repository: `make` (set-up from the pinned lock, then `dvc repro`). `make test`",
-        "runs the test suite. `dvc status` says whether anything is out of date;",
-        "`dvc metrics show` lists the key numbers.",
+        "repository: `make`. `make test` runs the test suite. `dvc status` says whether",
+        "anything is out of date; `dvc metrics show` lists the key numbers.",
+        "",
+        (root / GUIDE).read_text(encoding="utf-8").rstrip("\n"),
         "",
         "## Pinned packages",
         "",
