@@ -239,7 +239,7 @@ def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple
 MOST_LISTED = 8
 
 
-def procstat_direction(low: pd.DataFrame, alpha: float = 0.05) -> dict:
+def procstat_direction(low: pd.DataFrame, alpha: float) -> dict:
     """How tick-sampled /proc/stat reads paced load against the precise
     source, per device AND direction (downlink and uplink can differ within
     a device): the median ratio of the runs (`low`: device, direction,
@@ -274,7 +274,7 @@ def procstat_direction(low: pd.DataFrame, alpha: float = 0.05) -> dict:
     return {"ratio_low_by_device": "; ".join(listed), "low_rate_reading": reading}
 
 
-def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame, alpha: float = 0.05) -> dict:
+def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame, alpha: float) -> dict:
     """The prose's numbers about /proc/stat versus the precise source, in
     the order the chapter glues them (a str value is a phrase)."""
     low, at_max = runs["low_rate"], runs["target_rate_bps"] == 0

@@ -121,7 +121,7 @@ def _holm_per_table(out: pd.DataFrame, p_column: str, alpha: float) -> pd.DataFr
 
 
 def paired_change(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
-                  alpha: float = 0.05) -> pd.DataFrame:
+                  alpha: float) -> pd.DataFrame:
     """The re-run analysed as designed, paired by seed: every repetition of
     a cell uses the same link schedule for all policies, so each policy run
     is paired with the original's run of the same (session, rep). Per
@@ -171,7 +171,7 @@ def equivalence_of(frame: pd.DataFrame, margin_pct: float, est: str = "change_pc
     return float(r[est]), (float(r[low]), float(r[high])), which
 
 
-def welch_change(audit: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def welch_change(audit: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """The published comparisons (an audit table: mean, sd, n of policy and
     baseline) as a change in % of the baseline's mean with the (1 - 2 alpha)
     Welch interval (`gain_pct_ci`, sign flipped): the TOST form of the
