@@ -35,24 +35,6 @@
 
 # %% tags=["parameters"]
 study = "cpu-gbps-measured"
-devices = ["vm-veth-default"]
-interim_dir = "data/interim/cpu-gbps"
-devices_dir = "data/results/cpu-gbps-devices"
-results_dir = "data/results/cpu-gbps-measured"
-published_lines = "data/results/cpu-gbps/tables/implied_lines.csv"
-published_dir = "data/interim/published/cpu-gbps"
-reference_device = "vm-veth-default"
-offloads_off_device = "vm-veth-offloads-off"
-rps_devices = ["vm-veth-rps-cpu0", "vm-veth-rps-cpu1"]
-slow_device = "vm-veth-slow-cpumax"
-alpha = 0.05
-target_rates_gbps = [1.6, 4.0, 12.8]
-cpu_threshold_pct = 50
-background_max_pp = 5
-linear_r2_min = 0.9
-sharp_drop_max_ratio = 0.5
-rel_tol_approx = 0.10
-superseded = {}
 
 # %% tags=["remove-cell"]
 from mobitrace.studies.cpu_gbps.chapter_measured import Chapter

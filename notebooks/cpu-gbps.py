@@ -35,16 +35,6 @@
 
 # %% tags=["parameters"]
 study = "cpu-gbps"
-published_dir = "data/interim/published/cpu-gbps"
-results_dir = "data/results/cpu-gbps"
-target_rates_gbps = [1.6, 4.0, 12.8]
-cpu_threshold_pct = 50
-line_points = {
-    "Pixel 2": ["pixel2_tput_at_50", "pixel2_cpu_at_4"],
-    "ROG Phone": ["rog_cpu_at_4", "rog_tput_at_50"],
-}
-rel_tol_equal = 0.05
-rel_tol_approx = 0.10
 
 # %% tags=["remove-cell"]
 from mobitrace.studies.cpu_gbps.chapter import Chapter

@@ -20,20 +20,6 @@
 
 # %% tags=["parameters"]
 study = "mptcp-dualband"
-devices = []
-reference_device = ""
-published_dir = "data/interim/published/mptcp-dualband"
-interim_dir = "data/interim/mptcp-dualband"
-results_dir = "data/results/mptcp-dualband"
-radio_models = {}
-cpu_model = ""
-radio_floor_fracs = [0.0]
-satisfied_frac = 0.95
-rel_tol_equal = 0.05
-rel_tol_approx = 0.10
-ratio_tol = 5
-power_models = {}  # params.yaml's power-models (run-notebook --with power-models)
-robustness = {}  # params.yaml's robustness (run-notebook --with robustness)
 
 # %% tags=["remove-cell"]
 from mobitrace.studies.mptcp_dualband.chapter_methods import Chapter
@@ -156,7 +142,7 @@ ch.optima_compared()
 #
 # The paper's Figure 9 (a flow chart, not in the text) gives guidelines for an
 # energy-aware scheduler from the demand and each interface's maximum rate.
-# `mobitrace.studies.mptcp_dualband.analysis.guideline_ratio` encodes them as §4.2 states them:
+# `mobitrace.studies.mptcp_dualband.ratios.guideline_ratio` encodes them as §4.2 states them:
 # backlogged traffic gets the throughput-optimal ratio R_ad : R_ac; downlink
 # demands above R_ad fill 802.11ac and put the rest on 802.11ad, demands
 # between R_ac and R_ad use 802.11ad alone, demands up to R_ac 802.11ac alone;

@@ -55,20 +55,6 @@
 
 # %% tags=["parameters"]
 study = "mptcp-dualband"
-devices = []
-reference_device = ""
-published_dir = "data/interim/published/mptcp-dualband"
-interim_dir = "data/interim/mptcp-dualband"
-results_dir = "data/results/mptcp-dualband"
-radio_models = {}
-cpu_model = ""
-radio_floor_fracs = [0.0]
-satisfied_frac = 0.95
-rel_tol_equal = 0.05
-rel_tol_approx = 0.10
-ratio_tol = 5
-power_models = {}  # params.yaml's power-models (run-notebook --with power-models)
-robustness = {}  # params.yaml's robustness (run-notebook --with robustness)
 
 # %% tags=["remove-cell"]
 from mobitrace.studies.mptcp_dualband.chapter import Chapter

@@ -49,16 +49,6 @@
 
 # %% tags=["parameters"]
 study = "priority-boost"
-published_dir = "data/interim/published/priority-boost"
-interim_dir = "data/interim/priority-boost"
-results_dir = "data/results/priority-boost"
-devices = []
-alpha = 0.05
-ci_level = 0.95
-p_grid = 21
-rel_tol_approx = 0.10
-marginal_pct = 5.0
-equivalence_margin_pct = 5.0
 
 # %% tags=["remove-cell"]
 from mobitrace.studies.priority_boost.chapter import Chapter

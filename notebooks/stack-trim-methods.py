@@ -20,22 +20,6 @@
 
 # %% tags=["parameters"]
 study = "stack-trim"
-published_dir = "data/interim/published/stack-trim"
-interim_dir = "data/interim/stack-trim"
-results_dir = "data/results/stack-trim"
-devices = []
-power_model = "stack-trim-assumed-core"
-power_models = {}
-cpu_basis = "both"
-ci_level = 0.95
-n_resamples = 2000
-seed = 20161109
-min_delivered = 0.95
-wifi_max_mbps = 24
-wifi_link = "veth"
-rel_tol_approx = 0.25
-robustness = {}
-superseded = {}
 # %% tags=["remove-cell"]
 from mobitrace.studies.stack_trim.chapter_methods import Chapter
 

@@ -20,20 +20,6 @@
 
 # %% tags=["parameters"]
 study = "transfer-tuning"
-published_dir = "data/interim/published/transfer-tuning"
-interim_dir = "data/interim/transfer-tuning"
-results_dir = "data/results/transfer-tuning"
-devices = []
-reference_device = ""
-power_models = {}
-cpu_model = "tt-phone-cpu"
-radio_model = "tt-wifi-active"
-modeled_base_w = 0.1502
-tail_tolerance_w = 0.01
-default_io_kib = 16
-claim_level = 16
-rel_tol_approx = 0.10
-robustness = {}
 
 # %% tags=["remove-cell"]
 from mobitrace.studies.transfer_tuning.chapter_methods import Chapter

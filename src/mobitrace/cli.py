@@ -111,7 +111,7 @@ def _dispatch(args) -> None:
         published.ingest_all({src / f"{s.slug}.yaml": out / s.slug for s in registry.studies()} if src.is_dir()
                              else {src: out})
     elif args.command == "run-notebook":
-        from mobitrace.book import notebooks
+        from mobitrace import notebooks
         notebooks.run(args.study, shared=tuple(args.shared))
     elif args.command == "build-book":
         from mobitrace.book import build as book

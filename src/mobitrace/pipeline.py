@@ -75,11 +75,11 @@ def _chapter_stage(name: str, params: list, deps: list[str], outs: list[str], me
                    shared: tuple[str, ...] = (), supplements: tuple[str, ...] = (), results: tuple[str, ...] = ()
                    ) -> dict:
     """The stage of notebooks/<name>.py and of its `supplements`, which
-    mobitrace.book.notebooks.run executes after it in the same kernel.
+    mobitrace.notebooks.run executes after it in the same kernel.
     `metrics`: the few key numbers `dvc metrics show` lists (kept in git);
     `results`: the other files of numbers, outputs like the tables (DVC's
     cache, so the stage stays in the run cache)."""
-    runner = PACKAGE / "book" / "notebooks.py"
+    runner = PACKAGE / "notebooks.py"
     cmd = " ".join(["python -m mobitrace run-notebook", name, *(f"--with {s}" for s in shared)])
     code = sorted(set().union(*(code_deps(_notebook(n), runner) for n in (name, *supplements))))
     stage = {"cmd": cmd, "params": params,

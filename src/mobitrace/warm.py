@@ -5,7 +5,7 @@ Every stage command starts Python and imports pandas, pandera and pyarrow
 scipy and statsmodels (~2 s). `python -m mobitrace repro` starts one server
 that imports those libraries (and Sphinx) once; each stage command (`python -m mobitrace ...`, via
 __main__.py) and each notebook kernel (`python -m mobitrace.warm run
-ipykernel_launcher ...`, the kernel spec book/notebooks.py uses) then asks it
+ipykernel_launcher ...`, the kernel spec mobitrace/notebooks.py uses) then asks it
 for a fork of itself that runs `python -m MODULE` with the caller's argv,
 working directory, environment, sys.path and standard streams, and waits for
 the fork's exit status, which it exits with (a signal that ended the fork

@@ -130,7 +130,7 @@ def test_add_gap_columns_synthetic():
 def test_procstat_glue_synthetic():
     runs = mc.add_gap_columns(synthetic_runs())
     gaps = pd.DataFrame({"slope_ratio": [0.5, 2.0]})
-    g = mc.procstat_glue(runs, gaps)
+    g = mc.procstat_glue(runs, gaps, 0.05)
     assert g["gap_mean_all"] == pytest.approx(2.5)
     assert g["gap_median_low"] == pytest.approx(3.0)
     assert g["ratio_low_median"] == pytest.approx(1.3)

@@ -3,7 +3,7 @@ long (within 20%), and every device gets a page of its own whose provenance
 boxes name only that device's stage.
 
 What is measured: the executed chapter notebook as the book renders it
-(mobitrace.book.notebooks.for_readers: removed cells dropped), its visible
+(mobitrace.notebooks.for_readers: removed cells dropped), its visible
 outputs and prose with folded blocks (<details>) left out, and the device
 pages the chapter writes; not the HTML of a full 100-device book build (a
 cold build of that takes minutes). The 95 extra devices are synthetic:
@@ -68,7 +68,7 @@ def run_chapter(clone: Path, work: Path, n: int):
     import nbformat
     import papermill
 
-    from mobitrace.book.notebooks import for_readers, strip_volatile
+    from mobitrace.notebooks import for_readers, strip_volatile
 
     parameters = synthetic_project(clone, work, n)
     source, executed = work / "chapter.ipynb", work / "executed.ipynb"

@@ -1,4 +1,4 @@
-"""A sixth study in four places (issue 17, item 6): in a copy of the built
+"""A sixth study in four places: in a copy of the built
 repository, `new-study` scaffolds a toy study (synthetic: a placeholder
 published value, no capture), `python -m mobitrace repro` (what `make` runs)
 runs its stages, its chapter is in the book; the copy is then removed."""
@@ -65,3 +65,21 @@ def test_synthetic_toy_study_has_its_chapter_in_the_book(scaffolded):
     assert "Toy study" in text and 'id="fig-published_values"' in text
     landing = (work / "book" / "_build" / "html" / "chapters" / "overview.html").read_text()
     assert f'href="{NAME}.html"' in landing
+
+
+# The tests that list studies take the list from the registry, so they hold
+# for the toy study too (the copy's own package and tests).
+LISTING_TESTS = ["tests/unit/test_registry.py", "tests/unit/test_params.py", "tests/unit/test_notebooks_thin.py",
+                 "tests/unit/test_layers.py"]
+
+
+def test_synthetic_toy_study_passes_the_tests_that_list_studies(scaffolded):
+    work, _, _ = scaffolded
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                           "-p", "no:xdist", *LISTING_TESTS], cwd=work,
+                          env={**env(), "PYTHONPATH": str(work / "src")}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "toy-study" in subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "tests/unit/test_params.py"], cwd=work, env={**env(), "PYTHONPATH": str(work / "src")},
+        capture_output=True, text=True).stdout

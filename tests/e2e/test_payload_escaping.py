@@ -1,4 +1,4 @@
-"""A stranger's capture can't script the published book (issue 16, item 4).
+"""A stranger's capture can't script the published book.
 
 A copy of the repository registers a cpu-gbps device whose every manifest
 string that the book shows is a payload (<script>, an attribute breakout with

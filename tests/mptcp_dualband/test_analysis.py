@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from mobitrace.studies.mptcp_dualband import analysis as mda
-from mobitrace.studies.mptcp_dualband import energy as men
+from mobitrace.studies.mptcp_dualband import ratios
+from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
 from mobitrace.energy.power_models import CpuPowerModel, RadioPowerModel
 
 
@@ -34,30 +35,30 @@ CPU = CpuPowerModel("cpu", 300.0, 100.0, 0.0, 2.0, "assumed", "test")  # busy co
 ])
 def test_guideline_ratio_matches_the_papers_examples(demand, direction, expected):
     rates = {"downlink": 1600, "uplink": 1450}
-    assert mda.guideline_ratio(demand, rates[direction], 600, direction) == pytest.approx(expected)
+    assert ratios.guideline_ratio(demand, rates[direction], 600, direction) == pytest.approx(expected)
 
 
 def test_guideline_ratio_rejects_bad_input():
     with pytest.raises(ValueError):
-        mda.guideline_ratio(100, 1600, 600, "sideways")
+        ratios.guideline_ratio(100, 1600, 600, "sideways")
     with pytest.raises(ValueError):
-        mda.guideline_ratio(-5, 1600, 600, "uplink")
+        ratios.guideline_ratio(-5, 1600, 600, "uplink")
     with pytest.raises(ValueError):
-        mda.guideline_ratio(100, 0, 600, "uplink")
+        ratios.guideline_ratio(100, 0, 600, "uplink")
 
 
 def test_radio_power_hand_computed():
     # downlink, half of each path: 2200/2 + 1100/2 = 1650 mW (receive powers)
-    assert men.radio_power_mw(RADIO["downlink"], 800, 300, "downlink") == pytest.approx(1650)
+    assert energy_per_bit.radio_power_mw(RADIO["downlink"], 800, 300, "downlink") == pytest.approx(1650)
     # uplink, both full: 1600 + 2800 = 4400 mW (transmit powers); above full rate capped
-    assert men.radio_power_mw(RADIO["uplink"], 1450, 900, "uplink") == pytest.approx(4400)
-    assert men.radio_power_mw(RADIO["uplink"], 0, 0, "uplink") == pytest.approx(0)
+    assert energy_per_bit.radio_power_mw(RADIO["uplink"], 1450, 900, "uplink") == pytest.approx(4400)
+    assert energy_per_bit.radio_power_mw(RADIO["uplink"], 0, 0, "uplink") == pytest.approx(0)
 
 
 def test_cpu_power_hand_computed():
     # 0.5 CPU-s over 1 s at a 700 mW busy core = 350 mW; a capture at half scale prices double
-    assert men.cpu_power_mw(CPU, 0.5, 1.0) == pytest.approx(350)
-    assert men.cpu_power_mw(CPU, 0.5, 1.0, scale=0.5) == pytest.approx(700)
+    assert energy_per_bit.cpu_power_mw(CPU, 0.5, 1.0) == pytest.approx(350)
+    assert energy_per_bit.cpu_power_mw(CPU, 0.5, 1.0, scale=0.5) == pytest.approx(700)
 
 
 def _synthetic_runs():
@@ -71,7 +72,7 @@ def _synthetic_runs():
 
 
 def test_energy_table_synthetic_hand_computed():
-    e = men.energy_table(_synthetic_runs(), RADIO, CPU).set_index("run_id")
+    e = energy_per_bit.energy_table(_synthetic_runs(), RADIO, CPU).set_index("run_id")
     # 100:0 -> 2200 mW / 1600 Mbps = 1.375 nJ/bit; 0:100 -> 1100 / 600 = 1.8333
     assert e.loc["r100", "nj_per_bit"] == pytest.approx(1.375)
     assert e.loc["r0", "nj_per_bit"] == pytest.approx(1100 / 600)
@@ -80,12 +81,12 @@ def test_energy_table_synthetic_hand_computed():
 
 
 def test_optima_and_guideline_vs_search_synthetic():
-    e = men.energy_table(_synthetic_runs(), RADIO, CPU)
-    s = mda.ratio_summary(e)
-    o = mda.optima(s).iloc[0]
+    e = energy_per_bit.energy_table(_synthetic_runs(), RADIO, CPU)
+    s = ratios.ratio_summary(e)
+    o = ratios.optima(s).iloc[0]
     assert o["tput_opt_ratio"] == 73 and o["energy_opt_ratio"] == 100
     assert o["energy_opt_both_ratio"] == 73  # (2200 + 1100*592/600) / 2192 < 50:50's 1.604
-    gl = mda.guideline_vs_search(s, mda.optima(s), {"downlink": {"a": 1600, "b": 600}}).iloc[0]
+    gl = ratios.guideline_vs_search(s, ratios.optima(s), {"downlink": {"a": 1600, "b": 600}}).iloc[0]
     assert gl["grid_ratio"] == 73
     expected = 100 * ((2200 + 1100 * 592 / 600) / 2192 / 1.375 - 1)
     assert gl["excess_energy_pct"] == pytest.approx(expected)
@@ -93,9 +94,9 @@ def test_optima_and_guideline_vs_search_synthetic():
 
 
 def test_nearest_ratio_and_ecdf():
-    assert mda.nearest_ratio(65.7, [0, 60, 66, 70, 100]) == 66
-    assert mda.nearest_ratio(72.7, [70, 73]) == 73
-    x, y = mda.ecdf([3, 1, 2, 2])
+    assert ratios.nearest_ratio(65.7, [0, 60, 66, 70, 100]) == 66
+    assert ratios.nearest_ratio(72.7, [70, 73]) == 73
+    x, y = ratios.ecdf([3, 1, 2, 2])
     assert list(x) == [1, 2, 2, 3] and list(y) == [0.25, 0.5, 0.75, 1.0]
     assert math.isclose(y[-1], 1.0)
 
@@ -103,13 +104,13 @@ def test_nearest_ratio_and_ecdf():
 def test_radio_floor_model_hand_computed():
     m = RADIO["downlink"]
     # f = 0 is the linear model
-    assert men.radio_power_floor_mw(m, 800, 300, "downlink", 0.0) == pytest.approx(1650)
+    assert energy_per_bit.radio_power_floor_mw(m, 800, 300, "downlink", 0.0) == pytest.approx(1650)
     # f = 0.5: a: 2200 * (0.5 + 0.5 * 0.5) = 1650; b unused: 0
-    assert men.radio_power_floor_mw(m, 800, 0, "downlink", 0.5) == pytest.approx(1650)
+    assert energy_per_bit.radio_power_floor_mw(m, 800, 0, "downlink", 0.5) == pytest.approx(1650)
     # f = 1: any traffic costs the backlogged power
-    assert men.radio_power_floor_mw(m, 1, 1, "downlink", 1.0) == pytest.approx(3300)
+    assert energy_per_bit.radio_power_floor_mw(m, 1, 1, "downlink", 1.0) == pytest.approx(3300)
     with pytest.raises(ValueError):
-        men.radio_power_floor_mw(m, 1, 1, "downlink", 1.5)
+        energy_per_bit.radio_power_floor_mw(m, 1, 1, "downlink", 1.5)
 
 
 def test_floor_sensitivity_flips_the_cheaper_receiver_synthetic():
@@ -119,7 +120,7 @@ def test_floor_sensitivity_flips_the_cheaper_receiver_synthetic():
     s = pd.DataFrame({"direction": "downlink", "demand": 500.0, "ratio_a_pct": [0.0, 100.0],
                       "tput_mbps": [500.0, 500.0], "tput_a_mbps": [0.0, 500.0], "tput_b_mbps": [500.0, 0.0],
                       "cpu_nj_per_bit": [0.0, 0.0]})
-    out = mda.floor_sensitivity(s, RADIO, [0.0, 0.9]).set_index("floor_frac")
+    out = ratios.floor_sensitivity(s, RADIO, [0.0, 0.9]).set_index("floor_frac")
     assert out.loc[0.0, "energy_opt_ratio"] == 100 and out.loc[0.9, "energy_opt_ratio"] == 0
 
 

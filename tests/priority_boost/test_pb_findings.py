@@ -36,8 +36,8 @@ def values(yaml_path, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def audits(stats):
-    return (pba.audit_published(stats, "transfer_cpu", "transfer_cpu_p", grid=5),
-            pba.audit_published(stats, "transfer_net", None, grid=5))
+    return (pba.audit_published(stats, "transfer_cpu", "transfer_cpu_p", grid=5, alpha=0.05, level=0.95),
+            pba.audit_published(stats, "transfer_net", None, grid=5, alpha=0.05, level=0.95))
 
 
 def test_audio_change_is_policy_minus_original_from_the_paper_table(stats):

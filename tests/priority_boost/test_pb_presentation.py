@@ -8,6 +8,7 @@ import pytest
 from mobitrace.studies.priority_boost import analysis as pba
 from mobitrace.core import published
 from mobitrace.stats import welch
+from mobitrace.stats.intervals import mean_ci_from_stats
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +27,9 @@ def test_welch_diff_ci_hand_values():
 
 def test_mean_ci_hand_values():
     # 10 ± t_{0.975, 3} * 2 / sqrt(4) = 10 ± 3.182446
-    lo, hi = pba.mean_ci(10, 2, 4)
+    lo, hi = mean_ci_from_stats(10, 2, 4, 0.95)
     assert (lo, hi) == (pytest.approx(10 - 3.182446, abs=1e-5), pytest.approx(10 + 3.182446, abs=1e-5))
-    lo, hi = pba.mean_ci([80.0], [0.0], [10])
+    lo, hi = mean_ci_from_stats([80.0], [0.0], [10], 0.95)
     assert lo[0] == hi[0] == 80.0
 
 

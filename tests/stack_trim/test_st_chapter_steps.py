@@ -13,6 +13,7 @@ from mobitrace.core import claims as cl
 from mobitrace.energy.power_models import CpuPowerModel
 from mobitrace.studies.stack_trim import analysis as sta
 from mobitrace.studies.stack_trim import schema
+from mobitrace.core.io import write_metrics
 
 MODEL = CpuPowerModel("t", mw_per_ghz=250, mw_at_zero_ghz=50, idle_mw=150.2, nominal_ghz=2.0,
                       provenance="assumed", source="test")
@@ -140,11 +141,12 @@ def test_claims_without_a_device_are_not_checkable_synthetic():
                                                    "follows_from_the_model": 0}
 
 
-def test_write_metrics_rounds_numbers_and_keeps_text_synthetic(tmp_path):
+def test_metrics_rounds_numbers_and_keeps_text_synthetic(tmp_path):
     claims = sta.chapter_claims({}, _values(), study="stack-trim", device=None, wifi_link="veth",
                                 wifi_max_mbps=24, rel_tol_approx=0.25)
-    doc = sta.write_metrics(tmp_path / "m.json", "host", MODEL, {"b": 1 / 3, "a": "up", "c": float("nan")}, claims)
+    doc = sta.metrics("host", MODEL, {"b": 1 / 3, "a": "up", "c": float("nan")}, claims)
     assert doc["numbers"] == {"a": "up", "b": 0.333333, "c": None}
+    write_metrics(tmp_path / "m.json", doc)
     assert json.loads((tmp_path / "m.json").read_text()) == doc
 
 

@@ -1,4 +1,4 @@
-"""add-device keeps a big session in DVC (issue 20): over params.yaml
+"""add-device keeps a big session in DVC: over params.yaml
 raw-storage.dvc_threshold_mb, or with --dvc, the session is `dvc add`ed in
 place, its .dvc file and .gitignore staged for git, its bytes pushed to the
 default remote; smaller ones (or --git) stay in git; a failed push leaves

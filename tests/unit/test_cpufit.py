@@ -8,6 +8,8 @@ import pytest
 from scipy import stats
 
 from mobitrace.stats import cpufit
+from mobitrace.stats.intervals import mean_ci
+from mobitrace.stats.welch import welch_samples
 
 # Anscombe (1973), "Graphs in statistical analysis", Am. Stat. 27:17-21,
 # data set I: fitted line y = 3.00 + 0.500 x, r^2 = 0.67, n = 11.
@@ -16,7 +18,7 @@ ANSCOMBE_Y1 = [8.04, 6.95, 7.58, 8.81, 8.33, 9.96, 7.24, 4.26, 10.84, 4.82, 5.68
 
 
 def test_ols_anscombe_published_values():
-    s = cpufit.fit_summary(cpufit.fit_line(ANSCOMBE_X, ANSCOMBE_Y1))
+    s = cpufit.fit_summary(cpufit.fit_line(ANSCOMBE_X, ANSCOMBE_Y1), alpha=0.05)
     assert s["intercept"] == pytest.approx(3.0001, abs=1e-4)
     assert s["slope"] == pytest.approx(0.5001, abs=1e-4)
     assert s["r2"] == pytest.approx(0.6665, abs=1e-4)
@@ -49,7 +51,7 @@ def test_inverse_prediction_exact_line_hand_case():
     # y = 1 + 2x exactly: s = 0, so g = 0 and the interval is the point
     # x0 = (y0 - 1) / 2 = 24.5 for y0 = 50.
     res = cpufit.fit_line([0, 1, 2, 3], [1, 3, 5, 7])
-    inv = cpufit.inverse_predict(res, 50.0)
+    inv = cpufit.inverse_predict(res, 50.0, alpha=0.05)
     assert inv.x0 == pytest.approx(24.5)
     assert inv.bounded and inv.g == pytest.approx(0, abs=1e-20)
     assert inv.lower == pytest.approx(24.5) and inv.upper == pytest.approx(24.5)
@@ -81,8 +83,8 @@ def test_inverse_prediction_prediction_band_is_wider_synthetic():
     x = np.linspace(0, 10, 30)
     y = 3 + 2 * x + rng.normal(0, 1, x.size)
     res = cpufit.fit_line(x, y)
-    mean = cpufit.inverse_predict(res, 15.0)
-    new = cpufit.inverse_predict(res, 15.0, m=1)
+    mean = cpufit.inverse_predict(res, 15.0, alpha=0.05)
+    new = cpufit.inverse_predict(res, 15.0, m=1, alpha=0.05)
     assert new.lower < mean.lower < mean.x0 < mean.upper < new.upper
 
 
@@ -90,7 +92,7 @@ def test_inverse_prediction_unbounded_when_slope_not_significant_synthetic():
     rng = np.random.default_rng(7)
     x = np.linspace(0, 1, 10)
     y = 20 + 0.01 * x + rng.normal(0, 5, x.size)
-    inv = cpufit.inverse_predict(cpufit.fit_line(x, y), 50.0)
+    inv = cpufit.inverse_predict(cpufit.fit_line(x, y), 50.0, alpha=0.05)
     assert inv.g >= 1 and not inv.bounded
     assert math.isnan(inv.lower) and math.isnan(inv.upper)
 
@@ -104,48 +106,47 @@ def test_fit_line_rejects_degenerate_input():
 
 def test_mean_ci_hand_case():
     # mean 2, sd 1, n 3: 2 +- t_{0.975,2} / sqrt(3) = 2 +- 4.302653 * 0.577350
-    mean, lo, hi = cpufit.mean_ci([1, 2, 3])
+    mean, lo, hi = mean_ci([1, 2, 3], 0.95)
     assert mean == 2
     assert hi - mean == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
     assert mean - lo == pytest.approx(hi - mean)
-    assert math.isnan(cpufit.mean_ci([4.0])[1])
+    assert math.isnan(mean_ci([4.0], 0.95)[1])
 
 
 def test_welch_hand_case():
     # a = (1,2,3), b = (4,5,6,7,8): means 2 and 6, diff -4,
     # se^2 = 1/3 + 2.5/5 = 0.8333, t = -4 / 0.912871 = -4.381780,
     # Satterthwaite df = 0.8333^2 / ((1/3)^2/2 + 0.5^2/4) = 5.882353.
-    r = cpufit.welch([1, 2, 3], [4, 5, 6, 7, 8])
-    assert r["diff"] == pytest.approx(-4.0)
-    assert r["t"] == pytest.approx(-4.381780, rel=1e-6)
-    assert r["df"] == pytest.approx(5.882353, rel=1e-6)
+    r = welch_samples([1, 2, 3], [4, 5, 6, 7, 8])
+    assert r.t == pytest.approx(-4.381780, rel=1e-6)
+    assert r.df == pytest.approx(5.882353, rel=1e-6)
 
 
 def test_r2_ci_fisher_z_hand_case():
     # R^2 = 0.81, n = 28, positive slope: r = 0.9, z = atanh(0.9) = 1.47222,
     # half-width 1.95996 / sqrt(25) = 0.391993 -> r in [tanh(1.08023),
     # tanh(1.86421)] = [0.79328, 0.95306], R^2 in [0.62930, 0.90834].
-    lo, hi = cpufit.r2_ci(0.81, 28, slope=2.0)
+    lo, hi = cpufit.r2_ci(0.81, 28, slope=2.0, alpha=0.05)
     assert lo == pytest.approx(0.62930, abs=1e-4)
     assert hi == pytest.approx(0.90834, abs=1e-4)
     # The sign of the slope does not change the interval of R^2.
-    assert cpufit.r2_ci(0.81, 28, slope=-2.0) == pytest.approx((lo, hi))
+    assert cpufit.r2_ci(0.81, 28, slope=-2.0, alpha=0.05) == pytest.approx((lo, hi))
 
 
 def test_r2_ci_lower_bound_zero_when_r_interval_contains_zero():
     # R^2 = 0.04, n = 10: r = 0.2, z = 0.20273 +- 1.95996 / sqrt(7) = 0.74080
     # -> r in [tanh(-0.53807), tanh(0.94353)] = [-0.49152, 0.73684].
-    lo, hi = cpufit.r2_ci(0.04, 10, slope=1.0)
+    lo, hi = cpufit.r2_ci(0.04, 10, slope=1.0, alpha=0.05)
     assert lo == 0.0
     assert hi == pytest.approx(0.73684 ** 2, abs=1e-4)
-    assert all(math.isnan(v) for v in cpufit.r2_ci(0.5, 3, slope=1.0))
+    assert all(math.isnan(v) for v in cpufit.r2_ci(0.5, 3, slope=1.0, alpha=0.05))
 
 
 def test_ratio_ci_hand_case():
     # numerator [2, 4]: mean 3, s^2 = 2 -> v = 2 / (2 * 9) = 1/9; denominator
     # [1, 1, 1]: mean 1, s^2 = 0 -> v = 0. se(log R) = 1/3, Welch df = 1,
     # t_{0.975, 1} = 12.7062: R = 3, interval 3 exp(-+12.7062 / 3).
-    ratio, lo, hi = cpufit.ratio_ci([2, 4], [1, 1, 1])
+    ratio, lo, hi = cpufit.ratio_ci([2, 4], [1, 1, 1], alpha=0.05)
     assert ratio == pytest.approx(3.0)
     assert lo == pytest.approx(3 * math.exp(-12.7062 / 3), rel=1e-4)
     assert hi == pytest.approx(3 * math.exp(12.7062 / 3), rel=1e-4)
@@ -154,9 +155,9 @@ def test_ratio_ci_hand_case():
 
 def test_ratio_ci_symmetric_on_log_scale_synthetic():
     a, b = [10.0, 11.0, 12.0], [5.0, 5.5, 6.0]
-    r, lo, hi = cpufit.ratio_ci(a, b)
-    ri, loi, hii = cpufit.ratio_ci(b, a)
+    r, lo, hi = cpufit.ratio_ci(a, b, alpha=0.05)
+    ri, loi, hii = cpufit.ratio_ci(b, a, alpha=0.05)
     assert r * ri == pytest.approx(1.0)
     assert lo * hii == pytest.approx(1.0) and hi * loi == pytest.approx(1.0)
     assert math.log(hi / r) == pytest.approx(math.log(r / lo))
-    assert all(math.isnan(v) for v in cpufit.ratio_ci([1.0], [1.0, 2.0])[1:])
+    assert all(math.isnan(v) for v in cpufit.ratio_ci([1.0], [1.0, 2.0], alpha=0.05)[1:])

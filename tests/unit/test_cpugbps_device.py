@@ -59,7 +59,7 @@ def test_analyze_synthetic_outputs_and_determinism(tmp_path):
 
 def test_line_with_bands_exact_line_hand_case():
     # y = 1 + 2x exactly: both bands collapse onto the line.
-    b = cpugbps_device.line_with_bands([0, 1, 2, 3], [1, 3, 5, 7], [1.6, 4.0])
+    b = cpugbps_device.line_with_bands([0, 1, 2, 3], [1, 3, 5, 7], [1.6, 4.0], alpha=0.05)
     np.testing.assert_allclose(b["mean"], [4.2, 9.0])
     np.testing.assert_allclose(b["mean_ci_lower"], b["mean"], atol=1e-9)
     np.testing.assert_allclose(b["obs_ci_upper"], b["mean"], atol=1e-9)
@@ -69,7 +69,7 @@ def test_line_with_bands_prediction_band_contains_confidence_band_synthetic():
     rng = np.random.default_rng(5)
     x = np.linspace(0.1, 10, 24)
     y = 2 + 3 * x + rng.normal(0, 1.0, x.size)
-    b = cpugbps_device.line_with_bands(x, y, np.linspace(0, 20, 9))
+    b = cpugbps_device.line_with_bands(x, y, np.linspace(0, 20, 9), alpha=0.05)
     assert (b["obs_ci_lower"] < b["mean_ci_lower"]).all() and (b["mean_ci_upper"] < b["obs_ci_upper"]).all()
     # The confidence band is narrowest at the mean of x and widens away from it.
     width = b["mean_ci_upper"] - b["mean_ci_lower"]

@@ -54,16 +54,16 @@ def synthetic_procstat_runs(ratios: dict[tuple[str, str], float]) -> pd.DataFram
 ])
 def test_procstat_paragraph_direction_flips_with_the_ratios_synthetic(ratios, word):
     gaps = pd.DataFrame({"slope_ratio": [1.0]})
-    glue = procstat_glue(synthetic_procstat_runs(ratios), gaps)
+    glue = procstat_glue(synthetic_procstat_runs(ratios), gaps, 0.05)
     assert glue["low_rate_reading"] == word
     assert "misses" not in glue["low_rate_reading"]
 
 
 def test_procstat_direction_flipped_data_flip_every_word_synthetic():
     ratios = {("a", "down"): 1.48, ("a", "up"): 0.62}
-    words = procstat_direction(synthetic_procstat_runs(ratios).query("low_rate"))["ratio_low_by_device"]
+    words = procstat_direction(synthetic_procstat_runs(ratios).query("low_rate"), 0.05)["ratio_low_by_device"]
     flipped = procstat_direction(synthetic_procstat_runs({k: 1 / r for k, r in ratios.items()})
-                                 .query("low_rate"))["ratio_low_by_device"]
+                                 .query("low_rate"), 0.05)["ratio_low_by_device"]
     assert "a downlink 1.48 (higher)" in words and "a uplink 0.620 (lower)" in words
     assert "a downlink 0.676 (lower)" in flipped and "a uplink 1.61 (higher)" in flipped
 

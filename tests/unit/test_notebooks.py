@@ -1,7 +1,7 @@
 import nbformat
 import pytest
 
-from mobitrace.book import notebooks
+from mobitrace import notebooks
 from mobitrace.core import io
 from mobitrace.core.errors import InputError
 from mobitrace.book.chapter import KEY_FINDINGS
@@ -98,7 +98,7 @@ def test_glue_outputs_do_not_keep_a_cell_on_the_page_synthetic():
 def test_verdicts_json_counts_a_chapters_claims_synthetic(tmp_path):
     """A chapter's DVC metrics: its claims per verdict every tally shows, and the total (synthetic claims)."""
     import json
-    from mobitrace.book.notebooks import write_verdicts
+    from mobitrace.notebooks import write_verdicts
     (tmp_path / "claims.csv").write_text("claim_id,verdict\na,reproduced\nb,not reproduced\nc,reproduced\n"
                                          "d,inconclusive\ne,\"not checkable\"\n")
     write_verdicts(tmp_path)

@@ -1,4 +1,4 @@
-"""mobitrace.book.notebooks.run executes a chapter and its supplements in one
+"""mobitrace.notebooks.run executes a chapter and its supplements in one
 kernel (one stage), which imports the chapter's modules before its first cell:
 each executed notebook must be the bytes it would be in a kernel of its own,
 and a failure in any of them leaves no output of the stage. Toy notebooks in a
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from mobitrace.book import notebooks
+from mobitrace import notebooks
 
 pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
 
@@ -58,7 +58,7 @@ HTML("names: " + " ".join(names))
 
 def _project(tmp_path, fail: bool = False):
     (tmp_path / "dvc.yaml").write_text("stages: {}\n")
-    (tmp_path / "params.yaml").write_text("toy: {x: 4}\ntoy-methods: {x: 4}\n")
+    (tmp_path / "params.yaml").write_text("toy: {x: 4, results_dir: data/results/toy}\ntoy-methods: {x: 4}\n")
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "toy.py").write_text(CHAPTER)
     (tmp_path / "notebooks" / "toy-methods.py").write_text(SUPPLEMENT.replace("{FAIL}", "1 / 0\n" if fail else ""))

@@ -1,5 +1,5 @@
-"""The book's number formatter against hand-worked cases (the style rules of
-issue 15: separators, no scientific notation in [0.001, 10**15), p-values,
+"""The book's number formatter against hand-worked cases (the book's style rules:
+separators, no scientific notation in [0.001, 10**15), p-values,
 intervals)."""
 
 import math

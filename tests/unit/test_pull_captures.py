@@ -1,5 +1,5 @@
 """`make` fetches the DVC-kept captures a clone lacks before any stage runs
-(scripts/pull_captures.py, issue 20): it says which it fetched, or fails with
+(scripts/pull_captures.py): it says which it fetched, or fails with
 one line naming the capture and the remote; it creates a missing local
 remote folder."""
 

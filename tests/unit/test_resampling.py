@@ -5,9 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mobitrace.studies.mptcp_dualband import analysis as mda
+from mobitrace.studies.mptcp_dualband import ratios
 from mobitrace.studies.mptcp_dualband import chapter as mdp
 from mobitrace.stats import resampling as rs
+from mobitrace.stats.intervals import mean_ci
 
 
 def test_boot_means_constant_groups_give_degenerate_distributions():
@@ -43,9 +44,9 @@ def test_percentile_ci():
 def test_change_and_saving_and_mean_ci():
     assert rs.change_pct(1.32, 1.0) == pytest.approx(32.0)
     assert rs.saving_pct(30.0, 100.0) == pytest.approx(70.0)
-    m, lo, hi = rs.mean_ci([1.0, 3.0])  # mean 2, sd sqrt(2), se 1, t(0.975, 1) = 12.706
+    m, lo, hi = mean_ci([1.0, 3.0], 0.95)  # mean 2, sd sqrt(2), se 1, t(0.975, 1) = 12.706
     assert m == 2.0 and lo == pytest.approx(2 - 12.7062, abs=1e-3) and hi == pytest.approx(2 + 12.7062, abs=1e-3)
-    assert np.isnan(rs.mean_ci([1.0])[1])
+    assert np.isnan(mean_ci([1.0], 0.95)[1])
 
 
 def test_arg_best_with_allowed_rows():
@@ -69,14 +70,14 @@ def _runs():
 
 
 def test_optima_ci_and_change_ci():
-    d = mda.boot(_runs(), n_boot=100)
-    o = mda.optima_ci(d).iloc[0]
+    d = ratios.boot(_runs(), n_boot=100)
+    o = ratios.optima_ci(d).iloc[0]
     assert (o["tput_opt_ratio_low"], o["tput_opt_ratio_high"]) == (73.0, 73.0)
     assert (o["energy_opt_both_ratio_low"], o["energy_opt_both_ratio_high"]) == (90.0, 90.0)
     assert (o["energy_opt_satisfying_ratio_low"], o["energy_opt_satisfying_ratio_high"]) == (100.0, 100.0)
-    lo, hi = mda.change_ci(d, "nj_per_bit", "downlink", 0.0, 73.0, 100.0)  # 1.5 / 1.4: +7.14%
+    lo, hi = ratios.change_ci(d, "nj_per_bit", "downlink", 0.0, 73.0, 100.0)  # 1.5 / 1.4: +7.14%
     assert lo == pytest.approx(100 * (1.5 / 1.4 - 1)) and hi == pytest.approx(lo)
-    lo, hi = mda.change_ci(d, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)  # (2100..2102) / (1500..1502)
+    lo, hi = ratios.change_ci(d, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)  # (2100..2102) / (1500..1502)
     assert 100 * (2100 / 1502 - 1) <= lo <= hi <= 100 * (2102 / 1500 - 1)
 
 
@@ -147,6 +148,7 @@ def test_tt_sweep_and_grid_figures_on_synthetic_runs():
     import matplotlib.pyplot as plt
 
     from mobitrace.studies.transfer_tuning import analysis as tta
+    from mobitrace.studies.transfer_tuning import figures as ttf
 
     rows = [{"device": "d", "dataset": ds, "kind": "sweep", "concurrency": c, "parallelism": p, "io_kib": 16,
              "rep": rep, "throughput_mbps": 10.0 * c * p + rep, "energy_per_100mb_j": 100.0 / (c * p)}
@@ -155,13 +157,13 @@ def test_tt_sweep_and_grid_figures_on_synthetic_runs():
     runs = pd.concat([tta.knob_runs(table, "concurrency", {"parallelism": 1, "io_kib": 16}),
                       tta.knob_runs(table, "parallelism", {"concurrency": 1, "io_kib": 16})], ignore_index=True)
     assert sorted(runs.loc[runs["factor"] == "concurrency", "level"].unique()) == [1, 2, 4]
-    fig = tta.sweep_figure(runs, "modeled", n_boot=20)
+    fig = ttf.sweep_figure(runs, "modeled", n_boot=20)
     assert len(fig.axes) == 4
     assert fig.axes[2].get_xlabel() == "concurrency (files at once)"
     assert fig.axes[0].get_ylabel() == "throughput (Mbit/s), measured"
     plt.close(fig)
     grid = table.groupby(["dataset", "concurrency", "parallelism"])[["throughput_mbps", "energy_per_100mb_j"]].mean()
-    fig = tta.grid_figure(grid.reset_index(), "modeled")
+    fig = ttf.grid_figure(grid.reset_index(), "modeled")
     annotations = [t.get_text() for t in fig.axes[0].texts]
     assert "81.5" in annotations  # html, c=4, p=2: (81 + 82) / 2
     plt.close(fig)
@@ -171,11 +173,11 @@ def test_tt_power_panel_shades_transfer_and_tail():
     import matplotlib.pyplot as plt
     from types import SimpleNamespace
 
-    from mobitrace.studies.transfer_tuning import analysis as tta
+    from mobitrace.studies.transfer_tuning import figures as ttf
 
     row = SimpleNamespace(t_start_s=10.0, t_end_s=12.0, tail_s=1.0, base_w=0.5)
     fig, ax = plt.subplots()
-    tta.power_panel(ax, row, np.array([10.0, 11.0, 12.0, 13.0, 14.0]), np.array([2.0, 2.0, 2.0, 1.0, 0.5]), "t")
+    ttf.power_panel(ax, row, np.array([10.0, 11.0, 12.0, 13.0, 14.0]), np.array([2.0, 2.0, 2.0, 1.0, 0.5]), "t")
     assert len(ax.collections) == 2  # transfer and tail
     assert ax.get_xlabel() == "time from first request (s)"
     plt.close(fig)

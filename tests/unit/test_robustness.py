@@ -3,6 +3,7 @@ claims whose flips can be computed by hand."""
 
 import pytest
 
+from mobitrace.book import robustness as robustness_view
 from mobitrace.energy import robustness
 
 
@@ -55,7 +56,7 @@ def test_bad_size_is_a_clear_error():
 
 def test_tornado_figure_draws_one_bar_pair_per_coefficient():
     result = robustness.sensitivity(synthetic_claim(8.0), COEFS, lhs_size=8, seed=1)
-    fig = robustness.tornado_figure(result, "synthetic energy", "mJ", bound=8.0)
+    fig = robustness_view.tornado_figure(result, "synthetic energy", "mJ", bound=8.0)
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["k_0", "k_f"]  # widest (k_f) on top
     assert len(ax.patches) == 4
@@ -128,7 +129,7 @@ def test_a_claim_whose_value_does_not_move_is_left_out_of_the_tornado_synthetic(
     models = {"cpu-x": CPU}
     rob = robustness.study_robustness(claims_at, models, claims_at(models), {"lhs_size": 4, "seed": 1})
     assert rob.table["robustness"].tolist() == ["robust"] and not rob.table["value_moves"].iloc[0]
-    assert robustness.tornado_grid(rob.results, rob.claims) is None
+    assert robustness_view.tornado_grid(rob.results, rob.claims) is None
     text = robustness.summary_text(rob.table, 4, rob.coefficients)
     assert "cpu-x.mw_per_ghz, cpu-x.nominal_ghz" in text and "1 of the 1 modeled verdicts" in text
     assert "no value moves" in text

@@ -1,5 +1,5 @@
-"""The DVC round trip of a big capture through a real S3-compatible server
-(issue 20): MinIO, built from its Go module into .tools/bin by `make s3-tools`,
+"""The DVC round trip of a big capture through a real S3-compatible server:
+MinIO, built from its Go module into .tools/bin by `make s3-tools`,
 serves a temporary bucket on a free 127.0.0.1 port with random credentials.
 `add-device --dvc` pushes a session to the remote s3://<bucket>/mobitrace
 (.dvc/config, committed as a team would; the credentials only in the

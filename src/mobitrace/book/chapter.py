@@ -23,6 +23,7 @@ import pandas as pd
 from mobitrace.core import claims as cl
 from mobitrace.book.build import table_html
 from mobitrace.core import numbers
+from mobitrace.core import params
 from mobitrace.core.escape import fence, md_text, safe_href
 from mobitrace.core.io import csv_text, write_csv
 # Imported here, not lazily, although the overview draws nothing (~1 s of seaborn and
@@ -30,7 +31,7 @@ from mobitrace.core.io import csv_text, write_csv
 from mobitrace.book.figures import narrow_path, save_svg
 
 PROVENANCE_KINDS = ("measured", "published", "modeled")
-# Output metadata that marks a display for mobitrace.book.notebooks (moved to the
+# Output metadata that marks a display for mobitrace.notebooks (moved to the
 # top of the chapter: the key findings block).
 KEY_FINDINGS = {"mobitrace": {"role": "key-findings"}}
 # TODO(lead): set True once every chapter passes alt text and captions.
@@ -292,7 +293,7 @@ class ChapterOutputs:
         return path
 
     def findings(self, claims: pd.DataFrame, headline: list[str], intervals: dict | None = None) -> None:
-        """Show the key-findings block (mobitrace.book.notebooks moves it to the top
+        """Show the key-findings block (mobitrace.notebooks moves it to the top
         of the chapter, right under the title) and save its rows as
         tables/key_findings.csv (KEY_FINDINGS_COLUMNS, in headline order), the
         data of the book's landing page."""
@@ -358,13 +359,13 @@ class NotebookChapter:
 
     @classmethod
     def from_parameters(cls, namespace: dict):
-        """The chapter from the notebook's parameters (its namespace after
-        papermill injected them): every argument of the constructor."""
-        names = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-        missing = [n for n in names if n not in namespace]
-        if missing:
-            raise TypeError(f"the notebook has no parameter {', '.join(missing)}")
-        return cls(**{n: namespace[n] for n in names})
+        """The chapter of the notebook's `study` (its one parameter), with
+        every other argument of the constructor read from params.yaml
+        (mobitrace.core.params.arguments)."""
+        signature = inspect.signature(cls.__init__).parameters
+        names = [p for p in signature if p != "self"]
+        optional = {p for p in names if signature[p].default is not inspect.Parameter.empty}
+        return cls(**params.arguments(namespace["study"], names, optional))
 
 
 class SupplementChapter(NotebookChapter):

@@ -4,7 +4,7 @@
 Importing this module applies the theme (seaborn, colour-blind-safe palette,
 one font and size everywhere). Chapters draw with seaborn for statistical
 figures and save with `save_svg`; anything random (bootstrap intervals) takes
-`SEED`.
+`mobitrace.stats.resampling.SEED`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-SEED = 20261123
 # Okabe-Ito via seaborn's "colorblind": distinguishable with every common
 # colour-vision deficiency.
 PALETTE = sns.color_palette("colorblind")

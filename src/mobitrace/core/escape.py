@@ -1,4 +1,4 @@
-"""Strings from captures are text, in every output (issue 16, item 4).
+"""Strings from captures are text, in every output.
 
 A capture's manifest values, file names and device names come from
 strangers and end up in the published book: in HTML tables and figures, in

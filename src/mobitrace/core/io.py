@@ -3,6 +3,7 @@ whole or not at all."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -18,7 +19,7 @@ ROOT_FILES = ("dvc.yaml", "params.yaml")
 
 def repo_root(start: Path | None = None) -> Path:
     """The folder holding dvc.yaml and params.yaml, searched upwards. (Here,
-    not in mobitrace.book.notebooks: the CLI's ingest commands need it
+    not in mobitrace.notebooks: the CLI's ingest commands need it
     without importing papermill.)"""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
@@ -31,6 +32,12 @@ def safe_yaml(text: str):
     """yaml.safe_load(text), with libyaml's parser when PyYAML is built with
     it: the same data, ~10x faster (dvc.lock, dvc.yaml, read on every run)."""
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def write_metrics(path: str | Path, doc: dict) -> None:
+    """Write a metrics.json as `dvc metrics show` reads it and git diffs
+    it: sorted keys, 2-space indent, final newline."""
+    Path(path).write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 
 @contextmanager

@@ -188,7 +188,7 @@ class Values:
     def __init__(self, published_dir: str | Path):
         self.frame = pd.read_parquet(Path(published_dir) / "values.parquet")
         # Position of each id's first row: chapters look values up hundreds of times
-        # (robustness recomputes), a mask over the frame each time cost ~0.5 ms.
+        # (robustness recomputes): an index, not a mask over the frame each time.
         self._first = {}
         for position, value_id in enumerate(self.frame["id"]):
             self._first.setdefault(value_id, position)

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 # The two names used, from their modules: statsmodels.api would also import its
-# formula, graphics and time-series packages (~0.3 s CPU in every stage using this).
+# formula, graphics and time-series packages in every stage using this.
 from statsmodels.regression.linear_model import OLS
 from statsmodels.tools.tools import add_constant
 
@@ -59,7 +59,7 @@ def fit_line(x, y):
     return OLS(y, add_constant(x, has_constant="add")).fit()
 
 
-def bands(res, x_new, alpha: float = 0.05) -> pd.DataFrame:
+def bands(res, x_new, alpha: float) -> pd.DataFrame:
     """Fitted mean with confidence (mean_ci_*) and prediction (obs_ci_*)
     intervals at x_new, from statsmodels (formulas in the module docstring)."""
     x_new = np.atleast_1d(np.asarray(x_new, dtype=float))
@@ -80,7 +80,7 @@ class InversePrediction:
     g: float
 
 
-def inverse_predict(res, y0: float, alpha: float = 0.05, m: float = math.inf) -> InversePrediction:
+def inverse_predict(res, y0: float, alpha: float, m: float = math.inf) -> InversePrediction:
     """Inverse prediction of x at y0 by inverting the confidence band
     (m = inf: the mean CPU reaches y0; Fieller's interval) or the prediction
     band for the mean of m new observations (m = 1: one new run).
@@ -105,7 +105,7 @@ def inverse_predict(res, y0: float, alpha: float = 0.05, m: float = math.inf) ->
     return InversePrediction(y0, x0, min(lo, hi), max(lo, hi), True, g)
 
 
-def fit_summary(res, alpha: float = 0.05) -> dict:
+def fit_summary(res, alpha: float) -> dict:
     """Slope and intercept with their 100(1 - alpha)% confidence intervals
     (t-based, statsmodels conf_int), R^2, residual s, n."""
     ci = np.asarray(res.conf_int(alpha=alpha))
@@ -120,30 +120,7 @@ def fit_summary(res, alpha: float = 0.05) -> dict:
     }
 
 
-def mean_ci(values, alpha: float = 0.05) -> tuple[float, float, float]:
-    """Mean with its t interval: xbar +- t_{1-alpha/2, n-1} sd / sqrt(n)
-    (scipy.stats.t.interval). NaN bounds for fewer than 2 values."""
-    v = np.asarray(values, dtype=float)
-    mean = float(v.mean())
-    if len(v) < 2:
-        return mean, math.nan, math.nan
-    sem = float(stats.sem(v))
-    if sem == 0:
-        return mean, mean, mean
-    lo, hi = stats.t.interval(1 - alpha, len(v) - 1, loc=mean, scale=sem)
-    return mean, float(lo), float(hi)
-
-
-def welch(a, b) -> dict:
-    """Welch's unequal-variance t-test of mean(a) - mean(b) (Welch 1947;
-    Satterthwaite degrees of freedom), from scipy.stats.ttest_ind."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    r = stats.ttest_ind(a, b, equal_var=False)
-    return {"diff": float(a.mean() - b.mean()), "t": float(r.statistic), "df": float(r.df),
-            "p": float(r.pvalue)}
-
-
-def r2_ci(r2: float, n: int, slope: float, alpha: float = 0.05) -> tuple[float, float]:
+def r2_ci(r2: float, n: int, slope: float, alpha: float) -> tuple[float, float]:
     """Interval for the R^2 of a one-regressor line from Fisher's z of the
     correlation r = sign(slope) sqrt(R^2): z = atanh(r) +- z_{1-alpha/2} / sqrt(n - 3),
     back-transformed with tanh and squared (Fisher 1921; Sokal & Rohlf,
@@ -162,7 +139,7 @@ def r2_ci(r2: float, n: int, slope: float, alpha: float = 0.05) -> tuple[float, 
     return lo, hi
 
 
-def ratio_ci(numerator, denominator, alpha: float = 0.05) -> tuple[float, float, float]:
+def ratio_ci(numerator, denominator, alpha: float) -> tuple[float, float, float]:
     """Ratio of two independent sample means, mean(numerator) / mean(denominator),
     with a 100(1 - alpha)% interval from the delta method on the log scale:
     log R +- t_{1-alpha/2, df} sqrt(v_n + v_d), v = s^2 / (k mean^2) for each

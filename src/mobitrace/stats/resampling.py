@@ -8,18 +8,17 @@ one configuration (throughput and energy per bit of the same runs) stay
 paired. Statistics of several configurations (a ratio of two means, the
 configuration with the highest mean) are then computed draw by draw, and
 `percentile_ci` reads the interval off their distribution. Everything is
-seeded (default `mobitrace.book.figures.SEED`), so the intervals are the same on
-every run.
+seeded (default `SEED`), so the intervals are the same on every run.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from mobitrace.book.figures import SEED
-
+# The seed of every random draw in the book: bootstrap intervals here and
+# seaborn's error bars in the figures.
+SEED = 20261123
 N_BOOT = 2000
 
 
@@ -78,16 +77,6 @@ def change_pct(num, den):
 def saving_pct(variant, baseline):
     """100 (1 - variant / baseline): how much less variant is than baseline, in %."""
     return 100 * (1 - np.asarray(variant, dtype=float) / np.asarray(baseline, dtype=float))
-
-
-def mean_ci(values, level: float = 0.95) -> tuple[float, float, float]:
-    """Mean and its Student-t interval (NaN bounds below two values)."""
-    x = np.asarray(values, dtype=float)
-    m = float(x.mean())
-    if len(x) < 2:
-        return m, float("nan"), float("nan")
-    half = float(stats.t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
-    return m, m - half, m + half
 
 
 def arg_best(draws: pd.DataFrame, level: str, maximize: bool = True, allowed: pd.DataFrame | None = None):

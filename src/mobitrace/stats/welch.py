@@ -111,7 +111,7 @@ def rounding_box(value: float, decimals: int, nonnegative: bool = False) -> tupl
 
 
 # A pure function of printed numbers, called again for the same box: a cell printed at its
-# table's precision, and the methods page in the chapter's kernel (~77 ms per box).
+# table's precision, and the methods page in the chapter's kernel.
 @cache
 def p_range(mean1, mean_dec1, sd1, sd_dec1, n1, mean2, mean_dec2, sd2, sd_dec2, n2,
             grid: int = 21) -> tuple[float, float]:
@@ -190,7 +190,7 @@ def hedges_g_samples(a, b, level: float = 0.95) -> tuple[float, float, float]:
     return hedges_g(a.mean(), a.std(ddof=1), len(a), b.mean(), b.std(ddof=1), len(b), level)
 
 
-def holm(pvalues, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+def holm(pvalues, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Holm's step-down family-wise correction: sorted p_(i) is compared
     with alpha / (m - i + 1), and every hypothesis before the first that
     fails is rejected; adjusted p_(i) = max_{j<=i} min(1, (m - j + 1) p_(j)).
@@ -200,8 +200,8 @@ def holm(pvalues, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
 
     The steps of statsmodels' multipletests(method="holm"), which the tests
     check it against value for value: that function also runs gc.collect()
-    on every call, ~0.15 s in a notebook's heap, and a chapter calls this
-    once per table."""
+    on every call, which is slow in a notebook's large heap, and a chapter
+    calls this once per table."""
     p = np.asarray(pvalues, float)
     reject = np.zeros(p.shape, bool)
     adjusted = np.full(p.shape, np.nan)

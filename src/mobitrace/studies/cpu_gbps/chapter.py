@@ -5,7 +5,6 @@ chapter reads. The numbers come from mobitrace.studies.cpu_gbps.analysis.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -18,6 +17,7 @@ from mobitrace.core import claims as cl
 from mobitrace.core.published import Values
 from mobitrace.studies.cpu_gbps import analysis as an
 from mobitrace.studies.cpu_gbps.analysis import line_frame
+from mobitrace.core.io import write_metrics
 
 STAGE = "analyze_cpu_gbps"
 HEADLINE = ["pixel2_1p6gbps_under_50pct", "rog_1p7gbps_under_15pct", "affinity_4x", "eas_big_drop_400"]
@@ -117,4 +117,4 @@ class Chapter(NotebookChapter):
         self.out.put_counts(counts)
         metrics = an.chapter_metrics(self.lines, self.cpu_threshold_pct, self.target_rates_gbps,
                                      self.derived["affinity_gain"], counts)
-        (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+        write_metrics(self.results / "metrics.json", metrics)

@@ -12,7 +12,6 @@ comparisons and figures in mobitrace.studies.cpu_gbps.measured_analysis.
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 import numpy as np
@@ -23,12 +22,15 @@ from mobitrace.book.build import format_column, link, with_interval
 from mobitrace.book.chapter import ChapterOutputs, DevicePage, NotebookChapter, site_href
 from mobitrace.core import claims as cl
 from mobitrace.core import numbers
+from mobitrace.core.io import write_metrics
 from mobitrace.core.numbers import as_printed, metric
 from mobitrace.core.published import Values
 from mobitrace.stats import cpufit
-from mobitrace.studies.cpu_gbps import measured_analysis as cm
 from mobitrace.core.capture_reader import NOT_MEASURED
+from mobitrace.stats.intervals import mean_ci
 from mobitrace.studies import registry
+from mobitrace.studies.cpu_gbps import figures as cpu_figures
+from mobitrace.studies.cpu_gbps import measured_analysis
 from mobitrace.studies.cpu_gbps.device_analysis import (beyond_range, beyond_text, clean_runs, direction_word,
                                                        fit_table)
 from mobitrace.studies.cpu_gbps.measured_analysis import (
@@ -195,9 +197,9 @@ def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple
     sources' slopes. Returns (table, display)."""
     rows = []
     for (device, direction), g in runs.groupby(["device", "direction"], sort=True):
-        all_gap = cpufit.mean_ci(g["gap_pp"], alpha)
+        all_gap = mean_ci(g["gap_pp"], 1 - alpha)
         low = g[g["low_rate"]]
-        low_gap = cpufit.mean_ci(low["gap_pp"], alpha)
+        low_gap = mean_ci(low["gap_pp"], 1 - alpha)
         at_max = g[g["target_rate_bps"] == 0]
         rows.append({
             "device": device, "direction": direction, "n": len(g),
@@ -237,7 +239,7 @@ def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple
 MOST_LISTED = 8
 
 
-def procstat_direction(low: pd.DataFrame, alpha: float = 0.05) -> dict:
+def procstat_direction(low: pd.DataFrame, alpha: float) -> dict:
     """How tick-sampled /proc/stat reads paced load against the precise
     source, per device AND direction (downlink and uplink can differ within
     a device): the median ratio of the runs (`low`: device, direction,
@@ -272,7 +274,7 @@ def procstat_direction(low: pd.DataFrame, alpha: float = 0.05) -> dict:
     return {"ratio_low_by_device": "; ".join(listed), "low_rate_reading": reading}
 
 
-def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame, alpha: float = 0.05) -> dict:
+def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame, alpha: float) -> dict:
     """The prose's numbers about /proc/stat versus the precise source, in
     the order the chapter glues them (a str value is a phrase)."""
     low, at_max = runs["low_rate"], runs["target_rate_bps"] == 0
@@ -461,7 +463,7 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
             v.row("rog_baseline_sirq")["location"], ">=", round(rog_share, 6), float(shares.mean()), "ratio",
             f"/proc/stat SoftIRQ / Total at the unlimited rate, {ref}, downlink; "
             "bound: at least the smaller published share", "measured")
-        intervals["measured_sirq_significant_share"] = cpufit.mean_ci(shares, alpha)[1:]
+        intervals["measured_sirq_significant_share"] = mean_ci(shares, 1 - alpha)[1:]
     if not gro.empty:
         d = gro.set_index("direction").loc["down"]
         paper_ratio = paper_gro_ratio(values)
@@ -651,17 +653,17 @@ class Chapter(NotebookChapter):
         """(offloads off vs on, the RPS pair, the CPU-quota device vs the
         reference), each empty when its devices are not in the build. Their
         Welch tests form one family ("device comparisons at the unlimited
-        rate"), Holm-corrected together (cm.holm_family)."""
+        rate"), Holm-corrected together (measured_analysis.holm_family)."""
         ref, runs, fits, have = self.reference_device, self.runs, self.fits, self.have
         pairs = {"gro": (ref, self.offloads_off_device, "offloads off vs on"),
                  "rps": (*self.rps_devices, "RPS to the second vs the first CPU") if len(self.rps_devices) == 2
                  else None,
                  "slow": (ref, self.slow_device, "CPU-quota device vs reference")}
         self.pairs = pairs
-        frames = {key: cm.compare(runs, fits, a, b, label, self.alpha) if pair and {a, b} <= have
+        frames = {key: measured_analysis.compare(runs, fits, a, b, label, self.alpha) if pair and {a, b} <= have
                   else pd.DataFrame()
                   for key, pair in pairs.items() for a, b, label in [pair or (None, None, None)]}
-        frames = cm.holm_family(frames)
+        frames = measured_analysis.holm_family(frames, self.alpha)
         self.out.put("n_welch", int(sum(len(f) for f in frames.values())))
         return frames["gro"], frames["rps"], frames["slow"]
 
@@ -678,14 +680,14 @@ class Chapter(NotebookChapter):
             for name, runs in (("clean", self.runs), ("all", self.all_runs)):
                 fits, _ = fit_table(runs[runs["device"] == device], alpha, self.target_rates_gbps,
                                     self.cpu_threshold_pct)
-                r2[name] = float(cm.fit_of(fits, device, "down", "stat_total")["r2"])
+                r2[name] = float(measured_analysis.fit_of(fits, device, "down", "stat_total")["r2"])
             rows.append({"headline": f"R² of /proc/stat Total, {device}, downlink", "runs": n_all, "left out": n_out,
                          "without them": r2["clean"], "with them": r2["all"]})
         for key, pair in self.pairs.items():
             if not pair or not set(pair[:2]) <= self.have:
                 continue
             a, b, label = pair
-            ratio = {name: cm.compare(runs, self.fits, a, b, label, alpha).set_index("direction").loc["down"]
+            ratio = {name: measured_analysis.compare(runs, self.fits, a, b, label, alpha).set_index("direction").loc["down"]
                      for name, runs in (("clean", self.runs), ("all", self.all_runs))}
             rows.append({"headline": f"throughput ratio {b} / {a}, downlink",
                          "runs": int(self.all_runs["device"].isin([a, b]).sum()),
@@ -712,8 +714,8 @@ class Chapter(NotebookChapter):
 
     def figure1_text(self, device: str) -> tuple[str, str]:
         """(alt text, caption) of a device's Figure 1."""
-        f_stat = cm.fit_of(self.fits, device, "down", "stat_total")
-        f_prec = cm.fit_of(self.fits, device, "down", "precise_total")
+        f_stat = measured_analysis.fit_of(self.fits, device, "down", "stat_total")
+        f_prec = measured_analysis.fit_of(self.fits, device, "down", "precise_total")
         return (f"{device}: four scatter plots of CPU utilization (% of all CPUs) against TCP throughput (Gbps), "
                 "downlink on top and uplink below, Total CPU on the left and SoftIRQ CPU on the right, one point "
                 "per run, each source with a straight OLS line and shaded confidence and prediction bands.",
@@ -767,7 +769,7 @@ class Chapter(NotebookChapter):
 
     def procstat_figure(self) -> None:
         self.out.figure(
-            cm.procstat_figure(self.runs, self.devices, self.highlight), "procstat_vs_precise",
+            cpu_figures.procstat_figure(self.runs, self.devices, self.highlight), "procstat_vs_precise",
             alt="Two scatter plots, one point per run and one colour per named device (any others grey). Left: "
                 "/proc/stat Total CPU (%) "
                 "against precise Total CPU (%) with a dashed line of equality. Right: /proc/stat minus precise "
@@ -781,10 +783,10 @@ class Chapter(NotebookChapter):
         out, runs, fits, ref, off = self.out, self.runs, self.fits, self.reference_device, self.offloads_off_device
         if not self.gro.empty:
             out.table(self.gro, "offloads_off_vs_on", "Offloads on (a) against GRO/GSO/TSO off (b): throughput at "
-                      "the unlimited rate", shown=cm.comparison_shown(self.gro, "offloads on", "offloads off"))
+                      "the unlimited rate", shown=measured_analysis.comparison_shown(self.gro, "offloads on", "offloads off"))
             out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
             out.figure(
-                cm.throughput_figure(runs, [ref, off], self.alpha), "offloads_throughput",
+                cpu_figures.throughput_figure(runs, [ref, off], self.alpha), "offloads_throughput",
                 alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars, for the "
                     "offloads-on and offloads-off configurations, downlink and uplink.",
                 caption="Throughput at the unlimited rate with offloads on and off (mean of the repetitions, 95% t "
@@ -793,7 +795,7 @@ class Chapter(NotebookChapter):
             out.provenance("measured (mean of the runs at the unlimited rate).")
             out.put_all(offloads_glue(self.gro, self.paper))
         else:
-            display(Markdown(cm.not_captured_text("offloads-off comparison", [ref, off])))
+            display(Markdown(measured_analysis.not_captured_text("offloads-off comparison", [ref, off])))
 
     def rps_section(self) -> None:
         out, runs, rps_devices = self.out, self.runs, self.rps_devices
@@ -801,10 +803,10 @@ class Chapter(NotebookChapter):
             rps = self.rps
             out.table(rps, "rps_affinity", f"SoftIRQ steered as in {rps_devices[0]} (a) against {rps_devices[1]} "
                       "(b): throughput at the unlimited rate",
-                      shown=cm.comparison_shown(rps, rps_devices[0], rps_devices[1]))
+                      shown=measured_analysis.comparison_shown(rps, rps_devices[0], rps_devices[1]))
             out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
             out.figure(
-                cm.throughput_figure(runs, [self.reference_device, *rps_devices], self.alpha), "rps_throughput",
+                cpu_figures.throughput_figure(runs, [self.reference_device, *rps_devices], self.alpha), "rps_throughput",
                 alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars for the "
                     "reference configuration and the two RPS configurations, downlink and uplink.",
                 caption="Throughput at the unlimited rate with SoftIRQ steered to either CPU, next to the reference "
@@ -817,24 +819,24 @@ class Chapter(NotebookChapter):
             out.provenance("measured (per-CPU /proc/stat, mean of the runs).")
             out.put_all(rps_glue(rps, rps_devices))
         else:
-            display(Markdown(cm.not_captured_text("RPS pair", rps_devices)))
+            display(Markdown(measured_analysis.not_captured_text("RPS pair", rps_devices)))
 
     def slow_section(self) -> None:
         out, ref, slow_device = self.out, self.reference_device, self.slow_device
         if not self.slow.empty:
             slow = self.slow
             out.table(slow, "slow_vs_reference", "Reference (a) against the CPU-quota-limited device (b): "
-                      "throughput at the unlimited rate", shown=cm.comparison_shown(slow, "reference", "CPU quota"))
+                      "throughput at the unlimited rate", shown=measured_analysis.comparison_shown(slow, "reference", "CPU quota"))
             out.provenance("measured; slopes modeled (OLS).")
             display(Markdown(slow_text(slow)))
         else:
-            display(Markdown(cm.not_captured_text("slower emulated device", [ref, slow_device])))
+            display(Markdown(measured_analysis.not_captured_text("slower emulated device", [ref, slow_device])))
 
     def comparison_figure(self) -> None:
         thr = self.thr
         self.out.figure(
-            cm.lines_figure(self.runs, self.phones, self.devices, self.target_rates_gbps, self.cpu_threshold_pct,
-                            self.alpha, self.highlight), "comparison",
+            cpu_figures.lines_figure(self.runs, self.phones, self.devices, self.target_rates_gbps, self.cpu_threshold_pct,
+                                  self.alpha, self.highlight), "comparison",
             alt="Total CPU utilization (%) against TCP downlink throughput (Gbps): one straight line with a shaded "
                 "confidence band per measured device, and two black lines for the published phones; a dashed grey "
                 f"line at {thr}% CPU and dotted grey lines at the target rates.",
@@ -884,7 +886,7 @@ class Chapter(NotebookChapter):
         counts = cl.verdict_counts(self.claims_table)
         self.out.put_counts(counts)
         metrics = chapter_metrics(self.data, self.gaps, self.comparisons, self.devices, self.thr, counts)
-        (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+        write_metrics(self.results / "metrics.json", metrics)
 
     def device_pages(self) -> None:
         """A page per device (registry.Chapter.device_pages), linked from the

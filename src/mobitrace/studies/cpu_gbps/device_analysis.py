@@ -9,7 +9,6 @@ metrics.json. Statistics in mobitrace.stats.cpufit (formulas and references ther
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -18,8 +17,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from mobitrace.core.io import replacing_dir, write_csv
+from mobitrace.core.io import replacing_dir, write_csv, write_metrics
 from mobitrace.stats import cpufit
+from mobitrace.stats.intervals import mean_ci
 from mobitrace.book.figures import PALETTE, legend_outside, save_svg
 from mobitrace.studies.cpu_gbps.schema import EXTRAPOLATIONS_SCHEMA, FITS_SCHEMA, RATE_SUMMARY_SCHEMA
 
@@ -110,7 +110,7 @@ def rate_summary(runs: pd.DataFrame, alpha: float) -> pd.DataFrame:
     rows = []
     for (device, config, direction, rate), g in runs.groupby(
             ["device", "config", "direction", "target_rate_bps"], sort=True):
-        tput = cpufit.mean_ci(g["throughput_gbps"], alpha)
+        tput = mean_ci(g["throughput_gbps"], 1 - alpha)
         row = {"device": device, "config": config, "direction": direction,
                "target_rate": "max" if rate == 0 else f"{rate / 1e6:g}M", "target_rate_bps": rate,
                "n": len(g), "throughput_gbps": tput[0], "throughput_lo": tput[1], "throughput_hi": tput[2]}
@@ -137,14 +137,14 @@ PANELS = {"Total CPU": ("stat_total", "precise_total"), "SoftIRQ CPU": ("stat_so
 CI_ALPHA, PRED_ALPHA = 0.30, 0.12  # band opacity: confidence band darker, prediction band lighter
 
 
-def line_with_bands(x, y, xs, alpha: float = 0.05) -> pd.DataFrame:
+def line_with_bands(x, y, xs, alpha: float) -> pd.DataFrame:
     """The OLS line of y on x evaluated at xs with its 100(1 - alpha)%
     confidence band of the mean (mean_ci_*) and prediction band of one new
     run (obs_ci_*), from statsmodels' get_prediction (cpufit.bands)."""
     return cpufit.bands(cpufit.fit_line(x, y), xs, alpha)
 
 
-def draw_fit(ax, x, y, xs, color, label: str, alpha: float = 0.05, prediction: bool = True,
+def draw_fit(ax, x, y, xs, color, label: str, alpha: float, prediction: bool = True,
              measured_max: float | None = None) -> pd.DataFrame:
     """Draw the OLS line (seaborn lineplot) with its confidence band and, if
     `prediction`, its prediction band (fill_between). Beyond `measured_max`
@@ -162,7 +162,7 @@ def draw_fit(ax, x, y, xs, color, label: str, alpha: float = 0.05, prediction: b
     return b
 
 
-def band_handles(entries: list[tuple[str, object, str]], alpha: float = 0.05, prediction: bool = True) -> list:
+def band_handles(entries: list[tuple[str, object, str]], alpha: float, prediction: bool = True) -> list:
     """Legend handles: one line (and marker) per (label, colour, marker)
     entry, then the two kinds of band."""
     from matplotlib.lines import Line2D
@@ -175,7 +175,7 @@ def band_handles(entries: list[tuple[str, object, str]], alpha: float = 0.05, pr
     return handles
 
 
-def band_legend(ax, entries: list[tuple[str, object, str]], alpha: float = 0.05, prediction: bool = True) -> None:
+def band_legend(ax, entries: list[tuple[str, object, str]], alpha: float, prediction: bool = True) -> None:
     """A legend outside the axes (right of it) with band_handles."""
     ax.legend(handles=band_handles(entries, alpha, prediction))
     legend_outside(ax)
@@ -268,4 +268,4 @@ def analyze(interim_dir: str | Path, out_dir: str | Path, params: dict) -> None:
         max_rate = summary[summary["target_rate"] == "max"]
         for _, r in max_rate.iterrows():
             metrics[f"{r['direction']}.max_throughput_gbps"] = round(r["throughput_gbps"], 6)
-        (tmp / "metrics.json").write_text(json.dumps({device: metrics}, indent=2, sort_keys=True) + "\n")
+        write_metrics(tmp / "metrics.json", {device: metrics})

@@ -1,12 +1,10 @@
 """Everything the mptcp-dualband chapter derives from the ingested runs:
-which runs it uses, ratio summaries and the throughput- and energy-optimal
-ratios, the paper's Figure 9 guideline against exhaustive search, the wake-up
-floor sensitivity, bootstrap intervals over the repetitions of the ratio
-sweep (mobitrace.stats.resampling), the chapter's tables (validated by
+which runs it uses, the chapter's tables (validated by
 mobitrace.studies.mptcp_dualband.schema), glued values, claims and metrics.
 
-Energy per bit is in mobitrace.studies.mptcp_dualband.energy, the figures in
-.plots. Kept apart from mobitrace.studies.mptcp_dualband.ingest (which the
+Energy per bit is in mobitrace.studies.mptcp_dualband.energy, the ratio
+sweep's optima, guideline and bootstrap intervals in .ratios, the figures
+and tables for people in .chapter. Kept apart from mobitrace.studies.mptcp_dualband.ingest (which the
 ingest stage depends on) so that changing the chapter's analysis does not
 re-run the ingest.
 """
@@ -14,21 +12,21 @@ re-run the ingest.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from mobitrace.book.figures import SEED
+from mobitrace.stats.intervals import mean_ci
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
 from mobitrace.core.numbers import direction, metric
-from mobitrace.energy.power_models import RadioPowerModel
 from mobitrace.stats import resampling as rs
-from mobitrace.studies.mptcp_dualband import energy as en
+from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
 from mobitrace.studies.mptcp_dualband import schema as sc
+from mobitrace.studies.mptcp_dualband.ratios import (change_ci, ecdf, floor_sensitivity, guideline_vs_search, optima,
+                                                     ratio_summary)
 from mobitrace.studies.mptcp_dualband.schema import DIRECTIONS, PATHS
 
 # --------------------------------------------------------------------------- #
@@ -58,224 +56,6 @@ def select_runs(frame: pd.DataFrame, manifests: dict[str, dict[str, dict]]) -> t
     device_has_fixed = frame["device"].map(lambda d: any(dd == d for dd, _ in fixed))
     aside = part & device_has_fixed & ~is_fixed
     return frame[~aside].reset_index(drop=True), frame[aside].reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------- #
-# Ratios: exhaustive search and the Figure 9 guideline
-
-
-def floor_sensitivity(summary: pd.DataFrame, radio: dict[str, dict[str, RadioPowerModel]],
-                      floors, satisfied_frac: float = 0.95) -> pd.DataFrame:
-    """Energy-optimal ratio per direction x demand (over the ratios meeting
-    the demand; all ratios when backlogged) when the radio part of nJ/bit
-    uses a wake-up floor f (:func:`radio_power_floor_mw`) and the CPU part is
-    kept as measured and modeled."""
-    rows = []
-    for f in floors:
-        p = en.radio_power_floor_mw
-        for (direction, demand), g in summary.groupby(["direction", "demand"], sort=True):
-            ok = g[g["tput_mbps"] >= satisfied_frac * demand] if demand > 0 else g
-            if ok.empty:
-                continue
-            radio_mw = p(radio[direction], ok["tput_a_mbps"], ok["tput_b_mbps"], direction, f)
-            nj = radio_mw / ok["tput_mbps"].to_numpy() + ok["cpu_nj_per_bit"].to_numpy()
-            i = int(np.argmin(nj))
-            rows.append({"floor_frac": f, "direction": direction, "demand": demand,
-                         "energy_opt_ratio": float(ok["ratio_a_pct"].iloc[i]), "nj_per_bit": float(nj[i])})
-    return pd.DataFrame(rows)
-
-
-def ratio_summary(energy: pd.DataFrame) -> pd.DataFrame:
-    """Mean and SD over repetitions per direction x demand x ratio (the
-    striped runs of the ratio sweep)."""
-    s = energy[(energy["transport"] == "striped") & (energy["part"] == "sweep")].copy()
-    s["demand"] = s["demand_mbps"].fillna(0.0)  # 0 = backlogged (groupby drops NaN)
-    g = s.groupby(["direction", "demand", "ratio_a_pct"])
-    out = g.agg(n=("tput_eq_mbps", "size"), tput_mbps=("tput_eq_mbps", "mean"), tput_sd=("tput_eq_mbps", "std"),
-                tput_a_mbps=("tput_a_eq_mbps", "mean"), tput_b_mbps=("tput_b_eq_mbps", "mean"),
-                nj_per_bit=("nj_per_bit", "mean"), nj_sd=("nj_per_bit", "std"),
-                radio_nj_per_bit=("radio_nj_per_bit", "mean"), cpu_nj_per_bit=("cpu_nj_per_bit", "mean"),
-                phone_cpu_s=("phone_cpu_s", "mean")).reset_index()
-    return out
-
-
-def optima(summary: pd.DataFrame, satisfied_frac: float = 0.95) -> pd.DataFrame:
-    """Per direction x demand: the throughput-optimal ratio (highest mean
-    throughput), the energy-optimal ratio over all ratios, over the ratios
-    that use both paths (0 < a < 100, the paper's comparison for backlogged
-    traffic) and, for a demand, over the ratios that deliver at least
-    `satisfied_frac` of it."""
-    rows = []
-    for (direction, demand), g in summary.groupby(["direction", "demand"], sort=True):
-        g = g.sort_values("ratio_a_pct")
-        best_t = g.loc[g["tput_mbps"].idxmax()]
-        best_e = g.loc[g["nj_per_bit"].idxmin()]
-        both = g[(g["ratio_a_pct"] > 0) & (g["ratio_a_pct"] < 100)]
-        best_e2 = both.loc[both["nj_per_bit"].idxmin()] if len(both) else None
-        ok = g[g["tput_mbps"] >= satisfied_frac * demand] if demand > 0 else g
-        best_es = ok.loc[ok["nj_per_bit"].idxmin()] if len(ok) else None
-        rows.append({
-            "direction": direction, "demand": demand,
-            "tput_opt_ratio": best_t["ratio_a_pct"], "tput_opt_mbps": best_t["tput_mbps"],
-            "tput_opt_nj": best_t["nj_per_bit"],
-            "energy_opt_ratio": best_e["ratio_a_pct"], "energy_opt_nj": best_e["nj_per_bit"],
-            "energy_opt_mbps": best_e["tput_mbps"],
-            "energy_opt_both_ratio": np.nan if best_e2 is None else best_e2["ratio_a_pct"],
-            "energy_opt_both_nj": np.nan if best_e2 is None else best_e2["nj_per_bit"],
-            "energy_opt_both_mbps": np.nan if best_e2 is None else best_e2["tput_mbps"],
-            "energy_opt_satisfying_ratio": np.nan if best_es is None else best_es["ratio_a_pct"],
-            "energy_opt_satisfying_nj": np.nan if best_es is None else best_es["nj_per_bit"],
-            "energy_opt_satisfying_mbps": np.nan if best_es is None else best_es["tput_mbps"],
-        })
-    return pd.DataFrame(rows)
-
-
-def guideline_ratio(demand_mbps: float | None, r_ad: float, r_ac: float, direction: str) -> float:
-    """The % of packets to the 802.11ad path that the paper's guidelines pick
-    (Fig. 9, as its rules are stated in §4.2; the flow chart's image is not in
-    the text), for an application demand (None = backlogged) and each
-    interface's maximum rate:
-
-    * backlogged, or a demand above R_ad + R_ac: the throughput-optimal ratio
-      R_ad : R_ac (§3.2: "given by the ratio of the individual throughputs");
-    * downlink (802.11ac cheaper to receive): demand > R_ad -> fill 802.11ac,
-      the rest on 802.11ad, ratio (D - R_ac) : R_ac; R_ac < D <= R_ad -> 100:0;
-      D <= R_ac -> 0:100;
-    * uplink (802.11ad cheaper to transmit): demand > R_ad -> fill 802.11ad,
-      ratio R_ad : (D - R_ad); else 100:0.
-
-    E.g. downlink, 1750 Mbps, 1600/600 -> 1150/1750 = 65.7 % (the paper's
-    66:34); uplink, 1750, 1450/600 -> 1450/1750 = 82.9 % (83:17).
-    """
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, found {direction!r}")
-    if r_ad <= 0 or r_ac <= 0:
-        raise ValueError("interface rates must be positive")
-    if demand_mbps is None or (isinstance(demand_mbps, float) and math.isnan(demand_mbps)) \
-            or demand_mbps >= r_ad + r_ac:
-        return 100.0 * r_ad / (r_ad + r_ac)
-    d = float(demand_mbps)
-    if d <= 0:
-        raise ValueError("demand must be positive (None = backlogged)")
-    if direction == "downlink":
-        if d > r_ad:
-            return 100.0 * (d - r_ac) / d
-        return 100.0 if d > r_ac else 0.0
-    if d > r_ad:
-        return 100.0 * r_ad / d
-    return 100.0
-
-
-def nearest_ratio(ratio: float, grid) -> float:
-    """The grid ratio closest to `ratio` (ties to the larger)."""
-    grid = np.asarray(sorted(grid), dtype=float)
-    i = np.argmin(np.abs(grid - ratio) - 1e-9 * grid)
-    return float(grid[i])
-
-
-def guideline_vs_search(summary: pd.DataFrame, opt: pd.DataFrame, rates: dict[str, dict[str, float]],
-                        satisfied_frac: float = 0.95) -> pd.DataFrame:
-    """Per direction x demand: the guideline's ratio (rounded to the measured
-    grid), its throughput and nJ/bit, and how far it lands from the
-    exhaustive search's best (energy over the ratios meeting the demand;
-    throughput for backlogged traffic)."""
-    rows = []
-    for r in opt.itertuples():
-        g = summary[(summary["direction"] == r.direction) & (summary["demand"] == r.demand)]
-        rate = rates[r.direction]
-        want = guideline_ratio(None if r.demand == 0 else r.demand, rate["a"], rate["b"], r.direction)
-        on_grid = nearest_ratio(want, g["ratio_a_pct"])
-        row = g[g["ratio_a_pct"] == on_grid].iloc[0]
-        best_nj = r.energy_opt_satisfying_nj
-        rows.append({
-            "direction": r.direction, "demand": r.demand, "guideline_ratio": want, "grid_ratio": on_grid,
-            "guideline_mbps": row["tput_mbps"], "guideline_nj": row["nj_per_bit"],
-            "meets_demand": bool(r.demand == 0 or row["tput_mbps"] >= satisfied_frac * r.demand),
-            "search_ratio": r.energy_opt_satisfying_ratio, "search_nj": best_nj,
-            "search_mbps": r.energy_opt_satisfying_mbps,
-            "excess_energy_pct": 100.0 * (row["nj_per_bit"] / best_nj - 1.0),
-            "tput_shortfall_pct": 100.0 * (1.0 - row["tput_mbps"] / r.tput_opt_mbps),
-        })
-    return pd.DataFrame(rows)
-
-
-def ecdf(values) -> tuple[np.ndarray, np.ndarray]:
-    """Empirical CDF: sorted values and i/n for i = 1..n."""
-    x = np.sort(np.asarray(values, dtype=float))
-    return x, np.arange(1, len(x) + 1) / len(x)
-
-
-# --------------------------------------------------------------------------- #
-# Bootstrap intervals
-
-CELL = ["direction", "demand", "ratio_a_pct"]
-
-
-def sweep_runs(energy: pd.DataFrame) -> pd.DataFrame:
-    """The striped runs of the ratio sweep, one row per run, with `demand`
-    (0 = backlogged), as ratio_summary groups them."""
-    s = energy[(energy["transport"] == "striped") & (energy["part"] == "sweep")].copy()
-    s["demand"] = s["demand_mbps"].fillna(0.0)
-    return s.reset_index(drop=True)
-
-
-def boot(runs: pd.DataFrame, n_boot: int = rs.N_BOOT, seed: int = SEED) -> dict[str, pd.DataFrame]:
-    """Bootstrap distributions of the mean throughput and nJ/bit per
-    direction x demand x ratio (paired: the same resampled runs)."""
-    return rs.boot_means(runs, CELL, ["tput_eq_mbps", "nj_per_bit"], n_boot, seed)
-
-
-def optima_ci(draws: dict[str, pd.DataFrame], satisfied_frac: float = 0.95,
-              level: float = 0.95) -> pd.DataFrame:
-    """Per direction x demand, percentile intervals (on the ratio grid) of
-    the throughput-optimal ratio, the energy-optimal ratio among two-path
-    ratios and the energy-optimal ratio among the ratios that meet
-    `satisfied_frac` of the demand (all ratios when backlogged), with the
-    share of draws that agree with the point estimate's choice left to the
-    caller. Same definitions as optima."""
-    tput, nj = draws["tput_eq_mbps"], draws["nj_per_bit"]
-    rows = []
-    for (direction, demand), t in tput.groupby(level=["direction", "demand"], sort=True):
-        e = nj.loc[t.index]
-        ratio = t.index.get_level_values("ratio_a_pct").to_numpy(dtype=float)
-        both = pd.DataFrame(np.repeat(((ratio > 0) & (ratio < 100))[:, None], t.shape[1], axis=1), index=t.index)
-        ok = t >= satisfied_frac * demand if demand > 0 else pd.DataFrame(True, index=t.index, columns=t.columns)
-        row = {"direction": direction, "demand": demand}
-        for name, d, maximize, allowed in (("tput_opt_ratio", t, True, None),
-                                           ("energy_opt_both_ratio", e, False, both),
-                                           ("energy_opt_satisfying_ratio", e, False, ok)):
-            lo, hi = rs.percentile_ci(rs.arg_best(d, "ratio_a_pct", maximize, allowed), level, discrete=True)
-            row[f"{name}_low"], row[f"{name}_high"] = lo, hi
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def change_ci(draws: dict[str, pd.DataFrame], column: str, direction: str, demand: float,
-              ratio: float, against: float, level: float = 0.95) -> tuple[float, float]:
-    """Interval of 100 (mean at `ratio` / mean at `against` - 1) for
-    `column` (tput_eq_mbps or nj_per_bit) in one direction and demand."""
-    d = draws[column]
-    return rs.percentile_ci(rs.change_pct(d.loc[(direction, demand, ratio)], d.loc[(direction, demand, against)]),
-                            level)
-
-
-OPTIMA_SHOWN = {"tput_opt_ratio": "throughput-optimal (% on a)", "tput_opt_mbps": "throughput there (Mbps)",
-                "energy_opt_satisfying_ratio": "energy-optimal (% on a)",
-                "energy_opt_satisfying_nj": "energy there (nJ/bit)",
-                "energy_opt_both_ratio": "energy-optimal, two paths (% on a)"}
-
-
-def optima_shown(opt: pd.DataFrame, oci: pd.DataFrame) -> pd.DataFrame:
-    """The optima (optima) for people: each optimal
-    ratio with its bootstrap interval (`optima_ci`) as "73 [70, 73]", units
-    in the headers."""
-    from mobitrace.book.build import with_interval
-
-    f = opt.merge(oci, on=["direction", "demand"])
-    for col in ("tput_opt_ratio", "energy_opt_satisfying_ratio", "energy_opt_both_ratio"):
-        f = with_interval(f, col, f"{col}_low", f"{col}_high")
-    return (f[["direction", "demand", *OPTIMA_SHOWN]]
-            .rename(columns={"demand": "demand (Mbps, 0 = backlogged)", **OPTIMA_SHOWN}))
 
 
 # --------------------------------------------------------------------------- #
@@ -329,7 +109,7 @@ def priced_runs(runs: pd.DataFrame, manifests: dict, devices: list[str], radio, 
     """The ingested runs priced with the radio and CPU models
     (energy.energy_table), the paths each used marked, and the MPTCP runs of
     sessions before the kit's listener fix set aside (select_runs)."""
-    e = en.energy_table(runs, radio, cpu)
+    e = energy_per_bit.energy_table(runs, radio, cpu)
     e["paths_used"] = paths_used(e)
     e, aside = select_runs(e, manifests)
     ref = devices[0]
@@ -406,28 +186,17 @@ def mptcp_runs(r: Runs) -> pd.DataFrame:
 def fig1_table(mp: pd.DataFrame, rates_paper: dict) -> pd.DataFrame:
     """Per device and direction: mean and SD of the total and per-path
     throughput of backlogged MPTCP, the sum of the paper's path rates, the
-    total as % of it, and the total's Student-t 95% CI (rs.mean_ci)."""
+    total as % of it, and the total's Student-t 95% CI (mean_ci)."""
     fig1 = (mp.groupby(["device", "direction"])
             .agg(n=("tput_eq_mbps", "size"), total=("tput_eq_mbps", "mean"), total_sd=("tput_eq_mbps", "std"),
                  path_a=("tput_a_eq_mbps", "mean"), path_a_sd=("tput_a_eq_mbps", "std"),
                  path_b=("tput_b_eq_mbps", "mean"), path_b_sd=("tput_b_eq_mbps", "std")).reset_index())
     fig1["sum of path rates"] = [rates_paper[d]["a"] + rates_paper[d]["b"] for d in fig1["direction"]]
     fig1["% of sum"] = 100 * fig1["total"] / fig1["sum of path rates"]
-    ci = {k: rs.mean_ci(g["tput_eq_mbps"]) for k, g in mp.groupby(["device", "direction"])}
+    ci = {k: mean_ci(g["tput_eq_mbps"], 0.95) for k, g in mp.groupby(["device", "direction"])}
     fig1["total_ci_low"] = [ci[k][1] for k in zip(fig1["device"], fig1["direction"])]
     fig1["total_ci_high"] = [ci[k][2] for k in zip(fig1["device"], fig1["direction"])]
     return validated(fig1, "fig1_mptcp_throughput")
-
-
-FIG1_SHOWN = {"n": "runs", "total": "MPTCP total (Mbps)", "total_sd": "SD total (Mbps)", "path_a": "path a (Mbps)",
-              "path_a_sd": "SD path a (Mbps)", "path_b": "path b (Mbps)", "path_b_sd": "SD path b (Mbps)",
-              "sum of path rates": "sum of path rates (Mbps)", "% of sum": "of the sum (%)"}
-
-
-def fig1_shown(fig1: pd.DataFrame) -> pd.DataFrame:
-    """fig1_table for people: the total with its interval, units in headers."""
-    from mobitrace.book.build import with_interval
-    return with_interval(fig1, "total", "total_ci_low", "total_ci_high").rename(columns=FIG1_SHOWN)
 
 
 def fig1_ref(fig1: pd.DataFrame, ref: str) -> pd.DataFrame:
@@ -1010,18 +779,6 @@ def claim_intervals(oci: pd.DataFrame, r1: pd.DataFrame, cis: dict) -> dict[str,
     }
 
 
-def claims_shown(claims_table: pd.DataFrame, intervals: dict) -> pd.DataFrame:
-    """The claims table for people: paper value with its relation, ours with
-    its interval."""
-    from mobitrace.book.chapter import paper_text, shown_interval
-    from mobitrace.core import numbers
-
-    shown = claims_table.assign(
-        paper=[paper_text(rel, val) for rel, val in zip(claims_table["paper_relation"], claims_table["paper_value"])],
-        ours=[numbers.interval(a, *shown_interval(row, intervals)) for (_, row), a in
-              zip(claims_table.set_index("claim_id").iterrows(), claims_table["artifact_value"])])
-    return (shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "category", "provenance", "robustness"]]
-            .rename(columns={"ours": "this artifact [95% CI]"}))
 
 
 def metrics(r: Runs, r1: pd.DataFrame, cdf: pd.DataFrame, c: Comparisons, gl: pd.DataFrame,
@@ -1040,11 +797,6 @@ def metrics(r: Runs, r1: pd.DataFrame, cdf: pd.DataFrame, c: Comparisons, gl: pd
         "guideline_max_excess_energy_pct": metric(gl["excess_energy_pct"].max()),
         "claims": cl.keyed(counts),
     }
-
-
-def write_metrics(m: dict, path: str | Path) -> None:
-    """Write metrics.json (sorted keys, 2-space indent, final newline)."""
-    Path(path).write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
 
 
 def sweep_summary(ref_energy: pd.DataFrame) -> pd.DataFrame:

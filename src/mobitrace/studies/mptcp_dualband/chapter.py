@@ -15,15 +15,21 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 
-from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, reference_first, site_href
-from mobitrace.book.figures import PALETTE, SEED, legend_outside
+from mobitrace.book.build import with_interval
+from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, reference_first, shown_interval, site_href
+from mobitrace.book.figures import PALETTE, legend_outside
+from mobitrace.book.robustness import show as show_robustness
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
-from mobitrace.energy import robustness as rb
+from mobitrace.core import numbers
+from mobitrace.core.io import write_metrics
 from mobitrace.core.published import Values
+from mobitrace.energy import robustness
 from mobitrace.stats import resampling as rs
+from mobitrace.stats.resampling import SEED
 from mobitrace.studies.mptcp_dualband import analysis as mda
-from mobitrace.studies.mptcp_dualband import energy as men
+from mobitrace.studies.mptcp_dualband import ratios as ratio_sweep
+from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
 from mobitrace.studies.mptcp_dualband.schema import DIRECTIONS
 
 STAGE = "analyze_mptcp_dualband"
@@ -171,7 +177,7 @@ class Chapter(NotebookChapter):
         self.radio_floor_fracs, self.satisfied_frac = radio_floor_fracs, satisfied_frac
         self.out = ChapterOutputs(results_dir, STAGE)
         self.v = Values(published_dir)
-        self.radio_all, self.cpu, self.radio = men.chapter_models(power_models, radio_models, cpu_model)
+        self.radio_all, self.cpu, self.radio = energy_per_bit.chapter_models(power_models, radio_models, cpu_model)
         self.tol = mda.Tolerances(rel_tol_equal, rel_tol_approx, ratio_tol, satisfied_frac)
         self.robustness_settings = robustness
 
@@ -212,7 +218,7 @@ class Chapter(NotebookChapter):
         self.mp = mp = self.m["mp"]
         fig1 = mda.fig1_table(mp, self.R.rates_paper)
         out.table(fig1, "fig1_mptcp_throughput", "Backlogged MPTCP throughput: mean [95% CI], and SD, over runs",
-                  shown=mda.fig1_shown(fig1))
+                  shown=fig1_shown(fig1))
         out.provenance("measured: receiver payload over first-to-last byte; per path by the phone's interface byte "
                        "counters.")
         self.r = r = mda.fig1_ref(fig1, ref)
@@ -264,9 +270,9 @@ class Chapter(NotebookChapter):
         out, satisfied_frac = self.out, self.satisfied_frac
         self.summary = out.save_table(self.m["summary"], "ratio_sweep")
         self.opt = opt = self.m["opt"]
-        self.sweep = mda.sweep_runs(self.R.ref_energy())
-        self.draws = mda.boot(self.sweep)
-        self.oci = oci = mda.optima_ci(self.draws, satisfied_frac)
+        self.sweep = ratio_sweep.sweep_runs(self.R.ref_energy())
+        self.draws = ratio_sweep.boot(self.sweep)
+        self.oci = oci = ratio_sweep.optima_ci(self.draws, satisfied_frac)
         out.save_table(mda.optima_table(opt, oci), "optima")
         same = mda.coincide(opt)
         out.figure(lambda: sweep_figure(self.sweep, opt, {"downlink": 0.0, "uplink": 0.0}, "Backlogged traffic",
@@ -281,7 +287,7 @@ class Chapter(NotebookChapter):
                            f"{same['downlink']} in the downlink and {same['uplink']} in the uplink.")
         out.provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit from it and the measured CPU "
                        "time.")
-        out.show(mda.optima_shown(opt[opt["demand"] == 0], oci), "Throughput- and energy-optimal ratios, backlogged "
+        out.show(optima_shown(opt[opt["demand"] == 0], oci), "Throughput- and energy-optimal ratios, backlogged "
                  "(95% bootstrap interval over runs)", csv_href=out.href("optima"))
         out.provenance("measured throughput; modeled nJ/bit; intervals: bootstrap over the runs of each ratio.")
 
@@ -317,7 +323,7 @@ class Chapter(NotebookChapter):
                                "with 95% bootstrap CI bands; dotted: the demand. Look at which ratios reach the "
                                "demand, and where among them the nJ/bit curve is lowest (dash-dotted line).")
             out.provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit.")
-        out.show(mda.optima_shown(opt[opt["demand"] > 0], self.oci), "Throughput- and energy-optimal ratios per "
+        out.show(optima_shown(opt[opt["demand"] > 0], self.oci), "Throughput- and energy-optimal ratios per "
                  f"demand (energy over the ratios meeting at least {self.satisfied_frac:.0%} of the demand; 95% "
                  "bootstrap interval over runs)", csv_href=out.href("optima"))
         out.provenance("measured throughput; modeled nJ/bit; intervals: bootstrap over the runs of each ratio.")
@@ -373,24 +379,24 @@ class Chapter(NotebookChapter):
         out = self.out
         intervals = mda.claim_intervals(self.oci, self.r, self.cmp_ci)
         claims = mda.claims_at(self.m, self.v, self.r, self.cdf, self.tol, intervals)
-        self.rob = rb.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims, self.robustness_settings)
+        self.rob = robustness.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims, self.robustness_settings)
         # The radio model's own assumptions (idle 0, linearity) vary with the CPU coefficients.
         floors = mda.floor_labels(self.rob.claims, mda.floor_table(self.summary, self.radio, self.radio_floor_fracs,
                                                                    self.satisfied_frac), self.tol)
-        self.rob = rb.with_labels(self.rob, floors)
+        self.rob = robustness.with_labels(self.rob, floors)
         self.claims_table = self.rob.claims
         ref = self.R.manifests[self.R.ref].values()
         if any(capture_reader.background_load(m) is None for m in ref):
             self.claims_table = cl.with_note(self.claims_table,
                                              self.claims_table["provenance"].isin(["measured", "modeled"]), cl.UNGATED)
         cl.write_claims(self.claims_table, out.results_dir / "claims.csv")
-        out.show(mda.claims_shown(self.claims_table, intervals),
+        out.show(claims_shown(self.claims_table, intervals),
                  "Claims of the mptcp-dualband paper and their verdicts",
                  csv_href=site_href(out.results_dir / "claims.csv"))
         out.provenance("published paper values against measured throughput and modeled energy (the provenance "
                        "column says which); intervals: bootstrap over runs (seeded) or Student-t for a mean.")
         out.findings(self.claims_table, headline=HEADLINE, intervals=intervals)
-        rb.show(out, self.rob)
+        show_robustness(out, self.rob)
 
     def _claims_at(self, models: dict) -> pd.DataFrame:
         """The claims with the runs' CPU time priced by models[<the CPU model>]."""
@@ -400,5 +406,45 @@ class Chapter(NotebookChapter):
 
     def metrics(self) -> None:
         self.out.put_counts(cl.verdict_counts(self.claims_table))
-        mda.write_metrics(mda.metrics(self.R, self.r, self.cdf, self.cmp, self.gl, self.claims_table),
-                          self.out.results_dir / "metrics.json")
+        write_metrics(self.out.results_dir / "metrics.json",
+                      mda.metrics(self.R, self.r, self.cdf, self.cmp, self.gl, self.claims_table))
+
+
+OPTIMA_SHOWN = {"tput_opt_ratio": "throughput-optimal (% on a)", "tput_opt_mbps": "throughput there (Mbps)",
+                "energy_opt_satisfying_ratio": "energy-optimal (% on a)",
+                "energy_opt_satisfying_nj": "energy there (nJ/bit)",
+                "energy_opt_both_ratio": "energy-optimal, two paths (% on a)"}
+
+
+def optima_shown(opt: pd.DataFrame, oci: pd.DataFrame) -> pd.DataFrame:
+    """The optima (optima) for people: each optimal
+    ratio with its bootstrap interval (`optima_ci`) as "73 [70, 73]", units
+    in the headers."""
+    f = opt.merge(oci, on=["direction", "demand"])
+    for col in ("tput_opt_ratio", "energy_opt_satisfying_ratio", "energy_opt_both_ratio"):
+        f = with_interval(f, col, f"{col}_low", f"{col}_high")
+    return (f[["direction", "demand", *OPTIMA_SHOWN]]
+            .rename(columns={"demand": "demand (Mbps, 0 = backlogged)", **OPTIMA_SHOWN}))
+
+
+FIG1_SHOWN = {"n": "runs", "total": "MPTCP total (Mbps)", "total_sd": "SD total (Mbps)", "path_a": "path a (Mbps)",
+              "path_a_sd": "SD path a (Mbps)", "path_b": "path b (Mbps)", "path_b_sd": "SD path b (Mbps)",
+              "sum of path rates": "sum of path rates (Mbps)", "% of sum": "of the sum (%)"}
+
+
+def fig1_shown(fig1: pd.DataFrame) -> pd.DataFrame:
+    """fig1_table for people: the total with its interval, units in headers."""
+    return with_interval(fig1, "total", "total_ci_low", "total_ci_high").rename(columns=FIG1_SHOWN)
+
+
+
+def claims_shown(claims_table: pd.DataFrame, intervals: dict) -> pd.DataFrame:
+    """The claims table for people: paper value with its relation, ours with
+    its interval."""
+    shown = claims_table.assign(
+        paper=[paper_text(rel, val) for rel, val in zip(claims_table["paper_relation"], claims_table["paper_value"])],
+        ours=[numbers.interval(a, *shown_interval(row, intervals)) for (_, row), a in
+              zip(claims_table.set_index("claim_id").iterrows(), claims_table["artifact_value"])])
+    return (shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "category", "provenance",
+                   "robustness"]]
+            .rename(columns={"ours": "this artifact [95% CI]"}))

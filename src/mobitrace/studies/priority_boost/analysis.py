@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mobitrace.stats import welch as w
+from mobitrace.stats import intervals
+from mobitrace.stats import welch
 
 CONDITIONS = ["cpu_procs", "cross_pct"]
 
@@ -20,7 +21,7 @@ def table_precision(cells: pd.DataFrame) -> dict:
 
 
 def audit_published(stats: pd.DataFrame, table: str, p_table: str | None, baseline: str = "original",
-                    alpha: float = 0.05, level: float = 0.95, grid: int = 21) -> pd.DataFrame:
+                    *, alpha: float, level: float, grid: int = 21) -> pd.DataFrame:
     """Every policy-versus-baseline comparison of a mean/SD table: the
     recomputed Welch test, the range of p over the rounding intervals (as
     printed, and at the table's precision), the published p where there is
@@ -36,11 +37,11 @@ def audit_published(stats: pd.DataFrame, table: str, p_table: str | None, baseli
     rows = []
     for r in wide[wide["policy"] != baseline].sort_values(["column", "policy"]).itertuples(index=False):
         b = base.loc[r.column]
-        t = w.welch_from_stats(r.mean, r.sd, r.n, b["mean"], b["sd"], b["n"])
-        g, glo, ghi = w.hedges_g(r.mean, r.sd, r.n, b["mean"], b["sd"], b["n"], level)
-        lo_p, hi_p = w.p_range(r.mean, r.mean_decimals, r.sd, r.sd_decimals, r.n,
+        t = welch.welch_from_stats(r.mean, r.sd, r.n, b["mean"], b["sd"], b["n"])
+        g, glo, ghi = welch.hedges_g(r.mean, r.sd, r.n, b["mean"], b["sd"], b["n"], level)
+        lo_p, hi_p = welch.p_range(r.mean, r.mean_decimals, r.sd, r.sd_decimals, r.n,
                                b["mean"], b["mean_decimals"], b["sd"], b["sd_decimals"], b["n"], grid)
-        lo_t, hi_t = w.p_range(r.mean, max(r.mean_decimals, prec["mean"]), r.sd, max(r.sd_decimals, prec["sd"]),
+        lo_t, hi_t = welch.p_range(r.mean, max(r.mean_decimals, prec["mean"]), r.sd, max(r.sd_decimals, prec["sd"]),
                                r.n, b["mean"], max(b["mean_decimals"], prec["mean"]), b["sd"],
                                max(b["sd_decimals"], prec["sd"]), b["n"], grid)
         row = {"table": table, "policy": r.policy, "column": r.column, "cpu_procs": r.cpu_procs,
@@ -53,16 +54,16 @@ def audit_published(stats: pd.DataFrame, table: str, p_table: str | None, baseli
         if pubp is not None and (r.policy, r.column) in pubp.index:
             q = pubp.loc[(r.policy, r.column)]
             row.update(p_published_text=q["text"], p_published=q["value"], p_published_relation=q["relation"],
-                       in_range_table=w.p_consistent(q["relation"], q["value"], q["decimals"], lo_t, hi_t),
-                       in_range_printed=w.p_consistent(q["relation"], q["value"], q["decimals"], lo_p, hi_p))
+                       in_range_table=welch.p_consistent(q["relation"], q["value"], q["decimals"], lo_t, hi_t),
+                       in_range_printed=welch.p_consistent(q["relation"], q["value"], q["decimals"], lo_p, hi_p))
         rows.append(row)
     out = pd.DataFrame(rows)
-    reject, adj = w.holm(out["p"].to_numpy(), alpha)
+    reject, adj = welch.holm(out["p"].to_numpy(), alpha)
     out["p_holm"], out["reject_holm"] = adj, reject
     out["reject_unadjusted"] = out["p"] < alpha
     if p_table:
         pub = out["p_published"].to_numpy()
-        rej, adjp = w.holm(pub, alpha)
+        rej, adjp = welch.holm(pub, alpha)
         out["p_published_holm"], out["reject_published_holm"] = adjp, rej
     return out
 
@@ -76,7 +77,7 @@ def cell_summary(runs: pd.DataFrame, value: str = "metric") -> pd.DataFrame:
 
 
 def compare_measured(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
-                     alpha: float = 0.05, level: float = 0.95) -> pd.DataFrame:
+                     *, alpha: float, level: float) -> pd.DataFrame:
     """Welch tests and Hedges' g of each policy against the baseline on the
     per-run samples of every (table, condition); Holm over each table's
     comparisons. Cells with fewer than two runs on either side are kept with
@@ -95,8 +96,8 @@ def compare_measured(runs: pd.DataFrame, baseline: str = "original", value: str 
             row["diff"] = row["mean"] - row["mean_base"]
             row["rel_diff"] = row["diff"] / row["mean_base"] if row["mean_base"] else np.nan
             if len(x) >= 2 and len(base) >= 2:
-                t = w.welch_samples(x, base)
-                g, glo, ghi = w.hedges_g_samples(x, base, level)
+                t = welch.welch_samples(x, base)
+                g, glo, ghi = welch.hedges_g_samples(x, base, level)
                 row.update(t=t.t, df=t.df, p=t.p, g=g, g_lo=glo, g_hi=ghi)
             else:
                 row.update(t=np.nan, df=np.nan, p=np.nan, g=np.nan, g_lo=np.nan, g_hi=np.nan)
@@ -113,14 +114,14 @@ def _holm_per_table(out: pd.DataFrame, p_column: str, alpha: float) -> pd.DataFr
         return out
     out["p_holm"], out["reject_holm"] = np.nan, False
     for table, idx in out.groupby("table").groups.items():
-        reject, adj = w.holm(out.loc[idx, p_column].to_numpy(), alpha)
+        reject, adj = welch.holm(out.loc[idx, p_column].to_numpy(), alpha)
         out.loc[idx, "p_holm"], out.loc[idx, "reject_holm"] = adj, reject
     out["reject_holm"] = out["reject_holm"].astype(bool)
     return out
 
 
 def paired_change(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
-                  alpha: float = 0.05) -> pd.DataFrame:
+                  alpha: float) -> pd.DataFrame:
     """The re-run analysed as designed, paired by seed: every repetition of
     a cell uses the same link schedule for all policies, so each policy run
     is paired with the original's run of the same (session, rep). Per
@@ -170,7 +171,7 @@ def equivalence_of(frame: pd.DataFrame, margin_pct: float, est: str = "change_pc
     return float(r[est]), (float(r[low]), float(r[high])), which
 
 
-def welch_change(audit: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def welch_change(audit: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """The published comparisons (an audit table: mean, sd, n of policy and
     baseline) as a change in % of the baseline's mean with the (1 - 2 alpha)
     Welch interval (`gain_pct_ci`, sign flipped): the TOST form of the
@@ -200,7 +201,7 @@ def median_ratio_ci(ratios, level: float = 0.95, seed: int = 20261123) -> tuple[
 
 
 def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
-                   alpha: float = 0.05, level: float = 0.95) -> pd.DataFrame:
+                   *, alpha: float, level: float) -> pd.DataFrame:
     """Supplementary paired comparison: every repetition of a cell uses the
     same on/off link schedule (seed) for all policies, so runs can be paired
     by (session, rep). Per policy and condition: the number of pairs, the
@@ -257,22 +258,13 @@ def printed_grid(stats: pd.DataFrame, table: str) -> pd.DataFrame:
     return cells.reset_index(names="policy")
 
 
-def mean_ci(mean, sd, n, level: float = 0.95) -> tuple[float, float]:
-    """The t-based confidence interval of a mean from its sample's mean, SD
-    and n: mean ± t_{(1+level)/2, n-1} · sd / sqrt(n)."""
-    from scipy import stats as st
-
-    half = st.t.ppf(0.5 + level / 2, np.asarray(n, float) - 1) * np.asarray(sd, float) / np.sqrt(n)
-    return np.asarray(mean, float) - half, np.asarray(mean, float) + half
-
-
 def published_means(stats: pd.DataFrame, table: str, level: float = 0.95) -> pd.DataFrame:
     """Every cell of a published mean/SD table with its t-based interval
-    (`mean_ci`), policy and condition labelled for a figure."""
+    (`intervals.mean_ci_from_stats`), policy and condition labelled for a figure."""
     from mobitrace.core.published import mean_sd_table
 
     wide = mean_sd_table(stats, table)
-    wide["ci_lo"], wide["ci_hi"] = mean_ci(wide["mean"], wide["sd"], wide["n"], level)
+    wide["ci_lo"], wide["ci_hi"] = intervals.mean_ci_from_stats(wide["mean"], wide["sd"], wide["n"], level)
     wide["policy_name"] = wide["policy"].map(POLICY_NAMES)
     wide["condition"] = [condition_label(c, x) for c, x in zip(wide["cpu_procs"], wide["cross_pct"])]
     order = {p: i for i, p in enumerate(POLICY_ORDER)}
@@ -283,9 +275,9 @@ def published_means(stats: pd.DataFrame, table: str, level: float = 0.95) -> pd.
 def gain_pct_ci(mean, sd, n, mean_base, sd_base, n_base, level: float = 0.95) -> tuple[float, float, float]:
     """The gain of a policy over the baseline in % of the baseline's mean,
     100 (m_base - m) / m_base, with the Welch interval of the difference of
-    means (w.welch_diff_ci) divided by the baseline's mean (its own
+    means (welch.welch_diff_ci) divided by the baseline's mean (its own
     uncertainty is not propagated)."""
-    lo, hi = w.welch_diff_ci(mean_base, sd_base, n_base, mean, sd, n, level)
+    lo, hi = welch.welch_diff_ci(mean_base, sd_base, n_base, mean, sd, n, level)
     scale = 100.0 / mean_base
     return (mean_base - mean) * scale, lo * scale, hi * scale
 

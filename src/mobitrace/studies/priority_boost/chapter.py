@@ -23,7 +23,8 @@ from IPython.display import Markdown, display
 
 from mobitrace.book.chapter import NotebookChapter, paper_text, site_href
 from mobitrace.book.checked_outputs import SchemaCheckedOutputs
-from mobitrace.book.figures import PALETTE, SEED, legend_outside
+from mobitrace.book.figures import PALETTE, legend_outside
+from mobitrace.stats.resampling import SEED
 from mobitrace.core import claims as cl
 from mobitrace.core.capture_reader import NOT_MEASURED
 from mobitrace.core.escape import md_text
@@ -35,6 +36,7 @@ from mobitrace.studies.priority_boost.analysis import (POLICY_NAMES, POLICY_ORDE
                                                        condition_label, extent, gain_pct_ci, interval_rows,
                                                        missing_cells)
 from mobitrace.studies.priority_boost.schema import result_schema
+from mobitrace.core.io import write_metrics
 
 STAGE = "analyze_priority_boost"
 STUDY = "priority-boost"
@@ -519,11 +521,6 @@ def chapter_metrics(audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, device_met
                      for d, m in device_metrics.items()},
         "claims": cl.keyed(counts),
     }
-
-
-def write_metrics(path: str | Path, metrics: dict) -> None:
-    """Write metrics.json deterministically (sorted keys, indented)."""
-    Path(path).write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
 
 
 class Chapter(NotebookChapter):

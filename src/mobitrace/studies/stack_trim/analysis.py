@@ -20,7 +20,6 @@ paired=False, seeded, fixed number of resamples).
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 
@@ -29,7 +28,6 @@ import pandas as pd
 import pandera.pandas as pa
 from scipy import stats
 
-from mobitrace.book.chapter import paper_text
 from mobitrace.core import claims as cl
 from mobitrace.core.numbers import MISSING, direction, metric
 from mobitrace.core.published import Values
@@ -764,14 +762,6 @@ def analysis_at(runs: pd.DataFrame, model: CpuPowerModel, values: Values, *, stu
             "claims": claims}
 
 
-def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:
-    """The claims table for people: the paper's value with its relation."""
-    shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
-                                       zip(claims_table["paper_relation"], claims_table["paper_value"])])
-    return shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "category", "provenance", "robustness"]].rename(
-        columns={"artifact_value": "this artifact"})
-
-
 def findings_intervals(nums: dict) -> dict:
     """The intervals shown with the headline claims of the key findings."""
     g = nums.get
@@ -781,16 +771,14 @@ def findings_intervals(nums: dict) -> dict:
             "udp20_more_efficient": (g("udp20_ratio_top_lo"), g("udp20_ratio_top_hi"))}
 
 
-def write_metrics(path: str | Path, device: str | None, model: CpuPowerModel, nums: dict,
-                  claims_table: pd.DataFrame) -> dict:
-    """Write metrics.json: the reference device, the power model, the key
+def metrics(device: str | None, model: CpuPowerModel, nums: dict, claims_table: pd.DataFrame) -> dict:
+    """metrics.json: the reference device, the power model, the key
     numbers (rounded by mobitrace.core.numbers.metric; text kept) and the
-    verdict counts. Returns the document."""
+    verdict counts."""
     doc = {
         "reference_device": device,
         "power_model": {"name": model.name, "provenance": model.provenance},
         "numbers": {k: x if isinstance(x, str) else metric(x) for k, x in sorted(nums.items())},
         "claims": cl.keyed(cl.verdict_counts(claims_table)),
     }
-    Path(path).write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     return doc

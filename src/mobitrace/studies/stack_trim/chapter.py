@@ -19,14 +19,16 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, site_href
+from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, site_href
 from mobitrace.book.figures import legend_outside
 from mobitrace.core import claims as cl
 from mobitrace.core.published import Values
-from mobitrace.energy import robustness as rb
+from mobitrace.book.robustness import show as show_robustness
+from mobitrace.energy import robustness
 from mobitrace.energy.power_models import cpu_models
 from mobitrace.studies.stack_trim import analysis as sta
 from mobitrace.studies.stack_trim.analysis import interval_extent, interval_long, series_label
+from mobitrace.core.io import write_metrics
 
 STAGE = "analyze_stack_trim"
 STUDY = "stack-trim"
@@ -250,14 +252,14 @@ class Chapter(NotebookChapter):
             self.nums, self.values, study=self.study, device=self.ref, wifi_link=self.wifi_link,
             wifi_max_mbps=self.wifi_max_mbps, rel_tol_approx=self.rel_tol_approx)
         name = self.model.name
-        self.rob = rb.study_robustness(lambda models: self._analysis_at(models[name])["claims"], {name: self.model},
+        self.rob = robustness.study_robustness(lambda models: self._analysis_at(models[name])["claims"], {name: self.model},
                                        claims, self.robustness_settings) if self.ref else None
         self.claims = self.rob.claims if self.rob else claims
         cl.write_claims(self.claims, self.results / "claims.csv")
-        self.out.show(sta.claims_shown(self.claims), "Claims of the stack-trim paper",
+        self.out.show(claims_shown(self.claims), "Claims of the stack-trim paper",
                       csv_href=site_href(self.results / "claims.csv"))
         if self.rob:
-            rb.show(self.out, self.rob)
+            show_robustness(self.out, self.rob)
         else:
             self.out.put_text("robustness_text", "No capture: no modeled verdict to vary.")
 
@@ -271,4 +273,12 @@ class Chapter(NotebookChapter):
     def metrics(self) -> None:
         """The verdict counts for the prose, and metrics.json."""
         self.out.put_counts(cl.verdict_counts(self.claims))
-        sta.write_metrics(self.results / "metrics.json", self.ref, self.model, self.nums, self.claims)
+        write_metrics(self.results / "metrics.json", sta.metrics(self.ref, self.model, self.nums, self.claims))
+
+
+def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:
+    """The claims table for people: the paper's value with its relation."""
+    shown = claims_table.assign(paper=[paper_text(r, p) for r, p in
+                                       zip(claims_table["paper_relation"], claims_table["paper_value"])])
+    return shown[["claim", "location", "paper", "artifact_value", "unit", "verdict", "category", "provenance",
+                  "robustness"]].rename(columns={"artifact_value": "this artifact"})

@@ -11,7 +11,6 @@ claims go through mobitrace.core.claims.Claims.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -23,9 +22,12 @@ from mobitrace.core import claims as cl
 from mobitrace.core import numbers
 from mobitrace.core.published import Values
 from mobitrace.energy import power_models as power
-from mobitrace.energy import robustness as rb
+from mobitrace.book.robustness import show as show_robustness
+from mobitrace.energy import robustness
 from mobitrace.studies.transfer_tuning import analysis as tta
+from mobitrace.studies.transfer_tuning import figures as ttf
 from mobitrace.studies.transfer_tuning import schema
+from mobitrace.core.io import write_metrics
 
 STAGE = "analyze_transfer_tuning"
 STUDY = "transfer-tuning"
@@ -144,7 +146,7 @@ class Chapter(NotebookChapter):
         for name, frame in self.sweep.items():
             self._save(frame, f"sweep_{name}")
         for device in self.devices:
-            out.figure(tta.sweep_figure(self.knob_runs[self.knob_runs["device"] == device], kind), f"fig2_{device}",
+            out.figure(ttf.sweep_figure(self.knob_runs[self.knob_runs["device"] == device], kind), f"fig2_{device}",
                        alt=f"Six panels for {device}: throughput in Mbit/s (top) and energy per 100 MB in joules "
                            "(bottom) against concurrency, parallelism and I/O request size (log scale), one line "
                            "per dataset (html, image, video) with 95% confidence bands.",
@@ -186,7 +188,7 @@ class Chapter(NotebookChapter):
                                      "artifact saving %": "artifact saving (%)"}))
         out.provenance(f"published (§4, Figure 2 prose) and measured throughput / {kind} energy ({ref_device}); "
                        "intervals: bootstrap over repetitions.")
-        out.figure(tta.ratio_figure(comp, kind), "ratios_vs_paper",
+        out.figure(ttf.ratio_figure(comp, kind), "ratios_vs_paper",
                    alt="Two dot plots, one row per dataset and knob: the throughput ratio (x-fold) and the "
                        "energy-per-100-MB ratio against level 1, with 95% bootstrap intervals, a dashed reference "
                        "line at 1 and the paper's ratios as crosses.",
@@ -238,7 +240,7 @@ class Chapter(NotebookChapter):
         a = self.analysis
         grid = self._save(a["grid"], "grid")
         for device in self.devices:
-            out.figure(tta.grid_figure(grid[grid["device"] == device], kind), f"fig7_{device}",
+            out.figure(ttf.grid_figure(grid[grid["device"] == device], kind), f"fig7_{device}",
                        alt=f"Six annotated heat maps for {device}, one column per dataset: mean throughput in Mbit/s "
                            f"(top) and energy per 100 MB in joules (bottom) over concurrency (x) and parallelism (y).",
                        caption=f"Combined knobs on {device}: mean throughput (measured) and energy per 100 MB "
@@ -263,7 +265,7 @@ class Chapter(NotebookChapter):
         for device in self.devices:
             vids = tta.concurrency_runs(self.table, device, self.io_kib)
             if len(vids):
-                out.figure(tta.concurrency_power_figure(vids, *self._trace_args()), f"fig9_{device}",
+                out.figure(ttf.concurrency_power_figure(vids, *self._trace_args()), f"fig9_{device}",
                            alt=f"{len(vids)} power traces in watts against time in seconds for the video dataset on "
                                f"{device}, one per concurrency level, with the transfer's energy and the tail shaded.",
                            caption=f"Power over time of one video transfer per concurrency level ({kind}, {device}, "
@@ -274,7 +276,7 @@ class Chapter(NotebookChapter):
                                       "measured.", STUDY, device, published=True)
             tails = tta.tail_runs(self.table, device)
             if len(tails):
-                out.figure(tta.tail_power_figure(tails, *self._trace_args()), f"fig8_{device}",
+                out.figure(ttf.tail_power_figure(tails, *self._trace_args()), f"fig8_{device}",
                            alt=f"Three power traces in watts against time in seconds on {device}: one file, two "
                                "files back to back, two files at once, with the transfer's energy and the tail "
                                "shaded.",
@@ -299,7 +301,7 @@ class Chapter(NotebookChapter):
         intervals = self.analysis["intervals"]
         claims = self.analysis["claims"]
         measured = tta.measured_intervals(intervals, claims)
-        self.rob = rb.study_robustness(lambda models: self._claims_at(models, measured),
+        self.rob = robustness.study_robustness(lambda models: self._claims_at(models, measured),
                                        {self.cpu.name: self.cpu, self.radio.name: self.radio}, claims,
                                        self.robustness_settings)
         self.claims_table = table = self.rob.claims
@@ -316,7 +318,7 @@ class Chapter(NotebookChapter):
         out.provenance(f"published (paper values, locations in the table) against measured throughput and {kind} "
                        f"energy ({self.ref_device}); intervals: bootstrap over repetitions.")
         out.findings(table, headline=HEADLINE, intervals=intervals)
-        rb.show(out, self.rob)
+        show_robustness(out, self.rob)
 
     def metrics(self) -> dict:
         """Verdict counts for the prose, and metrics.json (returned)."""
@@ -335,5 +337,5 @@ class Chapter(NotebookChapter):
             "grid_best_xfold": m(self.gref["x_fold"].max()),
             "claims": cl.keyed(counts),
         }
-        (self.results / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+        write_metrics(self.results / "metrics.json", metrics)
         return metrics

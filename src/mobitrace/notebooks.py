@@ -15,13 +15,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import yaml
-
 from mobitrace import warm
+from mobitrace.core.errors import InputError, Plain
 from mobitrace.core.io import repo_root
+from mobitrace.core.params import load as load_params
+from mobitrace.core.params import section_of, unused
 from mobitrace.studies import registry
 
-# nbformat, jupytext and papermill (0.5 s) are imported where they are used,
+# nbformat, jupytext and papermill are imported where they are used,
 # after `run` has started the kernel, which boots meanwhile.
 
 # Papermill and nbclient record run times and paths; none of that is a result.
@@ -198,25 +199,27 @@ def _start_kernel(root: Path, preload: list[str], sockets: str):
 
 
 def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> list[Path]:
-    """Execute notebooks/<study>.py with params.yaml[<study>] as parameters,
-    plus each section named in `shared` (e.g. power-models) as one parameter
-    (power_models; `studies` is the study registry's cards), so that no
-    notebook reads params.yaml itself; then each supplement of the chapter
+    """Execute notebooks/<study>.py, then each supplement of the chapter
     (which shows its results) in the same kernel, so that the supplement
     does not pay a kernel start and its imports again (one stage runs both).
+    A chapter's notebook declares one parameter, `study` (its params.yaml
+    section); its chapter class reads the section's knobs itself
+    (mobitrace.core.params). A notebook without one (the ledger, the landing
+    page) declares each knob of its section, and each section named in
+    `shared` as one parameter (power-models: power_models; `studies`: the
+    study registry's cards). A declared parameter that params.yaml does not
+    hold, or a knob of the section that nothing reads, stops the stage first.
     Return the executed notebooks' paths. If any notebook fails, no output
     of the stage is left."""
     root = repo_root(root)
-    params = yaml.safe_load((root / "params.yaml").read_text())
+    params = load_params(root)
     params.setdefault("studies", [s.card() for s in registry.studies()])  # the registry's list
     # A supplement runs with its chapter's parameters (registry.Chapter.supplement_to).
     own = next((c.params_section for c in registry.chapters(supplements=True) if c.name == study), study)
-    for section in (own, *shared):
-        if section not in params:
-            raise KeyError(f"params.yaml has no section {section!r}")
-    parameters = {"study": own, **params[own],
-                  **{section.replace("-", "_"): params[section] for section in shared}}
+    parameters = {"study": own, **section_of(params, own),
+                  **{section.replace("-", "_"): section_of(params, section) for section in shared}}
     names = [study, *supplements(study)]
+    _check_parameters(root, names, own, params, parameters)
     out_nbs = [study_outputs(root, name)[0] for name in names]
     results = study_outputs(root, study)[1]
     pages = next((root / c.device_pages for c in registry.chapters() if c.name == study and c.device_pages), None)
@@ -264,6 +267,40 @@ def write_verdicts(results: Path) -> None:
     claims = pd.read_csv(results / "claims.csv", dtype=str, keep_default_na=False)
     counts = keyed(verdict_counts(claims))
     (results / "verdicts.json").write_text(json.dumps({**counts, "total": len(claims)}, indent=2) + "\n")
+def declared_parameters(path: Path) -> list[str]:
+    """The names the `parameters` cell of a text notebook (percent format)
+    assigns."""
+    cell, inside = [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# %%"):
+            inside = '"parameters"' in line
+        elif inside:
+            cell.append(line)
+    return [target.id for node in ast.parse("\n".join(cell)).body if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name)]
+
+
+def _check_parameters(root: Path, names: list[str], section: str, params: dict, parameters: dict) -> None:
+    """Stop before any kernel starts when a notebook of the stage declares a
+    parameter that params.yaml does not give, or when the notebooks declare
+    their knobs themselves (no chapter class reads them) and leave a knob of
+    their section unread."""
+    read = set()
+    for name in names:
+        path = root / "notebooks" / f"{name}.py"
+        declared = declared_parameters(path)
+        missing = [p for p in declared if p not in parameters]
+        if missing:
+            raise InputError(path, "its parameters cell", ", ".join(missing),
+                             f"only parameters that params.yaml gives (section {section})",
+                             Plain("a parameter it does not"))
+        read.update(declared)
+    if read - {"study"}:
+        extra = unused(params, section, read)
+        if extra:
+            raise InputError("params.yaml", f"section {section}", ", ".join(extra),
+                             "only knobs that a stage reads (its notebooks declare others)",
+                             Plain("a knob no stage reads"))
 
 
 def _execute(root: Path, name: str, parameters: dict, tmp: Path, km) -> "nbformat.NotebookNode":
@@ -276,8 +313,6 @@ def _execute(root: Path, name: str, parameters: dict, tmp: Path, km) -> "nbforma
     src_nb = tmp / f"{name}.ipynb"
     executed = tmp / f"{name}.executed.ipynb"
     nbformat.write(jupytext.read(root / "notebooks" / f"{name}.py"), src_nb)
-    # Only what the notebook declares in its parameters cell: a params
-    # section also holds keys for other consumers (e.g. ingest's superseded).
     declared = papermill.inspect_notebook(str(src_nb))
     papermill.execute_notebook(
         str(src_nb), str(executed), parameters={k: v for k, v in parameters.items() if k in declared},
