@@ -120,8 +120,8 @@ def _holm_per_table(out: pd.DataFrame, p_column: str, alpha: float) -> pd.DataFr
     return out
 
 
-def paired_change(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
-                  alpha: float) -> pd.DataFrame:
+def paired_change(runs: pd.DataFrame, alpha: float, baseline: str = "original",
+                  value: str = "metric") -> pd.DataFrame:
     """The re-run analysed as designed, paired by seed: every repetition of
     a cell uses the same link schedule for all policies, so each policy run
     is paired with the original's run of the same (session, rep). Per
