@@ -140,7 +140,19 @@ def _dispatch(args) -> None:
                              "a capture kit", "none yet")
         kit = repo_root() / study.capture_kit
         kit_args = args.kit_args[1:] if args.kit_args[:1] == ["--"] else args.kit_args
-        return subprocess.run([sys.executable, str(kit), *kit_args]).returncode
+        raw = repo_root() / "data" / "raw" / study.slug
+        before = _sessions(raw)
+        status = subprocess.run([sys.executable, str(kit), *kit_args]).returncode
+        if status == 0 and "--smoke" not in kit_args:
+            registered = _study_params(study).get("devices", [])
+            for session in sorted(_sessions(raw) - before):
+                where = session.relative_to(repo_root())
+                add = (f"add-device --append {where}" if session.parent.name in registered
+                       else f"add-device {where.parent}")
+                print(f"Next: python -m mobitrace validate {where}\n"
+                      f"      python -m mobitrace {add}\n"
+                      "      make    # the device's stages, then the book")
+        return status
     elif args.command == "new-study":
         from mobitrace.scaffold import new_study
         root = repo_root()
@@ -214,6 +226,12 @@ def _add_device(path: str, device: str | None, append: bool = False, storage: st
     else:
         print("Then commit params.yaml and " + ", ".join(
             str(d.relative_to(root)) + (".dvc" if d in reg.in_dvc else "") for d in reg.sessions) + " with dvc.lock.")
+
+
+
+def _sessions(raw: Path) -> set[Path]:
+    """The finished session folders <device>/<session> under a study's raw folder."""
+    return {p for p in raw.glob("*/*") if p.is_dir() and not p.name.endswith(".partial")} if raw.is_dir() else set()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -55,7 +55,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "src"))  # a checkout without `pip install -e .`
 from mobitrace.capture import (SKIP, CommandError, Interrupted, MeasurementLock, Namespaces, Progress,  # noqa: E402
-                               SessionWriter, handle_signals, host_metadata, output, read, run)
+                               SessionWriter, handle_signals, host_metadata, missing_tool, output, read, run)
 from mobitrace.capture import sh as _sh  # noqa: E402
 from mobitrace.capture.sampler import cpuinfo_mhz as cpu_mhz, loadavg_1min as loadavg1, proc_stat_cpu  # noqa: E402
 from mobitrace.capture.idle import IdleGate, NotIdle  # noqa: E402
@@ -298,7 +298,7 @@ def main(argv=None) -> int:
         return SKIP
     for tool in ("ip", "tc", "gcc", "ethtool"):
         if not shutil.which(tool):
-            print(f"mptcp-dualband kit: {tool} not found", file=sys.stderr)
+            print(f"mptcp-dualband kit: {missing_tool(tool)}", file=sys.stderr)
             return SKIP
     parts = [p for p in args.parts.split(",") if p]
     if args.smoke:

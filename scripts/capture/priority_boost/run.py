@@ -46,7 +46,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2] / "src"))  # a checkout without `pip install -e .`
 from mobitrace.capture import (Interrupted, MeasurementLock, Namespaces, Progress, SessionWriter,  # noqa: E402
-                               handle_signals, host_metadata, output, spawn)
+                               handle_signals, host_metadata, missing_tool, output, spawn)
 from mobitrace.capture.cgroup import CpuLimit  # noqa: E402
 from mobitrace.capture.idle import IdleGate, NotIdle  # noqa: E402
 
@@ -411,6 +411,9 @@ def main(argv=None):
         args.timeout_s = min(args.timeout_s, 60.0)
     if os.geteuid() != 0:
         raise SystemExit("run.py needs root (network namespaces, cgroups, setpriority)")
+    missing = [t for t in ("ip", "tc", "ethtool", "openssl") if shutil.which(t) is None]
+    if missing:
+        raise SystemExit(f"priority-boost kit: {missing_tool(missing[0])}")
     capture = Capture(args)
     try:
         with handle_signals():

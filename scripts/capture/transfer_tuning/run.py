@@ -61,7 +61,7 @@ REPO = HERE.parents[2]
 sys.path.insert(0, str(REPO / "src"))  # a checkout without `pip install -e .`
 from mobitrace.capture import (SKIP, Interrupted, MeasurementLock, Namespaces, Progress, SessionWriter,  # noqa: E402
                                handle_signals, host_metadata, output, run, sh)
-from mobitrace.capture import why_not as _why_not  # noqa: E402
+from mobitrace.capture import missing_tool, why_not as _why_not  # noqa: E402
 from mobitrace.capture.sampler import cpuinfo_mhz as cpu_mhz  # noqa: E402
 from mobitrace.capture.idle import IdleGate, NotIdle  # noqa: E402
 
@@ -101,7 +101,7 @@ def nsx(ns, *cmd, check=True):
 def why_not() -> str | None:
     reason = _why_not("mttt-", ("ip", "tc", "ethtool", "gcc"))
     if reason is None and not Path("/usr/sbin/nginx").exists() and shutil.which("nginx") is None:
-        return "nginx not installed (Debian: apt-get install nginx-light)"
+        return missing_tool("nginx")
     return reason
 
 

@@ -14,10 +14,10 @@ from mobitrace.capture.command import CommandError, Result, output, read, run, s
 from mobitrace.capture.host import SCHEMA, collect as host_metadata
 from mobitrace.capture.idle import IdleGate, NotIdle
 from mobitrace.capture.lock import MeasurementLock
-from mobitrace.capture.netns import SKIP, Interrupted, Namespaces, handle_signals, why_not
+from mobitrace.capture.netns import SKIP, Interrupted, Namespaces, handle_signals, missing_tool, why_not
 from mobitrace.capture.progress import Progress
 from mobitrace.capture.session import SessionWriter
 
 __all__ = ["CommandError", "IdleGate", "Interrupted", "MeasurementLock", "Namespaces", "NotIdle", "Progress",
            "Result", "SCHEMA", "SKIP", "SessionWriter", "handle_signals", "host_metadata", "output", "read", "run",
-           "sh", "spawn", "wait", "why_not"]
+           "missing_tool", "sh", "spawn", "wait", "why_not"]

@@ -82,6 +82,19 @@ def remove(name: str) -> None:
     subprocess.run(["ip", "netns", "del", name], capture_output=True)
 
 
+# The Debian package of each program a kit runs (scripts/system-packages.txt
+# lists them all), so that a missing one comes with its install line.
+DEBIAN_PACKAGES = {"ip": "iproute2", "tc": "iproute2", "iperf3": "iperf3", "ethtool": "ethtool",
+                   "gcc": "gcc", "nginx": "nginx-light", "openssl": "openssl", "sysctl": "procps"}
+
+
+def missing_tool(tool: str) -> str:
+    """The reason a kit gives for a program not on PATH, with how to install it."""
+    package = DEBIAN_PACKAGES.get(tool, tool)
+    return (f"{tool} not installed (Debian/Ubuntu: apt-get install {package}; "
+            "every kit's packages: scripts/system-packages.txt)")
+
+
 def why_not(prefix: str, tools=("ip",), root_reason: str = "not root") -> str | None:
     """Why a kit cannot capture here (not root, a tool missing, no network
     namespaces), or None when it can."""
@@ -89,7 +102,7 @@ def why_not(prefix: str, tools=("ip",), root_reason: str = "not root") -> str | 
         return root_reason
     for tool in tools:
         if shutil.which(tool) is None:
-            return f"{tool} not installed"
+            return missing_tool(tool)
     probe = f"{prefix}probe{os.getpid()}"
     r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
     if r.returncode != 0:
@@ -172,4 +185,4 @@ def _close_all() -> None:
 
 
 __all__ = ["CommandError", "Interrupted", "Namespaces", "SKIP", "exists", "handle_signals", "listing", "remove",
-           "why_not"]
+           "missing_tool", "why_not"]
