@@ -71,12 +71,15 @@ def run_chapter(clone: Path, work: Path, n: int):
     from mobitrace.notebooks import for_readers, strip_volatile
 
     parameters = synthetic_project(clone, work, n)
+    # The chapter reads its knobs from the params.yaml of the project it runs in.
+    project = yaml.safe_load((clone / "params.yaml").read_text())
+    project["cpu-gbps-measured"] = {k: v for k, v in parameters.items() if k != "study"}
+    (work / "params.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
+    (work / "dvc.yaml").write_text("stages: {}\n")
     source, executed = work / "chapter.ipynb", work / "executed.ipynb"
     nbformat.write(jupytext.read(clone / "notebooks/cpu-gbps-measured.py"), source)
-    declared = papermill.inspect_notebook(str(source))
     papermill.execute_notebook(str(source), str(executed), cwd=str(work), kernel_name="python3",
-                               parameters={k: v for k, v in parameters.items() if k in declared},
-                               progress_bar=False, log_output=False)
+                               parameters={"study": "cpu-gbps-measured"}, progress_bar=False, log_output=False)
     nb = strip_volatile(for_readers(nbformat.read(executed, as_version=4)))
     pages = sorted((work / "book/chapters/cpu-gbps-measured-devices").glob("*.md"))
     return nb, pages, parameters["devices"]
