@@ -61,8 +61,12 @@ def main() -> int:
     from dvc.repo import Repo
 
     root = Path(Repo.find_root())  # the DVC project holding the working directory
-    try:  # before DVC reads any file under data/raw: a capture is data, never a stage
-        capture_layout.check_raw_tree(root)
+    missing = missing_captures(root)
+    # Before `dvc pull` reads any file under data/raw: a capture is data, never
+    # a stage. With nothing to pull, `mobitrace repro` checks it next, once.
+    try:
+        if missing:
+            capture_layout.check_raw_tree(root)
     except InputError as exc:
         print(f"error: {exc}; nothing was built: a capture holds only its study's files "
               "(remove it, or add the capture again with `python -m mobitrace add-device`)", file=sys.stderr)
@@ -71,7 +75,6 @@ def main() -> int:
     if url and "://" not in url and not os.path.exists(url):
         os.makedirs(url, exist_ok=True)
         print(f"created the DVC remote '{name}' folder {url}")
-    missing = missing_captures(root)
     for dvc_file, target in missing:
         rel = target.relative_to(root)
         where = f"DVC remote '{name}' ({url})" if name else "no DVC remote (none configured in .dvc/config)"
