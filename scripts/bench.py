@@ -46,7 +46,9 @@ sampler   CPU time of each capture kit's periodic sampler at --sampler-hz,
 Results go to --out (default dist/bench.json; no DVC stage reads it) and a
 table is printed. Timing is wall clock (time.monotonic) of child processes;
 the load average at start and end is recorded, as other work on the machine
-slows every figure.
+slows every figure. Last, each target with its median wall time, its median
+CPU s (user + system of the process tree, which load does not inflate) and
+the 1-minute load average at the end of its runs.
 
     python scripts/bench.py [--runs 3] [--only cold,noop,...] [--skip-test]
 """
