@@ -165,7 +165,8 @@ capture-%:
 # its 10 slowest tests, the power-trace parser against pyarrow.csv, the capture
 # kits' samplers, a 1 GB power trace through transfer-tuning's ingest and
 # chapter with their peak memory). 3 runs; min and median to dist/bench.json
-# and a table.
+# and a table, then each target with its median wall time, CPU s and the
+# load average.
 # BENCH_ARGS="--skip-test" leaves out `make test`.
 .PHONY: bench
 bench: $(STAMP)

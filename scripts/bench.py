@@ -46,7 +46,9 @@ sampler   CPU time of each capture kit's periodic sampler at --sampler-hz,
 Results go to --out (default dist/bench.json; no DVC stage reads it) and a
 table is printed. Timing is wall clock (time.monotonic) of child processes;
 the load average at start and end is recorded, as other work on the machine
-slows every figure.
+slows every figure. Last, each target with its median wall time, its median
+CPU s (user + system of the process tree, which load does not inflate) and
+the 1-minute load average at the end of its runs.
 
     python scripts/bench.py [--runs 3] [--only cold,noop,...] [--skip-test]
 """
@@ -110,10 +112,17 @@ def children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
+def load1() -> float:
+    """The 1-minute load average now: what else the machine is doing slows every wall figure."""
+    return os.getloadavg()[0]
+
+
 def timed(args: list[str], cwd: Path, clone: Path | None = None, cpu: list | None = None,
-          extra: dict | None = None) -> float:
+          extra: dict | None = None, loads: list | None = None) -> float:
     t0, c0 = time.monotonic(), children_cpu()
     sh(args, cwd, clone, extra)
+    if loads is not None:  # at the end: the 1-minute average then covers the run
+        loads.append(load1())
     if cpu is not None:
         cpu.append(children_cpu() - c0)
     return time.monotonic() - t0
@@ -173,19 +182,24 @@ def command_times(clone: Path) -> dict[str, float]:
     return {stage: timings[entry["cmd"]]["wall_s"] for stage, entry in lock.items() if entry["cmd"] in timings}
 
 
-def summary(values: list[float]) -> dict:
-    return {"min": min(values), "median": statistics.median(values), "runs": values}
+def summary(values: list[float], loads: list[float] | None = None) -> dict:
+    """min and median of `values`; with `loads`, the median 1-minute load average at the runs' ends."""
+    out = {"min": min(values), "median": statistics.median(values), "runs": values}
+    if loads:
+        out["load"] = statistics.median(loads)
+    return out
 
 
 # ---------------------------------------------------------------- pipeline
 def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: dict) -> None:
     cold, stages, commands, clone = [], {}, {}, None
     made, made_cpu, cold_nowarm, cold_nowarm_cpu = [], [], [], []
+    made_load, cold_load, cold_cpu = [], [], []
     if "cold" in only or not only & {"noop", "add", "book"}:
         for i in range(runs if "cold" in only else 1):
             if "cold" in only:
                 clone = fresh_copy(repo, work)
-                made.append(timed([*MAKE_REPRO, "-f"], clone, clone, made_cpu))
+                made.append(timed([*MAKE_REPRO, "-f"], clone, clone, made_cpu, loads=made_load))
                 print(f"  cold run {i + 1}, mobitrace repro -f: {made[-1]:.1f} s", flush=True)
                 shutil.rmtree(clone.parent)
                 # the same without the warm server (mobitrace.warm): what it saves
@@ -199,6 +213,7 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
             clone = fresh_copy(repo, work)
             wall, per = repro_with_stage_times(clone, "-f")
             cold.append(wall)
+            cold_load.append(load1())
             for k, v in per.items():
                 stages.setdefault(k, []).append(v)
             for k, v in command_times(clone).items():
@@ -208,26 +223,28 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
         clone = fresh_copy(repo, work)
         sh(MAKE_REPRO, clone, clone)
     if "cold" in only:
-        results["cold mobitrace repro -f (make)"] = summary(made)
+        results["cold mobitrace repro -f (make)"] = summary(made, made_load)
         results["cold mobitrace repro -f (cpu s)"] = summary(made_cpu)
         results["  without the warm server"] = summary(cold_nowarm)
         results["  without the warm server (cpu s)"] = summary(cold_nowarm_cpu)
-        results["cold dvc repro -f"] = summary(cold)
+        results["cold dvc repro -f"] = summary(cold, cold_load)
         results["cold dvc repro -f (cpu s)"] = summary(stages.pop("(cpu s of the whole run)"))
         results["stages"] = {k: summary(v) for k, v in stages.items()}
         results["stage commands"] = {k: summary(v) for k, v in commands.items()}
     sh(["git", "add", "-A"], clone)
     sh(["git", "commit", "-q", "-m", "built", "--allow-empty"], clone)
     if "noop" in only:
-        results["no-op dvc repro"] = summary([timed(["dvc", "repro"], clone, clone) for _ in range(runs)])
-        results["no-op mobitrace repro (make)"] = summary([timed(MAKE_REPRO, clone, clone) for _ in range(runs)])
+        for name, args in (("no-op dvc repro", ["dvc", "repro"]), ("no-op mobitrace repro (make)", MAKE_REPRO)):
+            cpu, loads = [], []
+            results[name] = summary([timed(args, clone, clone, cpu, loads=loads) for _ in range(runs)], loads)
+            results[name.replace("(make)", "").rstrip() + " (cpu s)"] = summary(cpu)
     if "book" in only:
         cpu: list[float] = []
         results["book stage alone"] = summary(
             [timed(["dvc", "repro", "-f", "-s", "book"], clone, clone, cpu) for _ in range(runs)])
         results["book stage alone (cpu s)"] = summary(cpu)
     if "add" in only:
-        times, cpu = [], []
+        times, cpu, loads = [], [], []
         for i in range(runs):
             # a new name each run, so DVC's run cache cannot answer for it
             name = f"bench-{os.getpid()}-{i}"
@@ -236,6 +253,7 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
             sh(MAKE_REPRO, clone, clone)
             times.append(time.monotonic() - t0)
             cpu.append(children_cpu() - c0)
+            loads.append(load1())
             print(f"  add-device run {i + 1}: {times[-1]:.1f} s", flush=True)
             if i == runs - 1:
                 break
@@ -244,7 +262,7 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
             sh(["git", "clean", "-qfd"], clone)
             sh(["dvc", "checkout", "-f", "-q"], clone, clone)
             sh(MAKE_REPRO, clone, clone)
-        results["add-device + mobitrace repro (make)"] = summary(times)
+        results["add-device + mobitrace repro (make)"] = summary(times, loads)
         results["add-device + mobitrace repro (cpu s)"] = summary(cpu)
     shutil.rmtree(clone.parent)
 
@@ -301,12 +319,14 @@ def device_growth(repo: Path, counts=(5, 20, 100), work: Path | None = None, stu
 
 # ---------------------------------------------------------------- tests
 def bench_tests(repo: Path, runs: int, results: dict) -> None:
-    walls, per_test, counts = [], {}, ""
+    walls, cpu, loads, per_test, counts = [], [], [], {}, ""
     for i in range(runs):
-        t0 = time.monotonic()
+        t0, c0 = time.monotonic(), children_cpu()
         done = subprocess.run(["make", "--no-print-directory", "test", "PYTEST_ARGS=--durations=10 -q"],
                               cwd=repo, env=env(), capture_output=True, text=True)
         walls.append(time.monotonic() - t0)
+        cpu.append(children_cpu() - c0)
+        loads.append(load1())
         out = done.stdout + done.stderr
         if done.returncode != 0:
             print(out[-4000:])
@@ -316,7 +336,8 @@ def bench_tests(repo: Path, runs: int, results: dict) -> None:
         m = re.search(r"^=* ?(\d+ (?:passed|failed|error).* in [\d.]+s.*?)(?: =+)?$", out, re.M)
         counts = m.group(1) if m else counts
         print(f"  make test run {i + 1}: {walls[-1]:.0f} s ({counts})", flush=True)
-    results["make test"] = summary(walls)
+    results["make test"] = summary(walls, loads)
+    results["make test (cpu s)"] = summary(cpu)
     results["make test outcome"] = counts
     slow = sorted(per_test.items(), key=lambda kv: -statistics.median(kv[1]))[:10]
     results["slowest tests"] = {k: summary(v) for k, v in slow}
@@ -493,9 +514,10 @@ def table(results: dict) -> str:
             add("    its command alone", commands[stage], " s")
     if commands:
         add("  sum of the commands alone", {k: sum(c[k] for c in commands.values()) for k in ("min", "median")}, " s")
-    for key in ("no-op dvc repro", "no-op mobitrace repro (make)", "add-device + mobitrace repro (make)",
+    for key in ("no-op dvc repro", "no-op dvc repro (cpu s)", "no-op mobitrace repro (make)",
+                "no-op mobitrace repro (cpu s)", "add-device + mobitrace repro (make)",
                 "add-device + mobitrace repro (cpu s)", "book stage alone",
-                "book stage alone (cpu s)", "make test"):
+                "book stage alone (cpu s)", "make test", "make test (cpu s)"):
         if key in results:
             add(key, results[key], " s")
     for test, s in results.get("slowest tests", {}).items():
@@ -529,6 +551,26 @@ def table(results: dict) -> str:
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
              for r in rows]
     lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)
+
+
+def targets(results: dict) -> str:
+    """One line per target measured: its median wall time (of the runs), the
+    median CPU s, the 1-minute load average at the runs' ends, and whether
+    the wall time meets the target. With the load above the CPUs, a wall
+    figure says more about the machine than about the build: the CPU s over
+    the CPUs is the wall time the work needs on a quiet machine."""
+    lines = ["targets (median of the runs; CPU s: user + system of the whole process tree):"]
+    for name, target in TARGETS.items():
+        s = results.get(name)
+        if not s or "median" not in s or not target.startswith("<="):
+            continue
+        limit = float(target.split()[1])
+        cpu = results.get(name.replace("(make)", "").rstrip() + " (cpu s)")
+        lines.append(f"  {name}: {s['median']:.1f} s wall (target {target}: "
+                     f"{'met' if s['median'] <= limit else 'not met'})"
+                     + (f", {cpu['median']:.1f} CPU s" if cpu else "")
+                     + (f", load average {s['load']:.2f} on {os.cpu_count()} CPUs" if "load" in s else ""))
     return "\n".join(lines)
 
 
@@ -576,6 +618,7 @@ def main(argv=None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n")
     print(table(results))
+    print(targets(results))
     print(f"load average {results['loadavg_start'][0]:.2f} at start, {results['loadavg_end'][0]:.2f} at end "
           f"({results['cpus']} CPUs); written to {args.out}")
     return 0
