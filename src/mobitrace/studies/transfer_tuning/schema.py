@@ -100,7 +100,12 @@ RUNS = pa.DataFrameSchema(
      "sample_ms": pa.Column(int, pa.Check.gt(0)),
      "rate_mbit": pa.Column(float, pa.Check.gt(0)),  # configured (manifest)
      "achieved_mbit": pa.Column(float, nullable=True),  # as the kit recorded it; NaN in older captures
-     "link_peak_mbit": pa.Column(float, nullable=True)},  # likewise
+     "link_peak_mbit": pa.Column(float, nullable=True),  # likewise
+     # The idle gate's record of the run (manifest idle_gate): the host's load outside the
+     # experiment during the run (% of one core) and whether it exceeded the gate's limit;
+     # missing (NaN, <NA>) for a capture made before the gate.
+     "background_pct": pa.Column(float, pa.Check.ge(0), nullable=True),
+     "gate_flagged": pa.Column("boolean", nullable=True)},
     checks=[pa.Check(lambda d: d["t_end_s"] > d["t_start_s"], error="t_end_s > t_start_s")],
     strict=True, ordered=True,
 )
