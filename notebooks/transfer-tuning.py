@@ -16,22 +16,14 @@
 #
 # {glue:text}`opening`
 #
-# Guner & Kosar downloaded three datasets over HTTP to Android phones and
-# measured throughput and the *dynamic energy per 100 MB* (their eq. 2,
-# $E_d = \int (P(t) - P_b)\,dt$) while varying three application-layer knobs:
-# **concurrency** (files in flight at once), **parallelism** (streams per
-# file) and the **I/O request size**. This chapter re-runs the experiment with
-# the capture kit `scripts/capture/transfer_tuning/` (a real nginx, a client
-# with those three knobs, a rate-limited link with an emulated round-trip
-# time) and re-derives the paper's Figure 2, 7, 8 and 9 analogs.
-#
-# ```{admonition} Provenance
-# **measured**: throughput, transfer times, bytes and CPU time, from the raw
-# captures in `data/raw/transfer-tuning/<device>/`. **modeled**: the power and
-# energy of the host captures, from a stated model of one phone's CPU and radio
-# (no power meter on the host; a capture with a power log is integrated as
-# **measured** instead). **published**: the paper's numbers.
-# ```
+# Guner & Kosar fetched three datasets over HTTP to phones, measuring
+# throughput and the *dynamic energy per 100 MB* (their eq. 2) while turning
+# three knobs: **concurrency** (files at once), **parallelism** (streams per
+# file) and the **I/O request size**. This chapter re-runs it with the
+# capture kit (nginx, a client with those knobs, a shaped link with an
+# emulated round-trip time). Throughput is **measured**; energy is
+# **modeled** from the measured CPU time and bytes (no power meter on the
+# host; a capture with a power log is integrated as measured instead).
 
 # %% tags=["parameters"]
 study = "transfer-tuning"

@@ -20,7 +20,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from mobitrace.book.build import link, with_interval
+from mobitrace.book.build import link, table_html, with_interval
 from mobitrace.book.chapter import (ChapterOutputs, DevicePage, NotebookChapter, paper_text, reference_first,
                                     site_href)
 from mobitrace.book.figures import save_svg
@@ -83,14 +83,16 @@ class Chapter(NotebookChapter):
     def _trace_args(self):
         return self.measured, self.samples, self.cpu, self.radio, self.base_w, self.energy_kind
 
-    def _figure(self, device: str, fig, name: str, alt: str, caption: str, provenance: str) -> None:
+    def _figure(self, device: str, fig, name: str, alt: str, caption: str, provenance: str,
+                published: bool = False) -> None:
         """Save one device's figure `name` for its page; the reference
-        device's is shown here too, with a box naming that device's capture."""
+        device's is shown here too, with a box naming that device's capture
+        (and the paper's numbers if `published`: the figure draws them)."""
         path = self.out.figures_dir / f"{name}.svg"
-        self.figures[device][name] = (path, alt, caption, provenance)
+        self.figures[device][name] = (path, alt, caption, provenance, published)
         if device == self.ref_device:
             self.out.figure(fig, name, alt=alt, caption=caption)
-            self.out.device_provenance(provenance, STUDY, device, published=True)
+            self.out.device_provenance(provenance, STUDY, device, published=published)
         else:
             save_svg(fig, path)
             plt.close(fig)
@@ -187,7 +189,8 @@ class Chapter(NotebookChapter):
                         "cpu": "CPU", "rate_mbit": "link (Mbit/s)", "rtt_ms": "RTT (ms)",
                         "rmem_kib": "client receive buffer (KiB)", "runs": "runs analysed",
                         "left_out": "runs left out (idle gate)", "background": "load outside the experiment"}))
-        self.out.provenance("measured (capture manifests and the idle gate's record of every run).")
+        self.out.provenance("measured (capture manifests, and the idle gate's record of every run where a capture "
+                            "has one).")
 
     def power_model(self) -> None:
         """The power model's components and coefficients."""
@@ -246,7 +249,7 @@ class Chapter(NotebookChapter):
                                  "energy. Look at the gap between the points and the crosses: the directions agree, "
                                  "the magnitudes do not.",
                          provenance=f"measured throughput and {kind} energy ({device}); published ratios (§4); "
-                                    "intervals: bootstrap over repetitions.")
+                                    "intervals: bootstrap over repetitions.", published=True)
         self.gains_table = self._save(pd.concat(comps, ignore_index=True), "gains_vs_paper")
         ref = a["devices"][self.ref_device]
         self.ref, self.cc_top, self.p_best = ref["ref"], ref["cc_top"], ref["p_best"]
@@ -342,7 +345,7 @@ class Chapter(NotebookChapter):
                     f"Power over time of one video transfer per concurrency level ({kind}, {device}, repetition "
                     "1). Look at how the shaded transfer gets shorter as concurrency rises while its height changes "
                     "little: under the model, energy follows time.",
-                    f"{kind} power ({device}), repetition 1 of each concurrency level; throughput measured.")
+                    f"{kind} power ({device}), repetition 1 of each concurrency level; throughput measured.", False)
             tails = tta.tail_runs(self.table, device)
             if len(tails):
                 fig = ttf.tail_power_figure(tails, *self._trace_args())
@@ -354,7 +357,7 @@ class Chapter(NotebookChapter):
                     f"Transfer (shaded orange) and tail (shaded teal) energy of one, two sequential and two "
                     f"concurrent files ({kind}, {device}). Look at the teal tails: the modeled radio has no tail "
                     "state.",
-                    f"{kind} energy ({device}); transfer times measured.")
+                    f"{kind} energy ({device}); transfer times measured.", False)
                 self.tails[device] = self._save(tta.tail_table(tails, device), f"tail_{device}")
         tails_ref = tta.tail_runs(self.table, self.ref_device)
         self.out.put("tail_max_s", float(tails_ref["tail_s"].max()) if len(tails_ref) else float("nan"))
@@ -407,10 +410,11 @@ class Chapter(NotebookChapter):
             out.save_table(rob.table, "robustness")
         ref_rows = rob.table[rob.table["claim_id"].isin(self._device_ids(self.ref_device))]
         out.put_text("robustness_text", robustness.summary_text(ref_rows, rob.lhs_size, rob.coefficients))
-        if len(ref_rows):
-            out.show(robustness_shown(ref_rows), f"Modeled verdicts on {self.ref_device} with the assumed power "
-                     "coefficients varied (each at ×0.5 and ×1.5, and all together over a Latin hypercube)",
-                     csv_href=out.href("robustness"))
+        if len(ref_rows):  # folded, one click away: the summary below says what it holds
+            from IPython.display import display
+            display(table_html(robustness_shown(ref_rows), f"Modeled verdicts on {self.ref_device} with the "
+                               "assumed power coefficients varied (each at ×0.5 and ×1.5, and all together over a "
+                               "Latin hypercube)", csv_href=out.href("robustness"), folded=True))
             out.device_provenance("modeled: the claims recomputed from the measured data at each set of "
                                   "coefficients (params.yaml power-models, provenance assumed).", STUDY,
                                   self.ref_device, published=True)
@@ -429,7 +433,8 @@ class Chapter(NotebookChapter):
                 f"How far each modeled value on {device} shifts when one assumed coefficient is halved (blue) or "
                 "raised by half (orange); solid line: the assumed coefficients; dashed: the paper's value. Look for "
                 "a bar that crosses the dashed line: that verdict depends on the coefficient.",
-                f"modeled from measured data ({device}) at varied assumed coefficients.")
+                f"modeled from measured data ({device}) at varied assumed coefficients; the paper's values dashed "
+                "(published).", True)
 
     def comparison(self) -> None:
         """The cross-device comparison: one row per device, each linking to
@@ -498,9 +503,9 @@ class Chapter(NotebookChapter):
 
             def figure(name):
                 if name in figs:
-                    path, alt, caption, prov = figs[name]
+                    path, alt, caption, prov, published = figs[name]
                     page.figure(path, name, alt, caption)
-                    page.provenance(prov, with_paper)
+                    page.provenance(prov, with_paper if published else own)
 
             page.heading("Capture")
             page.table(captures[captures["device"] == device].drop(columns="device").rename(columns={
@@ -508,7 +513,8 @@ class Chapter(NotebookChapter):
                 "rmem_kib": "client receive buffer (KiB)", "runs": "runs analysed",
                 "left_out": "runs left out (idle gate)", "background": "load outside the experiment"}),
                 "Capture session, host, link and the runs analysed", csv=tables / "captures.csv")
-            page.provenance("measured (capture manifest and the idle gate's record of every run).", own)
+            page.provenance("measured (capture manifest, and the idle gate's record of every run where the capture "
+                            "has one).", own)
             page.heading("One knob at a time (Figure 2 analog)")
             figure(f"fig2_{device}")
             g = self.gains_table[self.gains_table["device"] == device]
