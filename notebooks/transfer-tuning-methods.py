@@ -30,10 +30,20 @@ ch = Chapter.from_parameters(globals()).setup()  # runs' energy
 # (transfer-tuning-testbed)=
 # ## The testbed and the scaled datasets
 #
-# The reference capture is {glue:text}`ref_device` ({glue:text}`n_runs` runs
-# in all devices; {glue:text}`reps` repetitions per configuration), made on a
-# 2-core VM where every run held the machine's measurement lock. Load outside
-# the experiment (the capture's idle gate): {glue:text}`background_ref`.
+# The reference capture is {glue:text}`ref_device` ({glue:text}`reps`
+# repetitions per configuration; {glue:text}`n_runs` runs over all
+# {glue:text}`n_devices` devices), made on a shared 2-core VM where every run
+# held the machine's measurement lock ({glue:text}`lock_s:.0f` s of exclusive
+# measurement time). Load outside the experiment (the capture's idle gate):
+# {glue:text}`background_ref`. A run the gate flagged is left out of every
+# summary, figure and claim ({glue:text}`n_left_out` in all); a capture made
+# before the gate has no such record, and its runs are all kept. Each
+# device's capture:
+
+# %% tags=["hide-input"]
+ch.captures()  # the run conditions of every device (tables/captures.csv)
+
+# %% [markdown]
 # Three network namespaces: nginx (Debian, one worker, keep-alive,
 # `sendfile`) in one, the client in another, and in between a link shaped
 # with `tc tbf` to {glue:text}`rate_mbit:.0f` Mbit/s. Achieved rates:
@@ -61,6 +71,15 @@ ch = Chapter.from_parameters(globals()).setup()  # runs' energy
 
 # %% tags=["hide-input"]
 ch.datasets()  # Table 2 beside the served datasets (tables/datasets.csv)
+
+# %% [markdown]
+# **CPU time.** The model prices the client's precise CPU time (getrusage of
+# the client process). The kit also records `/proc/stat` (tick-sampled, all
+# CPUs): it counts every process of the host, including the user-space delay
+# bridge, which forwards every frame and is the busiest process of the
+# testbed (it may also be what keeps the fastest runs somewhat below the link
+# rate). Both are in each device's CPU table (on its page), the second for
+# comparison only.
 
 # %% [markdown]
 # The html and image files keep Table 2's sizes; the video files are scaled

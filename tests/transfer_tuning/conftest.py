@@ -53,8 +53,9 @@ def write_run(session: Path, run_id: str, *, dataset="video", cc=1, p=1, io=16, 
 
 
 def write_session(root: Path, runs: list[dict], device="synthetic-host", session="s1", power_trace=None,
-                  rates: list[tuple] | None = None) -> Path:
-    """rates: per run (rate_mbit, achieved_mbit; link_peak_mbit 40) as the kit writes since 2026-11-23; None: the older runs.csv."""
+                  rates: list[tuple] | None = None, idle_gate: dict | None = None) -> Path:
+    """rates: per run (rate_mbit, achieved_mbit; link_peak_mbit 40) as the kit writes since 2026-11-23; None: the older runs.csv.
+    idle_gate: {run_id: background % during the run} recorded by an idle gate of limit 5 %; None: a capture without it."""
     folder = root / device / session
     (folder / "runs").mkdir(parents=True, exist_ok=True)
     rows = []
@@ -73,6 +74,10 @@ def write_session(root: Path, runs: list[dict], device="synthetic-host", session
                                   "datasets": {}},
                 "host": {"note": "synthetic"}, "power_trace": power_trace,
                 "invocations": [{"lock_held_s": 0.0}], "runs": sorted(r["run_id"] for r in rows)}
+    if idle_gate is not None:
+        manifest["idle_gate"] = {"max_pct": 5.0, "runs": {
+            run_id: {"before_pct": 1.0, "during_pct": during, "flagged": during > 5.0}
+            for run_id, during in idle_gate.items()}}
     (folder / "manifest.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
     return folder
 

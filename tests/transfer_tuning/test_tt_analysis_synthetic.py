@@ -186,3 +186,22 @@ def test_synthetic_one_radio_mixes_rx_and_tx_active_powers_by_bytes():
     assert radio.one_radio_dynamic_mw(0.0, 0.0) == 0.0
     with pytest.raises(ValueError):
         radio.one_radio_dynamic_mw(-1.0, 0.0)
+
+
+def test_synthetic_runs_the_idle_gate_flagged_are_left_out_and_ungated_runs_kept():
+    runs = synthetic_runs(rep=[1, 2, 3, 4]).assign(
+        gate_flagged=pd.array([False, True, None, False], dtype="boolean"))
+    kept, left_out = tta.clean_runs(runs)
+    assert kept["rep"].tolist() == [1, 3, 4]  # the ungated run (no record) is kept
+    assert left_out["rep"].tolist() == [2]
+    flipped = runs.assign(gate_flagged=pd.array([True, False, None, True], dtype="boolean"))
+    assert tta.clean_runs(flipped)[1]["rep"].tolist() == [1, 4]
+
+
+def test_synthetic_claims_name_their_device():
+    assert tta.device_claim_id("cc_html_xfold", "synthetic-a-1") == "cc_html_xfold_synthetic_a_1"
+    claims = tta.DeviceClaims("transfer-tuning", "synthetic-a")
+    claims.add("cc_order", "Concurrency helps html most", location="§4", relation="=", paper=1.0, artifact=1.0,
+               unit="true=1", basis="synthetic", provenance="measured", section="transfer-tuning-sweeps")
+    row = claims.frame().iloc[0]
+    assert row["claim_id"] == "cc_order_synthetic_a" and row["claim"].endswith("(synthetic-a)")

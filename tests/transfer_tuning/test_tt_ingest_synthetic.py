@@ -34,6 +34,24 @@ def test_synthetic_ingest_derives_throughput_and_cpu(synthetic_session, tmp_path
     assert sess["power_source"].tolist() == ["modeled"]
 
 
+def test_synthetic_idle_gate_flag_is_carried_into_the_runs_table(tmp_path):
+    """The idle gate's record of each run (manifest idle_gate) lands in
+    runs.parquet: its background load and whether it was flagged; a capture
+    without the gate has neither (missing, not made up)."""
+    runs = [{"run_id": "sweep-video-cc1-p1-io16-r1"},
+            {"run_id": "sweep-video-cc4-p1-io16-r1", "cc": 4, "t0_s": 200.0}]
+    gated = write_session(tmp_path / "raw", runs, device="synthetic-gated",
+                          idle_gate={"sweep-video-cc1-p1-io16-r1": 2.5, "sweep-video-cc4-p1-io16-r1": 6.9})
+    ungated = write_session(tmp_path / "raw", runs, device="synthetic-ungated")
+    for folder in (gated, ungated):
+        tt.ingest(folder.parent, tmp_path / "interim" / folder.parent.name)
+    g = pd.read_parquet(tmp_path / "interim/synthetic-gated/runs.parquet").set_index("run_id")
+    assert g["gate_flagged"].tolist() == [False, True]
+    assert g["background_pct"].tolist() == [2.5, 6.9]
+    u = pd.read_parquet(tmp_path / "interim/synthetic-ungated/runs.parquet")
+    assert u["gate_flagged"].isna().all() and u["background_pct"].isna().all()
+
+
 def test_synthetic_modeled_energy_is_hand_computable(synthetic_session, tmp_path):
     out = tmp_path / "interim"
     tt.ingest(synthetic_session.parent, out)

@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
 from mobitrace.energy import integrals as energy
 from mobitrace.energy import power_traces as pt
@@ -96,6 +97,25 @@ def ratio_ci(runs: pd.DataFrame, by: list[str], level: str = "level", baseline: 
             row["saving_pct_low"], row["saving_pct_high"] = 100 * (1 - row["energy_ratio_high"]), 100 * (1 - row["energy_ratio_low"])
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def clean_runs(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(kept, left out): a run the capture's idle gate flagged (host load
+    outside the experiment above the gate's limit during the run) is left
+    out of every summary, figure and claim. A run of a capture made before
+    the gate (no record) is kept."""
+    flagged = table["gate_flagged"].fillna(False).astype(bool).to_numpy()
+    return table[~flagged].reset_index(drop=True), table[flagged].reset_index(drop=True)
+
+
+def device_claim_id(claim: str, device: str) -> str:
+    """A claim checked on one device, as the ledger names it
+    (cc_html_xfold on vm-veth-a -> cc_html_xfold_vm_veth_a)."""
+    return f"{claim}_{device.replace('-', '_')}"
+
+
+# Claims about no device: every device's claims table is the same for them.
+STUDY_CLAIMS = ("lte_tail_longer",)
 
 
 def ratios_table(knob_runs_: pd.DataFrame, device: str, knobs) -> pd.DataFrame:
@@ -399,6 +419,7 @@ def cpu_table(table: pd.DataFrame, device: str, io_kib: int) -> pd.DataFrame:
          .agg(runs=("rep", "size"), client_pct=("client_pct", "mean"), nginx_pct=("nginx_pct", "mean"),
               client_ms_per_mb=("client_ms_per_mb", "mean"), proc_stat_busy_pct=("stat_busy_pct", "mean"))
          .reset_index())
+    t.insert(0, "device", device)
     return schema.CPU_CONCURRENCY.validate(t)
 
 
@@ -425,6 +446,58 @@ def tail_table(tails: pd.DataFrame, device: str) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- #
+# One row per device
+
+
+def devices_table(analysis: dict, kept: pd.DataFrame, left_out: pd.DataFrame, sessions: pd.DataFrame,
+                  ref_device: str) -> pd.DataFrame:
+    """The cross-device comparison: per device of `analysis` (`analysis_at`)
+    the runs analysed (`kept`) and left out by the idle gate, whether its
+    capture had the gate, its repetitions, and at the concurrency level its
+    claims compare the x-fold throughput and the energy saving per dataset
+    with their bootstrap intervals: the table devices."""
+    ratios = analysis["ratios"].set_index(["device", "factor", "dataset", "level"])
+    rows = []
+    for device, a in analysis["devices"].items():
+        manifest = session_manifest(sessions, device)
+        row = {"device": device, "reference": device == ref_device,
+               "runs": int((kept["device"] == device).sum()), "left_out": int((left_out["device"] == device).sum()),
+               "gated": manifest.get("idle_gate") is not None,
+               "repetitions": int(manifest["configuration"]["repetitions"]), "concurrency": int(a["cc_top"])}
+        for ds in DATASETS:
+            key = (device, "concurrency", ds, a["cc_top"])
+            for m in ("x_fold", "saving_pct"):
+                found = key in ratios.index
+                row[f"{ds}_{m}"] = level_value(a["ref"]["concurrency"], ds, a["cc_top"], m)
+                row[f"{ds}_{m}_low"] = float(ratios.loc[key, f"{m}_low"]) if found else float("nan")
+                row[f"{ds}_{m}_high"] = float(ratios.loc[key, f"{m}_high"]) if found else float("nan")
+        rows.append(row)
+    return schema.DEVICES.validate(pd.DataFrame(rows))
+
+
+def captures_table(sessions: pd.DataFrame, kept: pd.DataFrame, left_out: pd.DataFrame,
+                   devices: list[str]) -> pd.DataFrame:
+    """The run conditions of each device's capture (its first session's
+    manifest): sessions, host CPU and kernel, link rate, RTT, the client's
+    receive buffer, repetitions, runs analysed and left out, and the idle
+    gate's record of the load outside the experiment: the table captures."""
+    rows = []
+    for device in devices:
+        m = session_manifest(sessions, device)
+        host, conf = capture_reader.host_metadata(m, "manifest.yaml"), m["configuration"]
+        cpu = host.get("cpu_model")
+        rows.append({
+            "device": device, "sessions": ", ".join(sessions.loc[sessions["device"] == device, "session"]),
+            "cpu": ", ".join(dict.fromkeys(cpu)) if isinstance(cpu, list) else str(cpu),
+            "kernel": str(host.get("kernel")), "rate_mbit": float(conf["link"]["rate_mbit"]),
+            "rtt_ms": float(conf["rtt_ms"]), "rmem_kib": conf["client_tcp_rmem_max"] / 1024,
+            "repetitions": int(conf["repetitions"]), "runs": int((kept["device"] == device).sum()),
+            "left_out": int((left_out["device"] == device).sum()),
+            "background": capture_reader.background_text(capture_reader.background_load(m))})
+    return schema.CAPTURES.validate(pd.DataFrame(rows))
+
+
+# --------------------------------------------------------------------------- #
 # Tables against the paper
 
 
@@ -438,7 +511,7 @@ def datasets_table(values, served: dict, table: pd.DataFrame, device: str) -> pd
         d = served.get(name)
         if d is None:
             continue
-        rows.append({"dataset": name, "paper files": int(values(f"{name}_files")),
+        rows.append({"device": device, "dataset": name, "paper files": int(values(f"{name}_files")),
                      "paper sizes": paper_sizes(values, name),
                      "served files": d["files"], "served sizes (KiB)": f"{d['min_kib']}-{d['max_kib']}",
                      "served total (MB)": round(table.loc[(table["dataset"] == name) & (table["kind"] == "sweep")
@@ -468,20 +541,22 @@ def power_model_table(cpu, radio, base_w: float) -> pd.DataFrame:
     ]))
 
 
-def gains_vs_paper(values, sweeps: dict[str, pd.DataFrame], ratios: pd.DataFrame, cc_top: int) -> pd.DataFrame:
+def gains_vs_paper(values, sweeps: dict[str, pd.DataFrame], ratios: pd.DataFrame, cc_top: int,
+                   device: str) -> pd.DataFrame:
     """The paper's x-fold and saving (§4, Figure 2 prose: concurrency 1 to 16
-    per dataset, the best parallelism for video) beside ours (`sweeps`: one
-    device's `sweep_summary` per knob; concurrency at `cc_top`), with the
-    bootstrap intervals of `ratios` (`ratios_table`): the table gains_vs_paper."""
+    per dataset, the best parallelism for video) beside ours on `device`
+    (`sweeps`: its `sweep_summary` per knob; concurrency at `cc_top`), with
+    the bootstrap intervals of `ratios` (its `ratios_table`): its rows of
+    the table gains_vs_paper."""
     comp = []
     for ds in DATASETS:
-        comp.append({"dataset": ds, "knob": f"concurrency 1 -> {cc_top}", "key": ("concurrency", ds, cc_top),
+        comp.append({"device": device, "dataset": ds, "knob": f"concurrency 1 -> {cc_top}", "key": ("concurrency", ds, cc_top),
                      "paper x-fold": values(f"cc_{ds}_xfold"),
                      "artifact x-fold": level_value(sweeps["concurrency"], ds, cc_top, "x_fold"),
                      "paper saving %": values(f"cc_{ds}_saving"),
                      "artifact saving %": level_value(sweeps["concurrency"], ds, cc_top, "saving_pct")})
     p_best = best_level(sweeps["parallelism"], "video")
-    comp.append({"dataset": "video", "knob": f"parallelism 1 -> {int(p_best['level'])} (best)",
+    comp.append({"device": device, "dataset": "video", "knob": f"parallelism 1 -> {int(p_best['level'])} (best)",
                  "key": ("parallelism", "video", int(p_best["level"])),
                  "paper x-fold": values("p_video_xfold"), "artifact x-fold": float(p_best["x_fold"]),
                  "paper saving %": values("p_video_saving"), "artifact saving %": float(p_best["saving_pct"])})
@@ -523,42 +598,60 @@ def claim_intervals(ratios: pd.DataFrame, grid_ci: pd.DataFrame, cc_top: int, p_
     return {k: v for k, v in out.items() if v is not None}
 
 
-def analysis_at(table: pd.DataFrame, values, *, study: str, ref_device: str, io_kib: int, grid_levels,
-                claim_level: int, rel_tol: float, intervals: dict | None = None) -> dict:
-    """The one path from the runs' energies (`table`, `energy_table`) to the
-    chapter's claims: the one-knob sweeps and their runs (every device), the
-    reference device's sweeps, the concurrency level the claims compare
-    (`claim_level` or the highest captured), the best parallelism for video,
-    the grid (every device) and the reference device's grid rows, the
-    bootstrap intervals (`ratios_table`, the grid's `ratio_ci`) and the
-    claims table. The chapter calls it with the energies at the assumed
-    coefficients; the robustness analysis at others, passing `intervals`
-    (the intervals of measured throughput, which the coefficients do not
-    move) so that the bootstrap is not redrawn."""
-    kind = energy_kind(table)
-    knob_levels = knobs(io_kib)
-    sweep = {name: sweep_summary(table, name, fixed) for name, fixed in knob_levels.items()}
-    knob_runs_ = pd.concat([knob_runs(table, name, fixed) for name, fixed in knob_levels.items()], ignore_index=True)
-    ref = {k: f[f["device"] == ref_device] for k, f in sweep.items()}
+def device_analysis(sweep: dict, knob_runs_: pd.DataFrame, grid: pd.DataFrame,
+                    g_runs: pd.DataFrame, values, *, device: str, knob_levels: dict, claim_level: int,
+                    study: str, kind: str, rel_tol: float, intervals: dict | None = None) -> dict:
+    """One device's part of `analysis_at`: its sweeps, the concurrency level
+    the claims compare (`claim_level` or its highest captured), its best
+    parallelism for video, its grid rows and best cells, its bootstrap
+    intervals (`ratios_table`, the grid's `ratio_ci`; skipped when
+    `intervals` is given) and its claims, ids by `device_claim_id`."""
+    ref = {k: f[f["device"] == device] for k, f in sweep.items()}
     cc_top = min(claim_level, int(ref["concurrency"]["level"].max()))
     p_best = best_level(ref["parallelism"], "video")
-    g_runs = grid_runs(table, sorted(set(grid_levels)), io_kib)
-    grid = grid_summary(g_runs)
-    gref = grid[grid["device"] == ref_device]
+    gref = grid[grid["device"] == device]
     best, top_x = gref.sort_values("saving_pct").iloc[-1], gref.sort_values("x_fold").iloc[-1]
     ratios = gci = None
     if intervals is None:
-        ratios = ratios_table(knob_runs_, ref_device, knob_levels)
-        gci = ratio_ci(g_runs[g_runs["device"] == ref_device], ["device", "dataset"],
+        ratios = ratios_table(knob_runs_, device, knob_levels)
+        gci = ratio_ci(g_runs[g_runs["device"] == device], ["device", "dataset"],
                        level=["concurrency", "parallelism"], baseline={"concurrency": 1, "parallelism": 1}
                        ).set_index(["dataset", "concurrency", "parallelism"])
         intervals = claim_intervals(ratios.set_index(["factor", "dataset", "level"]), gci, cc_top,
                                     int(p_best["level"]), int(values("p_reduce_level")), best, top_x)
+        intervals = {device_claim_id(k, device): v for k, v in intervals.items()}
     claims = chapter_claims(values, ref, grid_ref=gref, best=best, p_best=p_best, cc_top=cc_top, kind=kind,
-                            intervals=intervals, study=study, ref_device=ref_device, rel_tol=rel_tol)
-    return {"kind": kind, "knobs": knob_levels, "sweep": sweep, "knob_runs": knob_runs_, "ref": ref, "cc_top": cc_top,
-            "p_best": p_best, "grid": grid, "grid_ref": gref, "best": best, "top_x": top_x, "ratios": ratios,
-            "grid_ci": gci, "intervals": intervals, "claims": claims}
+                            intervals=intervals, study=study, device=device, rel_tol=rel_tol)
+    return {"ref": ref, "cc_top": cc_top, "p_best": p_best, "grid_ref": gref, "best": best, "top_x": top_x,
+            "ratios": ratios, "grid_ci": gci, "intervals": intervals, "claims": claims}
+
+
+def analysis_at(table: pd.DataFrame, values, *, study: str, devices: list[str], io_kib: int, grid_levels,
+                claim_level: int, rel_tol: float, intervals: dict | None = None) -> dict:
+    """The one path from the runs' energies (`table`, `energy_table` of the
+    runs kept by `clean_runs`) to the chapter's claims: the one-knob sweeps
+    and their runs and the grid (every device), then `device_analysis` of
+    each of `devices` (the first is the reference device): "devices" maps
+    each to its results; "ratios" (every device's `ratios_table`),
+    "intervals" and "claims" gather them (the study-wide claims once). The
+    chapter calls it with the energies at the assumed coefficients; the
+    robustness analysis at others, passing `intervals` (the intervals of
+    measured throughput, which the coefficients do not move) so that the
+    bootstrap is not redrawn."""
+    kind = energy_kind(table)
+    knob_levels = knobs(io_kib)
+    sweep = {name: sweep_summary(table, name, fixed) for name, fixed in knob_levels.items()}
+    knob_runs_ = pd.concat([knob_runs(table, name, fixed) for name, fixed in knob_levels.items()], ignore_index=True)
+    g_runs = grid_runs(table, sorted(set(grid_levels)), io_kib)
+    grid = grid_summary(g_runs)
+    per = {d: device_analysis(sweep, knob_runs_, grid, g_runs, values, device=d, knob_levels=knob_levels,
+                              claim_level=claim_level, study=study, kind=kind, rel_tol=rel_tol,
+                              intervals=intervals) for d in devices}
+    claims = pd.concat([per[d]["claims"] for d in devices] + [study_claims(values, study)], ignore_index=True)
+    ratios = None if intervals is not None else pd.concat([per[d]["ratios"] for d in devices], ignore_index=True)
+    return {"kind": kind, "knobs": knob_levels, "sweep": sweep, "knob_runs": knob_runs_, "grid": grid,
+            "devices": per, "ratios": ratios, "claims": cl.claims_frame(claims.to_dict("records")),
+            "intervals": {k: v for d in devices for k, v in per[d]["intervals"].items()}}
 
 
 def measured_intervals(intervals: dict, claims: pd.DataFrame) -> dict:
@@ -569,19 +662,19 @@ def measured_intervals(intervals: dict, claims: pd.DataFrame) -> dict:
 
 
 def chapter_claims(values, ref: dict[str, pd.DataFrame], *, grid_ref: pd.DataFrame, best: pd.Series,
-                   p_best: pd.Series, cc_top: int, kind: str, intervals: dict, study: str, ref_device: str,
+                   p_best: pd.Series, cc_top: int, kind: str, intervals: dict, study: str, device: str,
                    rel_tol: float) -> pd.DataFrame:
-    """The claims table of the chapter (mobitrace.core.claims.Claims) from
-    the reference device's sweeps `ref`, grid rows, best grid cell for
-    saving, best parallelism for video, the compared concurrency level and
-    the claims' intervals (`claim_intervals`)."""
+    """The claims checked on one device (mobitrace.core.claims.Claims, ids
+    by `device_claim_id`) from its sweeps `ref`, grid rows, best grid cell
+    for saving, best parallelism for video, the compared concurrency level
+    and the claims' intervals (`claim_intervals`, keyed by those ids)."""
     v = values
 
     def at(factor, ds, level, col):
         return level_value(ref[factor], ds, level, col)
 
-    claims = cl.Claims(study)
-    src = f"on {ref_device}"
+    claims = DeviceClaims(study, device)
+    src = f"on {device}"
     cc_level, p8 = v("cc_level"), int(v("p_reduce_level"))
     sweeps = "transfer-tuning-sweeps"
     # Bounds are decided on their 95% intervals: at n = 2 repetitions a
@@ -603,7 +696,7 @@ def chapter_claims(values, ref: dict[str, pd.DataFrame], *, grid_ref: pd.DataFra
         claims.add(f"cc_{ds}_helps", f"Concurrency raises {ds} throughput", location="§4; lessons",
                    relation=">", paper=1.0, artifact=at("concurrency", ds, cc_top, "x_fold"), unit="x",
                    basis=f"measured x-fold at concurrency {cc_top}, {src}", provenance="measured", section=sweeps,
-                   interval=intervals.get(f"cc_{ds}_helps"))
+                   interval=intervals.get(device_claim_id(f"cc_{ds}_helps", device)))
     xf = [at("concurrency", ds, cc_top, "x_fold") for ds in DATASETS]
     claims.add("cc_order", "Concurrency helps html most, then image, then video",
                location=v.row("cc_html_xfold")["location"], relation="=", paper=1.0,
@@ -615,7 +708,7 @@ def chapter_claims(values, ref: dict[str, pd.DataFrame], *, grid_ref: pd.DataFra
                    location=v.row("p8_html_reduces")["location"], relation="<", paper=1.0,
                    artifact=at("parallelism", ds, p8, "x_fold"), unit="x",
                    basis=f"measured x-fold at parallelism {p8}, {src}", provenance="measured", section=sweeps,
-                   interval=intervals.get(f"p8_{ds}_reduces"))
+                   interval=intervals.get(device_claim_id(f"p8_{ds}_reduces", device)))
     claims.add("p_video_xfold", f"Parallelism improves video throughput {v('p_video_xfold'):g}x",
                location=v.row("p_video_xfold")["location"], relation="~", paper=v("p_video_xfold"),
                artifact=float(p_best["x_fold"]), unit="x", basis=f"measured, best parallelism level, {src}",
@@ -637,10 +730,28 @@ def chapter_claims(values, ref: dict[str, pd.DataFrame], *, grid_ref: pd.DataFra
                location="§4, Figure 8", relation=None, paper=None, artifact=None, unit="%",
                basis="the modeled radio has no tail state; needs a phone's power log", provenance="modeled",
                section="transfer-tuning-power-time")
+    return claims.frame(intervals)
+
+
+class DeviceClaims(cl.Claims):
+    """The claims of one device: each id by `device_claim_id`, each claim's
+    text naming the device, as the ledger lists them."""
+
+    def __init__(self, study: str, device: str):
+        super().__init__(study)
+        self.device = device
+
+    def add(self, claim_id: str, text: str, **kw) -> str:
+        return super().add(device_claim_id(claim_id, self.device), f"{text} ({self.device})", **kw)
+
+
+def study_claims(values, study: str) -> pd.DataFrame:
+    """The claims about no device (STUDY_CLAIMS)."""
+    claims = cl.Claims(study)
     claims.add("lte_tail_longer", "4G LTE has a much longer tail than WiFi", location="§4, Figure 8",
                relation=None, paper=None, artifact=None, unit="s", basis="no LTE or WiFi radio on the host",
                provenance="published", section="transfer-tuning-power-time")
-    return claims.frame(intervals)
+    return claims.frame()
 
 
 # --------------------------------------------------------------------------- #

@@ -184,6 +184,7 @@ def read_session(folder: str | Path, stream_power: bool = False) -> dict:
     if extra:
         raise InputError(folder / "manifest.yaml", None, "runs", "the run ids of runs.csv", extra[:3])
     rate_mbit = float(man["configuration"]["link"]["rate_mbit"])
+    gate = (capture_reader.background_load(man) or {}).get("runs", {})  # {} before the idle gate
     run_rows, sample_frames, power_frames, power_files = [], [], [], []
     for r in runs.itertuples(index=False):
         if r.status != "ok":
@@ -254,6 +255,8 @@ def read_session(folder: str | Path, stream_power: bool = False) -> dict:
             "t_start_s": t0 / 1e9, "t_end_s": t1 / 1e9, "sample_ms": int(man["configuration"]["sample_ms"]),
             "rate_mbit": rate_mbit, "achieved_mbit": float(r.achieved_mbit),
             "link_peak_mbit": float(r.link_peak_mbit),
+            "background_pct": float(gate[r.run_id]["during_pct"]) if r.run_id in gate else float("nan"),
+            "gate_flagged": gate[r.run_id]["flagged"] if r.run_id in gate else pd.NA,
         })
         s = s.assign(run_id=r.run_id, device=man["device"], session=man["session"])
         sample_frames.append(s)
@@ -268,7 +271,8 @@ def read_session(folder: str | Path, stream_power: bool = False) -> dict:
                                               "run_id": r.run_id, "t_s": trace.t_s, "power_w": trace.power_w}))
     if not run_rows:
         raise InputError(folder / "runs.csv", None, "status", "at least one run with status ok", "none")
-    return {"manifest": man, "runs": pd.DataFrame(run_rows, columns=RUN_COLUMNS), "power_files": power_files,
+    runs_out = pd.DataFrame(run_rows, columns=RUN_COLUMNS).astype({"gate_flagged": "boolean"})
+    return {"manifest": man, "runs": runs_out, "power_files": power_files,
             "samples": pd.concat(sample_frames, ignore_index=True),
             "power": (pd.concat(power_frames, ignore_index=True) if power_frames else
                       pd.DataFrame({"device": pd.Series(dtype=str), "session": pd.Series(dtype=str),

@@ -100,7 +100,12 @@ RUNS = pa.DataFrameSchema(
      "sample_ms": pa.Column(int, pa.Check.gt(0)),
      "rate_mbit": pa.Column(float, pa.Check.gt(0)),  # configured (manifest)
      "achieved_mbit": pa.Column(float, nullable=True),  # as the kit recorded it; NaN in older captures
-     "link_peak_mbit": pa.Column(float, nullable=True)},  # likewise
+     "link_peak_mbit": pa.Column(float, nullable=True),  # likewise
+     # The idle gate's record of the run (manifest idle_gate): the host's load outside the
+     # experiment during the run (% of one core) and whether it exceeded the gate's limit;
+     # missing (NaN, <NA>) for a capture made before the gate.
+     "background_pct": pa.Column(float, pa.Check.ge(0), nullable=True),
+     "gate_flagged": pa.Column("boolean", nullable=True)},
     checks=[pa.Check(lambda d: d["t_end_s"] > d["t_start_s"], error="t_end_s > t_start_s")],
     strict=True, ordered=True,
 )
@@ -164,7 +169,7 @@ RATIOS_CI = pa.DataFrameSchema(
     strict=True, ordered=True,
 )
 DATASETS_TABLE = pa.DataFrameSchema(
-    {"dataset": pa.Column(str, pa.Check.isin(DATASETS)), "paper files": pa.Column(int, pa.Check.ge(1)),
+    {"device": pa.Column(str), "dataset": pa.Column(str, pa.Check.isin(DATASETS)), "paper files": pa.Column(int, pa.Check.ge(1)),
      "paper sizes": pa.Column(str), "served files": pa.Column(int, pa.Check.ge(1)),
      "served sizes (KiB)": pa.Column(str), "served total (MB)": pa.Column(float, nullable=True)},
     strict=True, ordered=True,
@@ -175,7 +180,7 @@ POWER_MODEL = pa.DataFrameSchema(
     strict=True, ordered=True,
 )
 GAINS_VS_PAPER = pa.DataFrameSchema(
-    {"dataset": pa.Column(str, pa.Check.isin(DATASETS)), "knob": pa.Column(str),
+    {"device": pa.Column(str), "dataset": pa.Column(str, pa.Check.isin(DATASETS)), "knob": pa.Column(str),
      "paper x-fold": pa.Column(float), "artifact x-fold": pa.Column(float, nullable=True),
      "paper saving %": pa.Column(float), "artifact saving %": pa.Column(float, nullable=True),
      **{c: pa.Column(float, nullable=True) for c in (
@@ -184,7 +189,7 @@ GAINS_VS_PAPER = pa.DataFrameSchema(
     strict=True, ordered=True,
 )
 CPU_CONCURRENCY = pa.DataFrameSchema(
-    {"dataset": pa.Column(str, pa.Check.isin(DATASETS)), "concurrency": pa.Column(int, pa.Check.ge(1)),
+    {"device": pa.Column(str), "dataset": pa.Column(str, pa.Check.isin(DATASETS)), "concurrency": pa.Column(int, pa.Check.ge(1)),
      "runs": pa.Column(int, pa.Check.ge(1)), "client_pct": pa.Column(float), "nginx_pct": pa.Column(float),
      "client_ms_per_mb": pa.Column(float), "proc_stat_busy_pct": pa.Column(float, nullable=True)},
     strict=True, ordered=True,
@@ -203,7 +208,25 @@ TAIL = pa.DataFrameSchema(
      "tail_share_pct": pa.Column(float, nullable=True), "device": pa.Column(str)},
     strict=True, ordered=True,
 )
-RESULTS = {"runs_energy": RUNS_ENERGY, "sweep_concurrency": SWEEP, "sweep_parallelism": SWEEP,
+# One row per device: the cross-device comparison (devices) and the run conditions (captures).
+_CI = {f"{ds}_{m}{end}": pa.Column(float, nullable=True) for ds in DATASETS for m in ("x_fold", "saving_pct")
+       for end in ("", "_low", "_high")}
+DEVICES = pa.DataFrameSchema(
+    {"device": pa.Column(str, unique=True), "reference": pa.Column(bool),
+     "runs": pa.Column(int, pa.Check.ge(0)), "left_out": pa.Column(int, pa.Check.ge(0)),
+     "gated": pa.Column(bool), "repetitions": pa.Column(int, pa.Check.ge(1)),
+     "concurrency": pa.Column(int, pa.Check.ge(1)), **_CI},
+    strict=True, ordered=True,
+)
+CAPTURES = pa.DataFrameSchema(
+    {"device": pa.Column(str, unique=True), "sessions": pa.Column(str), "cpu": pa.Column(str),
+     "kernel": pa.Column(str), "rate_mbit": pa.Column(float, pa.Check.gt(0)), "rtt_ms": pa.Column(float),
+     "rmem_kib": pa.Column(float), "repetitions": pa.Column(int, pa.Check.ge(1)),
+     "runs": pa.Column(int, pa.Check.ge(0)), "left_out": pa.Column(int, pa.Check.ge(0)),
+     "background": pa.Column(str)},
+    strict=True, ordered=True,
+)
+RESULTS = {"devices": DEVICES, "captures": CAPTURES, "runs_energy": RUNS_ENERGY, "sweep_concurrency": SWEEP, "sweep_parallelism": SWEEP,
            "sweep_io_kib": SWEEP, "ratios_ci": RATIOS_CI, "datasets": DATASETS_TABLE, "power_model": POWER_MODEL,
            "gains_vs_paper": GAINS_VS_PAPER, "cpu_concurrency": CPU_CONCURRENCY, "grid": GRID}
 
