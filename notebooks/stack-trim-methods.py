@@ -74,7 +74,12 @@ ch.power_model()
 # median, {glue:text}`cpu_time_ratio_wait4:.2f` of the whole-process time
 # `wait4()` reports (process start-up and connection set-up make the rest).
 #
-# How busy the shared host was: over the {glue:text}`n_runs_ref` runs the
+# The idle gate flagged {glue:text}`n_gate_left_out` of the
+# {glue:text}`n_runs_ingested` runs of {glue:text}`ref_device` (the host was
+# busy outside the experiment before or during the run): they are left out of
+# every figure, table and claim (the captures table counts them per session).
+#
+# How busy the shared host was: over the {glue:text}`n_runs_ref` runs kept the
 # median 1-min load average was {glue:text}`loadavg_median:.2f`, and
 # `/proc/stat` shows the host's CPUs {glue:text}`host_busy_median:.0f`% busy
 # at the median while the two endpoints accounted for

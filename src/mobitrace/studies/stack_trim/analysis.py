@@ -322,21 +322,39 @@ def validated(schema: pa.DataFrameSchema, frame: pd.DataFrame) -> pd.DataFrame:
 def load_measured(interim_dir: str | Path, devices: list[str],
                   model: CpuPowerModel) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
     """{device: (runs priced with `model` (:func:`price`), sessions)} from
-    the ingested tables under interim_dir/<device>/."""
+    the ingested tables under interim_dir/<device>/, without the runs the
+    idle gate flagged (the host was busy outside the experiment); each
+    session's `left_out` counts them."""
     measured = {}
     for device in devices:
         folder = Path(interim_dir) / device
         runs = pd.read_parquet(folder / "runs.parquet")
         sessions = pd.read_parquet(folder / "sessions.parquet")
+        runs, sessions = without_flagged(runs, sessions)
         measured[device] = (price(runs, model), sessions)
     return measured
+
+
+def without_flagged(runs: pd.DataFrame, sessions: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`runs` less those the idle gate flagged, and `sessions` with
+    `left_out`, how many of each session's runs that left out."""
+    flagged = runs["gate_flagged"]
+    left_out = runs[flagged].groupby("session").size()
+    return (runs[~flagged].reset_index(drop=True),
+            sessions.assign(left_out=sessions["session"].map(left_out).fillna(0).astype(int)))
+
+
+def gate_numbers(sessions: pd.DataFrame) -> dict:
+    """How many runs of a device the idle gate left out, of how many."""
+    return {"n_gate_left_out": int(sessions["left_out"].sum()), "n_runs_ingested": int(sessions["runs"].sum())}
 
 
 def sessions_shown(sessions: pd.DataFrame) -> pd.DataFrame:
     """The capture sessions for people."""
     shown = sessions.assign(rule=[sequential_rule_text(r) for r in sessions.to_dict("records")])
-    return shown[["device", "session", "runs", "reps_done", "rule", "duration_s", "kernel", "cpu_model", "cpu_count",
-                  "cpufreq", "lock_seconds", "background_load", "md5"]].rename(columns={
+    return shown[["device", "session", "runs", "left_out", "reps_done", "rule", "duration_s", "kernel", "cpu_model",
+                  "cpu_count", "cpufreq", "lock_seconds", "background_load", "md5"]].rename(columns={
+        "left_out": "runs left out (idle gate flagged)",
         "reps_done": "repetitions", "rule": "repetition rule", "duration_s": "run length (s)", "cpu_model": "CPU",
         "cpu_count": "cores", "lock_seconds": "capture lock held (s)",
         "background_load": "background load (idle gate)", "md5": "md5 of the session's files"})

@@ -152,6 +152,7 @@ class Chapter(NotebookChapter):
         self.out.provenance("modeled: coefficients assumed (see source); idle value published (§2.1), subtracted.")
         if self.ref:
             self._glue(sta.host_numbers(*self.measured[self.ref], self.model))
+            self._glue(sta.gate_numbers(self.measured[self.ref][1]))
 
     def onecopy_section(self) -> None:
         """One-copy against two-copy: tables, figures and their provenance."""
