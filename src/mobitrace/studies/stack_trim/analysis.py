@@ -463,13 +463,13 @@ def sustained_points(onecopy: pd.DataFrame, cpu_basis: str) -> pd.DataFrame:
     return t[t["sustained"]]
 
 
-def saving_phrase(saving_pct: float) -> str:
-    """A one-copy saving (%) in words whose direction follows its sign:
-    "saved 19.3% of", "cost 5.0% more than", "saved none of"."""
-    word = direction(saving_pct, "saved", "cost", "saved none of")
-    if word in ("saved none of", MISSING):
-        return word
-    return f"saved {saving_pct:.1f}% of" if saving_pct > 0 else f"cost {-saving_pct:.1f}% more than"
+def saving_phrase(saving_lo_pct: float, saving_hi_pct: float) -> str:
+    """How one-copy compares with two-copy, from the interval of the saving
+    (%), not its point estimate: "costs less CPU energy than" when the whole
+    interval is above zero, "costs more CPU energy than" when below, "is not
+    distinguishable in CPU energy from" when it holds zero or is missing."""
+    return cl.interval_direction(saving_lo_pct, saving_hi_pct, up="costs less CPU energy than",
+                                 down="costs more CPU energy than", neither="is not distinguishable in CPU energy from")
 
 
 READING = ("A plausible reading: a 16 KB copy costs little next to the per-call and per-packet work of the stack on "
@@ -552,15 +552,18 @@ def transport_numbers(runs: pd.DataFrame, transport: pd.DataFrame, crossover: pd
     up = runs[(runs["direction"] == "up") & (runs["sender_mode"] == "copy")]
     calls_per_mb = (up["sender_calls"] / (up["sender_bytes"] / 1e6)).groupby([up["proto"], up["size"]]).median()
     lo_rates = transport[(transport["link"] == "lo") & (transport["udp_size"] == UDP_SIZES[0])]
-    c_rate = _crossover_of(crossover, device, "lo", UDP_SIZES[0], "crossover_mbps")
+    # "Costs more" only where the whole interval of E(UDP)/E(TCP) lies above 1.
+    c_rate = _crossover_of(crossover, device, "lo", UDP_SIZES[0], "crossover_interval_above_1_mbps")
     if np.isnan(c_rate):
-        text = "Over loopback UDP with 1472-byte datagrams does not end up costing more than TCP at the top rates."
+        text = ("Over loopback UDP with 1472-byte datagrams is not shown to cost more than TCP at the top rates "
+                "(no interval there lies wholly above 1).")
     elif c_rate == lo_rates["rate_mbps"].min():
-        text = ("Over loopback UDP with 1472-byte datagrams costs more CPU energy than TCP at every rate measured: "
-                f"the crossover the paper places at {paper_crossover_mbps:g} Mbps lies below the lowest rate here.")
+        text = ("Over loopback UDP with 1472-byte datagrams costs more CPU energy than TCP at every rate measured "
+                f"(each interval above 1): the crossover the paper places at {paper_crossover_mbps:g} Mbps lies "
+                "below the lowest rate here.")
     else:
         text = (f"Over loopback UDP with 1472-byte datagrams costs more CPU energy than TCP from {c_rate:g} Mbps up "
-                f"(paper: from {paper_crossover_mbps:g} Mbps).")
+                f"(each interval above 1; paper: from {paper_crossover_mbps:g} Mbps).")
     return {
         "calls_tcp": float(calls_per_mb.loc[("tcp", TCP_WRITE)]),
         "calls_udp1": float(calls_per_mb.loc[("udp", UDP_SIZES[0])]),

@@ -236,7 +236,8 @@ class Chapter(NotebookChapter):
         if self.ref:
             self.nums = self.analysis["nums"]
         self._glue(self.nums)
-        self.out.put("oc_lo_max_phrase", sta.saving_phrase(self.nums.get("oc_lo_max")))
+        self.out.put_text("oc_lo_max_phrase", sta.saving_phrase(self.nums.get("oc_lo_max_lo"),
+                                                                self.nums.get("oc_lo_max_hi")))
         self.out.put("wifi_max", self.wifi_max_mbps)
         self._glue(sta.paper_numbers(self.values))
 
