@@ -118,8 +118,11 @@ ch.transport_section()
 # protocol stack run in process context) from `getrusage`, and from
 # tick-sampled `/proc/stat` of the whole host the softirq time and all busy
 # time; "other" is the host's busy time not charged to the endpoints
-# (logging, the OS, and the other tenants of the shared VM). All in % of one
-# core. There is no WiFi driver; the paper's table is printed below it.
+# (logging, the OS, and the other tenants of the shared VM); it is blank where
+# the tick-sampled host time reads below the endpoints' precise time (paced
+# load at the higher rates, which `/proc/stat` misreports on this VM), since a
+# share cannot be negative. All in % of one core. There is no WiFi driver;
+# the paper's table is printed below it.
 
 # %% tags=["hide-input"]
 ch.breakdown()

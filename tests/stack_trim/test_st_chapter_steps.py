@@ -201,3 +201,18 @@ def test_the_small_saving_reading_is_said_only_when_the_data_show_it_flipped_syn
     large = sta.onecopy_summary(big, "both")
     assert large["oc_n_pos"] == large["oc_n_points"] and large["oc_reading_text"] == ""
     assert small["oc_n_pos"] * 2 <= small["oc_n_points"] and small["oc_reading_text"] == sta.READING
+
+
+def test_breakdown_other_share_is_never_negative_synthetic():
+    """"other" = host busy (tick-sampled) minus the endpoints (precise):
+    where /proc/stat reads below the endpoints it is blank, not negative;
+    where it reads above, the difference (hand-computed)."""
+    def runs(stat_busy_s):
+        return pd.DataFrame({"condition": "c", "link": "lo", "direction": "up", "proto": "tcp", "size": 16384,
+                             "rate_mbps": [10.0, 1000.0], "sender_user_s": 0.0, "receiver_user_s": 0.0,
+                             "sender_sys_s": [0.02, 0.3], "receiver_sys_s": 0.0, "both_cpu_s": [0.02, 0.3],
+                             "elapsed_s": 1.0, "stat_interval_s": 1.0, "stat_softirq_s": 0.0,
+                             "stat_busy_s": stat_busy_s})
+    b = sta.breakdown(runs([0.05, 0.15])).set_index("rate_mbps")["other_pct"]
+    assert b.loc[10.0] == pytest.approx(3.0) and pd.isna(b.loc[1000.0])
+    assert (sta.breakdown(runs([0.05, 0.45]))["other_pct"] >= 0).all()

@@ -218,7 +218,9 @@ def breakdown(runs: pd.DataFrame) -> pd.DataFrame:
     (getrusage); host softirq and host busy time are tick-sampled /proc/stat
     over the sampled interval and include every process of the (shared)
     host, so `other` (host busy minus the endpoints) is an upper bound on
-    the background."""
+    the background. Where the tick-sampled host time reads below the
+    endpoints' precise time (paced load, which /proc/stat misreports here),
+    no share is left for `other`: it is NaN, not a negative share."""
     g = runs.assign(
         app_user_pct=100 * (runs["sender_user_s"] + runs["receiver_user_s"]) / runs["elapsed_s"],
         endpoint_kernel_pct=100 * (runs["sender_sys_s"] + runs["receiver_sys_s"]) / runs["elapsed_s"],
@@ -228,8 +230,9 @@ def breakdown(runs: pd.DataFrame) -> pd.DataFrame:
     )
     g["other_pct"] = g["host_busy_pct"] - g["endpoints_pct"] * g["elapsed_s"] / g["stat_interval_s"]
     cols = ["app_user_pct", "endpoint_kernel_pct", "endpoints_pct", "host_softirq_pct", "host_busy_pct", "other_pct"]
-    return (g.groupby(["condition", "link", "direction", "proto", "size", "rate_mbps"], as_index=False)[cols]
-            .mean().sort_values(["condition", "rate_mbps"]).reset_index(drop=True))
+    out = (g.groupby(["condition", "link", "direction", "proto", "size", "rate_mbps"], as_index=False)[cols]
+           .mean().sort_values(["condition", "rate_mbps"]).reset_index(drop=True))
+    return out.assign(other_pct=out["other_pct"].where(out["other_pct"] >= 0))
 
 
 # ---------------------------------------------------------------------------

@@ -258,7 +258,7 @@ BREAKDOWN_SCHEMA = pa.DataFrameSchema(
         "endpoints_pct": pa.Column(float, _NONNEG),
         "host_softirq_pct": pa.Column(float, _NONNEG),
         "host_busy_pct": pa.Column(float, _NONNEG),
-        "other_pct": pa.Column(float),
+        "other_pct": pa.Column(float, _NONNEG, nullable=True),  # NaN: /proc/stat read below the endpoints
     },
     strict=True, ordered=True, unique=["condition", "rate_mbps"],
 )
