@@ -104,8 +104,9 @@ ch.inverse_section()
 # ({glue:text}`ref_precise_x50_lo:.1f` to
 # {glue:text}`ref_precise_x50_hi:.1f` Gbps). {glue:text}`ref_x50_range`
 # The table's last column flags every estimate beyond the measured range,
-# that is above the device's saturation point: the highest mean throughput
-# over its target rates (one faster run is not a rate it sustains). A
+# that is above the device's saturation point: its fastest mean throughput
+# over its target rates (one faster run, in the "fastest single run" column,
+# is not a rate it sustains). A
 # segmented fit would need more rate levels than a capture has to place its
 # breakpoint. Both endpoints'
 # network stacks share this host's CPUs, so a single receiving device would

@@ -78,8 +78,9 @@ ch.background_sensitivity()
 # The fitted mean CPU at the paper's target rates with the 95% confidence
 # interval of the mean (statsmodels `get_prediction`); the CSV adds the 95%
 # prediction interval of one new run. A rate marked "(extrapolated)" lies
-# above the highest measured throughput of that line; a CPU above 100% there
-# only says the line has left what the host can do.
+# beyond the measured range, above the device's fastest mean throughput over
+# its target rates; a CPU above 100% there only says the line has left what
+# the host can do.
 
 # %% tags=["hide-input"]
 ch.extrapolations_section()

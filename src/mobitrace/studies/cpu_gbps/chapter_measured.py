@@ -32,7 +32,7 @@ from mobitrace.studies import registry
 from mobitrace.studies.cpu_gbps import figures as cpu_figures
 from mobitrace.studies.cpu_gbps import measured_analysis
 from mobitrace.studies.cpu_gbps.device_analysis import (beyond_range, beyond_text, clean_runs, direction_word,
-                                                       fit_table)
+                                                       fit_table, saturation_words)
 from mobitrace.studies.cpu_gbps.measured_analysis import (
     DIRECTION_NAMES, SOURCE_NAMES, anchor_of, claim_key, fit_of, max_runs,
 )
@@ -137,7 +137,7 @@ def inverse_predictions(fits: pd.DataFrame, thr: str) -> tuple[pd.DataFrame, pd.
                                          for x, lo, hi in zip(inv[f"gbps_at_{thr}pct"], inv["ci_lo"], inv["ci_hi"])],
         "prediction-band interval (Gbps)": [f"{numbers.number(lo)} to {numbers.number(hi)}" if pd.notna(lo)
                                             else "unbounded" for lo, hi in zip(inv["pred_lo"], inv["pred_hi"])],
-        "highest measured (Gbps)": inv["max_measured_gbps"],
+        "fastest single run (Gbps)": inv["max_measured_gbps"],
         "measured range": [range_flag(b, sat) for b, sat in zip(inv["beyond_measured_range"],
                                                                   inv["saturation_gbps"])]})
     return inv, shown
@@ -158,7 +158,7 @@ def range_sentence(fits: pd.DataFrame, device: str, thr: str) -> str:
     beyond = [label for label, f in rows.items() if bool(f["gbps_at_threshold_beyond_range"])]
     sat = rows["/proc/stat"]["saturation_gbps"]
     if not beyond:
-        return f"Both estimates lie within the measured range (this device saturates at {sat:.1f} Gbps)."
+        return f"Both estimates lie within the measured range ({saturation_words(sat)})."
     which = "Both estimates lie" if len(beyond) == 2 else f"The {beyond[0]} estimate lies"
     return f"{which} {beyond_text(sat)}: the {thr}% point is an extrapolation of the line, not a rate it reached."
 
@@ -346,7 +346,7 @@ def rps_glue(rps: pd.DataFrame, rps_devices: list[str]) -> dict:
 def slow_text(slow: pd.DataFrame) -> str:
     """The sentence on the CPU-quota device against the reference (downlink)."""
     d = slow.set_index("direction").loc["down"]
-    return (f"Limited to its quota, the device's downlink reaches {d['b_max_gbps']:.1f} Gbps, "
+    return (f"Limited to its quota, the device's downlink averages {d['b_max_gbps']:.1f} Gbps at the unlimited rate, "
             f"{d['ratio_b_over_a']:.2f} of the reference (95% CI {d['ratio_lo']:.2f} to {d['ratio_hi']:.2f}; "
             f"Welch p = {numbers.p_value(d['welch_p'])}, Holm-adjusted {numbers.p_value(d['welch_p_holm'])}); "
             f"its precise slope is "
@@ -384,7 +384,7 @@ def comparison_with_phones(phones: pd.DataFrame, fits: pd.DataFrame, extra: pd.D
     shown = with_interval(comparison, f"gbps_at_{thr}pct", "ci_lo", "ci_hi",
                           label=f"Gbps at {thr}% CPU [95% CI]").rename(columns={
         "provenance": "line", "source": "CPU source", "slope_pct_per_gbps": "slope (% per Gbps)",
-        "intercept_pct": "intercept (%)", "max_measured_gbps": "highest measured (Gbps)",
+        "intercept_pct": "intercept (%)", "max_measured_gbps": "fastest single run (Gbps)",
         "measured_range": f"Gbps at {thr}% CPU: measured range",
         **{f"cpu_pct_at_{r:g}gbps": f"CPU at {r:g} Gbps (%)" for r in targets}})
     return comparison, shown
