@@ -14,17 +14,17 @@
 # %% [markdown]
 # # Can mobile hardware keep up with gigabit wireless? (cpu-gbps)
 #
+# **In short:** {glue:text}`answer_text`
+#
 # Aggarwal et al. (MobiCom'19 poster) measured Total and SoftIRQ (SIRQ) CPU
 # utilization against iperf3 TCP throughput on a Google Pixel 2 (802.11ac) and
-# an ASUS ROG Phone (802.11ad), with the CPU clock fixed at its maximum, and
-# extrapolated linearly to rates the radios could not reach.
-#
-# The figures' data are not in the paper's text, so this chapter works from the
-# numbers the paper *states*: every value below comes from
-# `data/published/cpu-gbps.yaml`, where each number carries its unit and its
-# section or table. From two stated points per phone it re-derives the line the
-# paper's extrapolations imply, checks the paper's other statements against it
-# and against each other, and ends with a claims table.
+# an ASUS ROG Phone (802.11ad) at their maximum CPU clock, and extrapolated
+# linearly to rates the radios could not reach. Their figures' data are not in
+# the text, so this chapter works from the numbers the paper *states*
+# (`data/published/cpu-gbps.yaml`, each with its unit and location): it
+# re-derives the line the extrapolations imply and checks the paper's other
+# statements against it and against each other. The measured chapter
+# re-runs the experiment on Linux hosts.
 #
 # ```{admonition} Provenance
 # **published**: numbers transcribed from the paper (location given per value).
@@ -56,9 +56,8 @@ ch.table1()
 # %% [markdown]
 # ## What the paper states about CPU versus throughput
 #
-# The §3.1 baselines were measured with the default CPU governor under
-# backlogged traffic; the §3.2 statements come from the fixed-maximum-frequency
-# sweeps of Figure 1 and their linear extrapolation.
+# §3.1: default governor, backlogged traffic; §3.2: Figure 1's
+# fixed-maximum-frequency sweeps and their linear extrapolation.
 #
 # ```{provenance} published
 # :stage: analyze_cpu_gbps
@@ -73,11 +72,10 @@ ch.stated()
 # (cpu-gbps-lines)=
 # ## The lines the extrapolations imply
 #
-# The paper says CPU utilization grows linearly with throughput and
-# extrapolates along that line. Two stated points of a line fix it: with
-# points (x1, y1) and (x2, y2) (throughput in Gbps, total CPU in %), the
-# slope is b = (y2 − y1) / (x2 − x1) and the intercept a = y1 − b·x1. The
-# points used for each phone are set in `params.yaml` (`cpu-gbps.line_points`).
+# The paper extrapolates along a straight line, which two stated points
+# (x1, y1), (x2, y2) fix (Gbps, total CPU %): slope b = (y2 − y1) / (x2 − x1),
+# intercept a = y1 − b·x1, with the points set in `params.yaml`
+# (`cpu-gbps.line_points`).
 #
 # ```{provenance} modeled
 # :stage: analyze_cpu_gbps
@@ -127,8 +125,6 @@ ch.implied_lines_figure()
 ch.table2()
 
 # %% [markdown]
-# Ratios the prose states, re-derived from Table 2 and §3.3.
-#
 # ```{provenance} published
 # :stage: analyze_cpu_gbps
 #

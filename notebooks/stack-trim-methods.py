@@ -87,3 +87,40 @@ ch.power_model()
 # scheduling interference from the hypervisor and any remaining background
 # work is one possible source of the run-to-run spread below, not separated
 # here.
+
+# %% [markdown]
+# (stack-trim-tables)=
+# ## The chapter's tables
+#
+# Every point of the chapter's figures, with its interval, per device: one-copy
+# against two-copy, then UDP against TCP.
+
+# %% tags=["hide-input"]
+ch.onecopy_tables()
+ch.transport_tables()
+# %% [markdown]
+# (stack-trim-breakdown-tables)=
+# ## CPU-time breakdown (a Table 1 analog)
+#
+# TCP two-copy uplink, in % of one core: the endpoints' user and kernel time
+# (precise, `getrusage`), the host's softirq and busy time (tick-sampled
+# `/proc/stat`) and "other", the host's busy time not charged to the
+# endpoints (blank where `/proc/stat` reads below the endpoints' precise
+# time). The paper's Table 1 follows.
+
+# %% tags=["hide-input"]
+ch.breakdown()
+# %% [markdown]
+# (stack-trim-robustness)=
+# ## Robustness to the assumed power coefficients
+
+# %% tags=["hide-input"]
+ch.robustness_shown()
+# %% [markdown]
+# (stack-trim-published)=
+# ## The paper's stated values
+#
+# Every number the chapter compares with, as printed (with its location).
+
+# %% tags=["hide-input"]
+ch.published()

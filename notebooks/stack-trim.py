@@ -14,23 +14,26 @@
 # %% [markdown]
 # # Trimming the network stack (stack-trim)
 #
+# **In short:** {glue:text}`oc_verdict_text` The largest one-copy saving over
+# loopback is {glue:text}`oc_lo_max:.1f`% of the CPU energy (95% interval
+# {glue:text}`oc_lo_max_lo:.1f` to {glue:text}`oc_lo_max_hi:.1f`%), where
+# the paper reports up to {glue:text}`p_oc_max:g`%.
+#
 # Zhu et al. (HotNets'16) price the CPU activity of Android phones with a
-# componentized power model and find that the CPU dominates networking energy
-# at high rates. They estimate what two ways of trimming the stack save:
-# **one-copy** data moves (`sendfile()` and `splice()` instead of
+# componentized power model and estimate what two ways of trimming the stack
+# save: **one-copy** data moves (`sendfile()` and `splice()` instead of
 # `read()`+`send()` and `recv()`+`write()`, §4) and **offloading TCP** to the
-# access point (§5), over WiFi and over the loopback interface to emulate
-# faster links. On loopback they also compare TCP with UDP and find that UDP
-# with 1.5 KB datagrams costs *more* CPU energy than TCP from {glue:text}`p_cross:g` Mbps up,
-# unless the MTU and the datagrams are raised to 20 KB.
+# access point (§5). On loopback they also find that UDP with 1.5 KB
+# datagrams costs *more* CPU energy than TCP from {glue:text}`p_cross:g` Mbps
+# up, unless the MTU and the datagrams are raised to 20 KB.
 #
 # This chapter repeats the one-copy and the TCP-vs-UDP experiments on a Linux
-# host with the capture kit `scripts/capture/stack_trim/`: constant-bit-rate
-# streams from 1 Mbps to beyond what the host sustains, over loopback and over
-# a veth pair, uplink (the device sends a file) and downlink (the device
-# stores what it receives), with the precise CPU time of each process. TCP
-# offload needs a cooperating access point and a raw-socket stack; it is not
-# re-run here (its claims are listed as not checkable).
+# host: constant-bit-rate streams over loopback and a veth pair, uplink and
+# downlink, with the precise CPU time of each process. TCP offload needs a
+# cooperating access point; it is not re-run here (its claims are not
+# checkable). How the captures were made, their run conditions, the full
+# tables and the CPU power model are on the {doc}`methods page
+# <stack-trim-methods>`.
 #
 # ```{admonition} Provenance
 # **measured**: CPU time, bytes and rates from the raw captures in
@@ -47,10 +50,6 @@ study = "stack-trim"
 from mobitrace.studies.stack_trim.chapter import Chapter
 
 ch = Chapter.from_parameters(globals())
-# %% [markdown]
-# How the captures were made, their run conditions and the CPU power model that
-# prices their CPU time are on the {doc}`methods page <stack-trim-methods>`.
-
 # %% tags=["remove-cell"]
 ch.captures()
 ch.power_model()
@@ -66,8 +65,9 @@ ch.power_model()
 # the repetitions, with a {glue:text}`ci_pct:.0f`% percentile bootstrap
 # interval ({glue:text}`n_boot` resamples of the repetitions of each
 # condition). Crosses: a rate the host did not sustain (some run
-# delivered less than {glue:text}`min_deliv_pct:.0f`% of it). The table also
-# gives the saving for the device-side process alone.
+# delivered less than {glue:text}`min_deliv_pct:.0f`% of it). The table of
+# every point, with the saving for the device-side process alone, is on the
+# {doc}`methods page <stack-trim-methods>`.
 
 # %% tags=["hide-input"]
 ch.onecopy_section()
@@ -90,9 +90,10 @@ ch.onecopy_summary()
 # MTU 1500), UDP with 1472-byte datagrams (MTU 1500) and UDP with 20000-byte
 # datagrams on a link with its MTU raised to 21000. The figure shows the
 # CPU energy ratio of each UDP variant to TCP, $E(\text{UDP})/E(\text{TCP})$
-# (above 1: UDP costs more), with the same bootstrap intervals; the table
-# also gives the absolute power saving. The *crossover* is
-# the lowest rate from which UDP costs more than TCP at every higher rate.
+# (above 1: UDP costs more), with the same bootstrap intervals (the table of
+# every point, with the absolute power saving, is on the methods page). The
+# *crossover* is the lowest rate from which UDP costs more than TCP at every
+# higher rate.
 
 # %% tags=["hide-input"]
 ch.transport_section()
@@ -121,10 +122,11 @@ ch.transport_section()
 # (logging, the OS, and the other tenants of the shared VM); it is blank where
 # the tick-sampled host time reads below the endpoints' precise time (paced
 # load at the higher rates, which `/proc/stat` misreports on this VM), since a
-# share cannot be negative. All in % of one core. There is no WiFi driver;
-# the paper's table is printed below it.
+# share cannot be negative. All in % of one core. There is no WiFi driver.
+# The tables, each device's and the paper's, are on the {doc}`methods page
+# <stack-trim-methods>`.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 ch.breakdown()
 # %% [markdown]
 # (stack-trim-numbers)=
@@ -154,14 +156,6 @@ ch.breakdown()
 # %% tags=["remove-cell"]
 ch.key_numbers()
 # %% [markdown]
-# (stack-trim-published)=
-# ## The paper's stated values
-#
-# Every number the chapter compares with, as printed (with its location).
-
-# %% tags=["hide-input"]
-ch.published()
-# %% [markdown]
 # (stack-trim-claims)=
 # ## Claims
 #
@@ -174,9 +168,14 @@ ch.published()
 # %% tags=["hide-input"]
 ch.claims_section()
 # %% tags=["remove-cell"]
+ch.robustness()
+# %% tags=["remove-cell"]
 ch.findings()
 # %% tags=["remove-cell"]
 ch.metrics()
 # %% [markdown]
 # {glue:text}`claims_tally` The run-to-run spread is *testbed-bound*: a shared
-# VM was not built to reach the paper's 2.5%. {glue:text}`robustness_text`
+# VM was not built to reach the paper's 2.5%. {glue:text}`robustness_text` The
+# robustness table and figure are on the {doc}`methods page
+# <stack-trim-methods>`, with every value the chapter compares with as the
+# paper prints it.
