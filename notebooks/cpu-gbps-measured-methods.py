@@ -140,3 +140,18 @@ ch.procstat_table()
 # above measure it per device (host-wide precise CPU minus the iperf3 and
 # ksoftirqd CPU); where it is tens of percentage points, a throughput
 # difference between configurations is confounded with it.
+
+# %% [markdown]
+# (cpu-gbps-measured-tables)=
+# ## The chapter's tables
+#
+# The reference device's extrapolations, the headlines with and without the
+# runs over the background limit, and the tables of the offloads, RPS and
+# slower-device comparisons whose figures and numbers are in
+# {doc}`cpu-gbps-measured`.
+
+# %% tags=["hide-input"]
+ch.extrapolations_section()
+ch.background_sensitivity()
+ch.background_sensitivity_table()
+ch.comparison_tables()

@@ -694,12 +694,17 @@ class Chapter(NotebookChapter):
                          "left out": int(self.left_out["device"].isin([a, b]).sum()),
                          "without them": float(ratio["clean"]["ratio_b_over_a"]),
                          "with them": float(ratio["all"]["ratio_b_over_a"])})
-        table = pd.DataFrame(rows)
-        out.table(table, "background_sensitivity", f"Headlines without and with the runs whose host-wide background "
-                  f"exceeded {self.background_max_pp:g} percentage points (left out of fits and comparisons)")
-        out.provenance("measured: host-wide and experiment precise CPU of every run; fits and ratios computed here.")
+        self.sensitivity = out.save_table(pd.DataFrame(rows), "background_sensitivity")
         out.put_all({"n_left_out": len(self.left_out), "n_runs_all": len(self.all_runs),
                      "background_max_pp": self.background_max_pp})
+
+    def background_sensitivity_table(self) -> None:
+        """The table of background_sensitivity (the methods page)."""
+        self.out.show(self.sensitivity, f"Headlines without and with the runs whose host-wide background exceeded "
+                      f"{self.background_max_pp:g} percentage points (left out of fits and comparisons)",
+                      csv_href=self.out.href("background_sensitivity"))
+        self.out.provenance("measured: host-wide and experiment precise CPU of every run; fits and ratios computed "
+                            "here.")
 
     def captures_table(self) -> None:
         out = self.out
@@ -782,9 +787,7 @@ class Chapter(NotebookChapter):
     def offloads(self) -> None:
         out, runs, fits, ref, off = self.out, self.runs, self.fits, self.reference_device, self.offloads_off_device
         if not self.gro.empty:
-            out.table(self.gro, "offloads_off_vs_on", "Offloads on (a) against GRO/GSO/TSO off (b): throughput at "
-                      "the unlimited rate", shown=measured_analysis.comparison_shown(self.gro, "offloads on", "offloads off"))
-            out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+            out.save_table(self.gro, "offloads_off_vs_on")
             out.figure(
                 cpu_figures.throughput_figure(runs, [ref, off], self.alpha), "offloads_throughput",
                 alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars, for the "
@@ -797,14 +800,34 @@ class Chapter(NotebookChapter):
         else:
             display(Markdown(measured_analysis.not_captured_text("offloads-off comparison", [ref, off])))
 
+    def comparison_tables(self) -> None:
+        """The tables of the offloads, RPS and slower-device comparisons
+        (the methods page; their sections show the figures and numbers)."""
+        out, rps_devices = self.out, self.rps_devices
+        if not self.gro.empty:
+            out.show(measured_analysis.comparison_shown(self.gro, "offloads on", "offloads off"),
+                     "Offloads on (a) against GRO/GSO/TSO off (b): throughput at the unlimited rate",
+                     csv_href=out.href("offloads_off_vs_on"))
+            out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+        if not self.rps.empty:
+            out.show(measured_analysis.comparison_shown(self.rps, rps_devices[0], rps_devices[1]),
+                     f"SoftIRQ steered as in {rps_devices[0]} (a) against {rps_devices[1]} (b): throughput at the "
+                     "unlimited rate", csv_href=out.href("rps_affinity"))
+            out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+            _, per_cpu_shown = per_cpu_at_max(self.rates, rps_devices + [self.reference_device])
+            out.show(per_cpu_shown, "Per-CPU /proc/stat Total and SoftIRQ (% of that CPU) at the unlimited rate",
+                     csv_href=out.href("per_cpu_at_max"))
+            out.provenance("measured (per-CPU /proc/stat, mean of the runs).")
+        if not self.slow.empty:
+            out.show(measured_analysis.comparison_shown(self.slow, "reference", "CPU quota"),
+                     "Reference (a) against the CPU-quota-limited device (b): throughput at the unlimited rate",
+                     csv_href=out.href("slow_vs_reference"))
+            out.provenance("measured; slopes modeled (OLS).")
+
     def rps_section(self) -> None:
         out, runs, rps_devices = self.out, self.runs, self.rps_devices
         if not self.rps.empty:
-            rps = self.rps
-            out.table(rps, "rps_affinity", f"SoftIRQ steered as in {rps_devices[0]} (a) against {rps_devices[1]} "
-                      "(b): throughput at the unlimited rate",
-                      shown=measured_analysis.comparison_shown(rps, rps_devices[0], rps_devices[1]))
-            out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+            rps = out.save_table(self.rps, "rps_affinity")
             out.figure(
                 cpu_figures.throughput_figure(runs, [self.reference_device, *rps_devices], self.alpha), "rps_throughput",
                 alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars for the "
@@ -813,10 +836,7 @@ class Chapter(NotebookChapter):
                         "(mean of the repetitions, 95% t interval). Look at whether the two RPS rows differ by more "
                         "than their intervals.")
             out.provenance("measured (mean of the runs at the unlimited rate).")
-            per_cpu, per_cpu_shown = per_cpu_at_max(self.rates, rps_devices + [self.reference_device])
-            out.table(per_cpu, "per_cpu_at_max", "Per-CPU /proc/stat Total and SoftIRQ (% of that CPU) at the "
-                      "unlimited rate", shown=per_cpu_shown)
-            out.provenance("measured (per-CPU /proc/stat, mean of the runs).")
+            out.save_table(per_cpu_at_max(self.rates, rps_devices + [self.reference_device])[0], "per_cpu_at_max")
             out.put_all(rps_glue(rps, rps_devices))
         else:
             display(Markdown(measured_analysis.not_captured_text("RPS pair", rps_devices)))
@@ -824,10 +844,7 @@ class Chapter(NotebookChapter):
     def slow_section(self) -> None:
         out, ref, slow_device = self.out, self.reference_device, self.slow_device
         if not self.slow.empty:
-            slow = self.slow
-            out.table(slow, "slow_vs_reference", "Reference (a) against the CPU-quota-limited device (b): "
-                      "throughput at the unlimited rate", shown=measured_analysis.comparison_shown(slow, "reference", "CPU quota"))
-            out.provenance("measured; slopes modeled (OLS).")
+            slow = out.save_table(self.slow, "slow_vs_reference")
             display(Markdown(slow_text(slow)))
         else:
             display(Markdown(measured_analysis.not_captured_text("slower emulated device", [ref, slow_device])))
