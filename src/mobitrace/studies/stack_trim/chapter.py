@@ -282,12 +282,23 @@ class Chapter(NotebookChapter):
         name = self.model.name
         self.rob = robustness.study_robustness(lambda models: self._analysis_at(models[name])["claims"], {name: self.model},
                                        claims, self.robustness_settings) if self.ref else None
-        self.claims = self.rob.claims if self.rob else claims
+        self.claims = pd.concat([self.rob.claims if self.rob else claims, *self._other_device_claims()],
+                                ignore_index=True)
         cl.write_claims(self.claims, self.results / "claims.csv")
         self.out.show(claims_shown(self.claims), "Claims of the stack-trim paper",
                       csv_href=site_href(self.results / "claims.csv"))
         if not self.rob:
             self.out.put_text("robustness_text", "No capture: no modeled verdict to vary.")
+
+    def _other_device_claims(self) -> list[pd.DataFrame]:
+        """The claims of every device after the reference, at the assumed
+        coefficients: the same claims, ids prefixed with the device."""
+        return [device_claims(sta.analysis_at(
+            runs, self.model, self.values, study=self.study, device=device, cpu_basis=self.cpu_basis,
+            level=self.ci_level, n_resamples=self.n_resamples, seed=self.seed, min_delivered=self.min_delivered,
+            wifi_link=self.wifi_link, wifi_max_mbps=self.wifi_max_mbps,
+            rel_tol_approx=self.rel_tol_approx)["claims"], device)
+            for device, (runs, _) in self.measured.items() if device != self.ref]
 
     def robustness(self) -> None:
         """The robustness analysis: written (and its summary glued) by the
@@ -329,6 +340,13 @@ class Chapter(NotebookChapter):
         """The verdict counts for the prose, and metrics.json."""
         self.out.put_counts(cl.verdict_counts(self.claims))
         write_metrics(self.results / "metrics.json", sta.metrics(self.ref, self.model, self.nums, self.claims))
+
+
+def device_claims(claims_table: pd.DataFrame, device: str) -> pd.DataFrame:
+    """A non-reference device's claims: ids `<device>_<id>` and the device
+    named in the claim (the reference device's claims keep their ids)."""
+    return claims_table.assign(claim_id=[f"{device}_{c}" for c in claims_table["claim_id"]],
+                               claim=[f"{c} ({device})" for c in claims_table["claim"]])
 
 
 def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:
