@@ -129,6 +129,7 @@ ch.inverse_section()
 # work), and the ratio of the two sources' slopes.
 
 # %% tags=["hide-input"]
+ch.procstat_figure()
 ch.procstat_table()
 
 # %% [markdown]
@@ -146,12 +147,14 @@ ch.procstat_table()
 # ## The chapter's tables
 #
 # The reference device's extrapolations, the headlines with and without the
-# runs over the background limit, and the tables of the offloads, RPS and
-# slower-device comparisons whose figures and numbers are in
+# runs over the background limit, and the figures and tables of the offloads,
+# RPS and slower-device comparisons whose numbers are in
 # {doc}`cpu-gbps-measured`.
 
 # %% tags=["hide-input"]
 ch.extrapolations_section()
 ch.background_sensitivity()
 ch.background_sensitivity_table()
+ch.offloads()
+ch.rps_section()
 ch.comparison_tables()

@@ -98,9 +98,9 @@ ch.procstat_table()
 # (cpu-gbps-measured-procstat)=
 # ## `/proc/stat` versus the precise source
 #
-# What the gap is made of, and the table per device and direction: {doc}`cpu-gbps-measured-methods`.
+# What the gap is made of, its figure and the table per device and direction: {doc}`cpu-gbps-measured-methods`.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 ch.procstat_figure()
 
 # %% [markdown]
@@ -141,7 +141,7 @@ ch.procstat_figure()
 # offloads on (95% interval by the delta method on the log scale), Welch's
 # t-test, and the CPU per Gbps (slopes of the precise lines).
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 ch.offloads()
 
 # %% [markdown]
@@ -167,7 +167,7 @@ ch.offloads()
 # and the peer's to CPU 0 in both configurations. The per-CPU `/proc/stat`
 # columns show where the SoftIRQ time landed at the unlimited rate.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 ch.rps_section()
 
 # %% [markdown]

@@ -98,6 +98,11 @@ ch.power_model()
 # %% tags=["hide-input"]
 ch.onecopy_tables()
 ch.transport_tables()
+# %% tags=["remove-cell"]
+ch.onecopy_summary()
+# %% [markdown]
+# {glue:text}`oc_seq_text`
+
 # %% [markdown]
 # (stack-trim-breakdown-tables)=
 # ## CPU-time breakdown (a Table 1 analog)

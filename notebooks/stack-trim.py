@@ -15,32 +15,27 @@
 # # Trimming the network stack (stack-trim)
 #
 # **In short:** {glue:text}`oc_verdict_text` The largest one-copy saving over
-# loopback is {glue:text}`oc_lo_max:.1f`% of the CPU energy (95% interval
-# {glue:text}`oc_lo_max_lo:.1f` to {glue:text}`oc_lo_max_hi:.1f`%), where
-# the paper reports up to {glue:text}`p_oc_max:g`%.
+# loopback, selected from {glue:text}`oc_lo_n` points, is
+# {glue:text}`oc_lo_max:.1f`% of the CPU energy (95% interval
+# {glue:text}`oc_lo_max_lo:.1f` to {glue:text}`oc_lo_max_hi:.1f`%, at
+# {glue:text}`oc_lo_max_rate:g` Mbps {glue:text}`oc_lo_max_dir`link): by that
+# interval one-copy {glue:text}`oc_lo_max_phrase` two-copy there, where the
+# paper reports savings up to {glue:text}`p_oc_max:g`%.
 #
-# Zhu et al. (HotNets'16) price the CPU activity of Android phones with a
-# componentized power model and estimate what two ways of trimming the stack
-# save: **one-copy** data moves (`sendfile()` and `splice()` instead of
-# `read()`+`send()` and `recv()`+`write()`, §4) and **offloading TCP** to the
-# access point (§5). On loopback they also find that UDP with 1.5 KB
-# datagrams costs *more* CPU energy than TCP from {glue:text}`p_cross:g` Mbps
-# up, unless the MTU and the datagrams are raised to 20 KB.
-#
-# This chapter repeats the one-copy and the TCP-vs-UDP experiments on a Linux
-# host: constant-bit-rate streams over loopback and a veth pair, uplink and
-# downlink, with the precise CPU time of each process. TCP offload needs a
-# cooperating access point; it is not re-run here (its claims are not
-# checkable). How the captures were made, their run conditions, the full
-# tables and the CPU power model are on the {doc}`methods page
+# Zhu et al. (HotNets'16) estimate what **one-copy** data moves
+# (`sendfile()`, `splice()`) and **offloading TCP** to the access point save
+# in CPU energy on phones, and find that UDP with 1.5 KB datagrams costs
+# *more* than TCP from {glue:text}`p_cross:g` Mbps up. This chapter repeats
+# the one-copy and TCP-vs-UDP experiments on a Linux host (constant-bit-rate
+# streams over loopback and a veth pair, precise CPU time per process); TCP
+# offload needs a cooperating access point and is not re-run. Captures, run
+# conditions, full tables and the power model: {doc}`methods page
 # <stack-trim-methods>`.
 #
 # ```{admonition} Provenance
-# **measured**: CPU time, bytes and rates from the raw captures in
-# `data/raw/stack-trim/<device>/` (manifest and content hash below).
-# **modeled**: every energy and power: the measured CPU time priced with the
-# CPU power model named below (its coefficients are *assumed*, not fitted).
-# **published**: the paper's numbers (`data/published/stack-trim.yaml`).
+# **measured**: CPU time, bytes and rates (`data/raw/stack-trim/<device>/`).
+# **modeled**: every energy and power (measured CPU time priced with assumed
+# coefficients). **published**: the paper's numbers.
 # ```
 
 # %% tags=["parameters"]
@@ -80,7 +75,8 @@ ch.onecopy_summary()
 # {glue:text}`oc_n_neg`; the median saving is
 # {glue:text}`oc_median_saving:.1f`% and the median coefficient of variation
 # of a condition's energy over its repetitions {glue:text}`oc_cv_median:.0f`%.
-# {glue:text}`oc_verdict_text` {glue:text}`oc_seq_text` {glue:text}`oc_reading_text`
+# {glue:text}`oc_verdict_text` {glue:text}`oc_reading_text` (How many
+# repetitions each condition got: {doc}`methods page <stack-trim-methods>`.)
 
 # %% [markdown]
 # (stack-trim-transport)=
@@ -132,14 +128,8 @@ ch.breakdown()
 # (stack-trim-numbers)=
 # ## Key numbers
 #
-# On {glue:text}`ref_device`, over loopback, the largest one-copy saving,
-# selected from the {glue:text}`oc_lo_n` sustained loopback points (so not a
-# bound, and not adjusted for the selection), is
-# {glue:text}`oc_lo_max:.1f`% of two-copy's CPU energy (interval
-# {glue:text}`oc_lo_max_lo:.1f` to {glue:text}`oc_lo_max_hi:.1f`%, at
-# {glue:text}`oc_lo_max_rate:g` Mbps, {glue:text}`oc_lo_max_dir`link): by
-# that interval, one-copy {glue:text}`oc_lo_max_phrase` two-copy. The paper reports up
-# to {glue:text}`p_oc_max:g`%. At WiFi-like rates (at most
+# On {glue:text}`ref_device` (the opening sentence gives the largest
+# loopback saving, a selected maximum, not a bound): at WiFi-like rates (up to
 # {glue:text}`wifi_max:g` Mbps) over the veth pair the largest saving was
 # {glue:text}`oc_wifi_max:.1f`% (paper: below {glue:text}`p_oc_wifi:g`%).
 # The modeled power saving on loopback uplink was

@@ -139,3 +139,13 @@ def test_priority_boost_net_words_follow_the_interval_synthetic():
     assert wide["net_decr_vs_orig"] == "not distinguishable from"
     assert wide["net_decr_better_verdict"] == "is not settled by the table"
     assert wide["net_decr_minus_orig_lo"] < 0 < wide["net_decr_minus_orig_hi"]
+
+
+@pytest.mark.parametrize("a, b, word", [
+    ((1.0, 1.2), (2.0, 2.4), "more"), ((2.0, 2.4), (1.0, 1.2), "less"),
+    # Point slopes 1.1 and 1.3 whose intervals overlap: no direction.
+    ((0.9, 1.3), (1.1, 1.5), "not distinguishably more or less")])
+def test_offloads_cost_word_from_the_slope_intervals_synthetic(a, b, word):
+    from mobitrace.studies.cpu_gbps.chapter_measured import slope_word
+    row = lambda lo, hi: pd.Series({"slope_lo": lo, "slope_hi": hi})  # noqa: E731
+    assert slope_word(row(*a), row(*b)) == word

@@ -31,7 +31,7 @@ from mobitrace.stats.intervals import mean_ci
 from mobitrace.studies import registry
 from mobitrace.studies.cpu_gbps import figures as cpu_figures
 from mobitrace.studies.cpu_gbps import measured_analysis
-from mobitrace.studies.cpu_gbps.device_analysis import (beyond_range, beyond_text, clean_runs, direction_word,
+from mobitrace.studies.cpu_gbps.device_analysis import (beyond_range, beyond_text, clean_runs,
                                                        fit_table, saturation_words)
 from mobitrace.studies.cpu_gbps.measured_analysis import (
     DIRECTION_NAMES, SOURCE_NAMES, anchor_of, claim_key, fit_of, max_runs,
@@ -299,9 +299,19 @@ def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame, alpha: float) -> dict:
     }
 
 
-def offloads_glue(gro: pd.DataFrame, values) -> dict:
+def slope_word(a: pd.Series, b: pd.Series, more: str = "more", less: str = "less",
+               neither: str = "not distinguishably more or less") -> str:
+    """Whether line b costs more CPU per Gbps than line a (fits rows), from
+    their slopes' confidence intervals: a direction only when they do not
+    overlap (conservative), never from the point estimates alone."""
+    return cl.interval_direction(b["slope_lo"] - a["slope_hi"], b["slope_hi"] - a["slope_lo"], up=more, down=less,
+                                 neither=neither)
+
+
+def offloads_glue(gro: pd.DataFrame, values, fits: pd.DataFrame) -> dict:
     """The prose's numbers about offloads off vs on (downlink), with the
-    paper's GRO-off / GRO-on throughput ratio from its stated values."""
+    paper's GRO-off / GRO-on throughput ratio from its stated values, and
+    whether offloads off cost more CPU per Gbps (slope_word, precise lines)."""
     d = gro.set_index("direction").loc["down"]
     glue = {f"gro_{name}": d[name] for name in ("a_max_gbps", "b_max_gbps", "ratio_b_over_a", "ratio_lo",
                                                  "ratio_hi")}
@@ -309,7 +319,8 @@ def offloads_glue(gro: pd.DataFrame, values) -> dict:
     glue["gro_p_holm"] = numbers.p_value(d["welch_p_holm"])
     glue["gro_paper_ratio"] = paper_gro_ratio(values)
     glue["gro_cost_ratio"] = d["b_precise_slope"] / d["a_precise_slope"]
-    glue["gro_cost_word"] = direction_word(d["b_precise_slope"] / d["a_precise_slope"], "more", "less")
+    glue["gro_cost_word"] = slope_word(fit_of(fits, d["a"], "down", "precise_total"),
+                                       fit_of(fits, d["b"], "down", "precise_total"))
     return glue
 
 
@@ -774,7 +785,7 @@ class Chapter(NotebookChapter):
 
     def procstat_figure(self) -> None:
         self.out.figure(
-            cpu_figures.procstat_figure(self.runs, self.devices, self.highlight), "procstat_vs_precise",
+            lambda: cpu_figures.procstat_figure(self.runs, self.devices, self.highlight), "procstat_vs_precise",
             alt="Two scatter plots, one point per run and one colour per named device (any others grey). Left: "
                 "/proc/stat Total CPU (%) "
                 "against precise Total CPU (%) with a dashed line of equality. Right: /proc/stat minus precise "
@@ -789,14 +800,14 @@ class Chapter(NotebookChapter):
         if not self.gro.empty:
             out.save_table(self.gro, "offloads_off_vs_on")
             out.figure(
-                cpu_figures.throughput_figure(runs, [ref, off], self.alpha), "offloads_throughput",
+                lambda: cpu_figures.throughput_figure(runs, [ref, off], self.alpha), "offloads_throughput",
                 alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars, for the "
                     "offloads-on and offloads-off configurations, downlink and uplink.",
                 caption="Throughput at the unlimited rate with offloads on and off (mean of the repetitions, 95% t "
                         "interval). Look at the gap between the two rows and at how wide the intervals are with "
                         "only a few repetitions.")
             out.provenance("measured (mean of the runs at the unlimited rate).")
-            out.put_all(offloads_glue(self.gro, self.paper))
+            out.put_all(offloads_glue(self.gro, self.paper, self.fits))
         else:
             display(Markdown(measured_analysis.not_captured_text("offloads-off comparison", [ref, off])))
 
@@ -829,7 +840,8 @@ class Chapter(NotebookChapter):
         if not self.rps.empty:
             rps = out.save_table(self.rps, "rps_affinity")
             out.figure(
-                cpu_figures.throughput_figure(runs, [self.reference_device, *rps_devices], self.alpha), "rps_throughput",
+                lambda: cpu_figures.throughput_figure(runs, [self.reference_device, *rps_devices], self.alpha),
+                "rps_throughput",
                 alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars for the "
                     "reference configuration and the two RPS configurations, downlink and uplink.",
                 caption="Throughput at the unlimited rate with SoftIRQ steered to either CPU, next to the reference "
