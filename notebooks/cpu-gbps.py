@@ -27,10 +27,8 @@
 # re-runs the experiment on Linux hosts.
 #
 # ```{admonition} Provenance
-# **published**: numbers transcribed from the paper (location given per value).
-# **modeled**: the implied lines, computed from two published points per phone;
-# they are the paper's extrapolation model, not a fit to measured data.
-# Nothing in this chapter is measured.
+# **published**: the paper's numbers. **modeled**: the lines through two
+# published points per phone. Nothing here is measured.
 # ```
 
 # %% tags=["parameters"]
@@ -88,12 +86,11 @@ ch.implied_lines()
 
 # %% [markdown]
 # The Pixel 2's line rises {glue:text}`pixel_2_slope:.1f` percentage points of
-# CPU per Gbps, the ROG Phone's {glue:text}`rog_phone_slope:.2f`: the ROG
-# Phone's network processing costs about
-# {glue:text}`slope_ratio:.1f` times less CPU per bit. Both lines start from
-# an intercept of a few percent ({glue:text}`pixel_2_intercept:.1f`% and
-# {glue:text}`rog_phone_intercept:.1f`%), the utilization the line attributes
-# to zero throughput.
+# CPU per Gbps, the ROG Phone's {glue:text}`rog_phone_slope:.2f`
+# ({glue:text}`slope_ratio:.1f` times less CPU per bit); the intercepts,
+# {glue:text}`pixel_2_intercept:.1f`% and
+# {glue:text}`rog_phone_intercept:.1f`%, are what the lines give at zero
+# throughput.
 
 # %% [markdown]
 # ## Figure: implied CPU-vs-throughput lines with the stated points

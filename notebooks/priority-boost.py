@@ -29,23 +29,18 @@
 # per 60 KB moved (*DECR*) on the time to copy a 41 MB file with SCP under CPU
 # and network load, and on the jitter of an audio-like UDP sender (n = 10 runs
 # per cell, Welch's t-tests), and concluded that boosting helps only slightly,
-# and only under heavy load. This chapter audits the published tables (every
-# p recomputed from the reported means, SDs and n, with the range their
-# rounding allows, effect sizes and Holm's correction) and re-runs the
-# experiments on a Linux host with a capture kit
-# (`scripts/capture/priority_boost/`) that implements the policies in user
-# space.
+# and only under heavy load. This chapter audits the published tables and
+# re-runs the experiments on a Linux host, the policies implemented in user
+# space (`scripts/capture/priority_boost/`).
 #
 # ```{admonition} Provenance
-# **published**: numbers transcribed from the paper (`data/published/priority-boost.yaml`,
-# location per table). **measured**: computed from raw captures in
-# `data/raw/priority-boost/<device>/` (manifest and content hash shown below).
-# Test statistics, p-value ranges and effect sizes are computed here from
-# whichever of the two they are based on, and say so. Nothing is modeled.
+# **published**: the paper's tables. **measured**: the re-run's raw captures
+# (`data/raw/priority-boost/<device>/`). Tests and effect sizes are computed
+# here from either and say which. Nothing is modeled.
 # ```
 #
-# The published tables, the audit tables, how the tests are computed, the effect sizes,
-# and the re-run's set-up, tests and run conditions are in {doc}`priority-boost-methods`.
+# The published and audit tables, the tests, the effect sizes and the re-run's
+# set-up and run conditions are in {doc}`priority-boost-methods`.
 
 # %% tags=["parameters"]
 study = "priority-boost"
