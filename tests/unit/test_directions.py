@@ -109,7 +109,7 @@ def test_saving_sentence_flips_saves_costs_synthetic():
 
 @pytest.mark.parametrize("diff, significant, word", [
     (-0.8, True, "faster than"), (0.8, True, "slower than"), (-0.8, False, "not distinguishable from"),
-    (math.nan, True, "not distinguishable from")])
+    (math.nan, True, "–")])
 def test_priority_boost_faster_slower_from_the_test_synthetic(diff, significant, word):
     from mobitrace.studies.priority_boost.chapter import tested_word
     assert tested_word(diff, significant, "slower than", "faster than", "not distinguishable from") == word

@@ -28,7 +28,7 @@ from mobitrace.stats.resampling import SEED
 from mobitrace.core import claims as cl
 from mobitrace.core.capture_reader import NOT_MEASURED
 from mobitrace.core.escape import md_text
-from mobitrace.core.numbers import direction, metric
+from mobitrace.core.numbers import MISSING, metric
 from mobitrace.core.published import Values, mean_sd_table, table_location
 from mobitrace.stats import resampling as rs
 from mobitrace.studies.priority_boost import analysis as pba
@@ -146,8 +146,10 @@ def _at_procs(frame: pd.DataFrame, column: str, procs: int) -> float:
 def tested_word(diff: float, significant: bool, up: str, down: str, neither: str) -> str:
     """A direction word from a test, not from the point estimate: `up` or
     `down` by the sign of `diff` only when the test rejects no difference
-    (`significant`), else `neither`."""
-    if not significant or diff is None or math.isnan(float(diff)):
+    (`significant`), else `neither`; an en dash when there is no difference."""
+    if diff is None or math.isnan(float(diff)):
+        return MISSING
+    if not significant:
         return neither
     return up if float(diff) > 0 else down
 
