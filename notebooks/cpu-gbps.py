@@ -93,8 +93,6 @@ ch.implied_lines()
 # throughput.
 
 # %% [markdown]
-# ## Figure: implied CPU-vs-throughput lines with the stated points
-#
 # ```{provenance} published, modeled
 # :stage: analyze_cpu_gbps
 #

@@ -85,9 +85,6 @@ ch.effect_sizes_figure()
 # {glue:text}`n_holm_pub_sig`; the difference comes from the unattainable
 # "< 0.0001".
 
-# %% [markdown]
-# ## Figure: published p-values against the range their tables allow
-
 # %% tags=["hide-input"]
 ch.p_ranges_figure()
 
@@ -169,11 +166,8 @@ ch.run_conditions()
 ch.device_numbers()
 
 # %% [markdown]
-# ### Figure: measured means with 95% confidence intervals, and every run
-#
 # Per policy and condition, the mean over runs with its 95% bootstrap
-# confidence interval (seaborn, fixed seed), over the runs themselves (small
-# points). Transfer times are on a log scale.
+# interval, over the runs themselves (transfer times on a log scale):
 
 # %% tags=["hide-input"]
 ch.measured_figures()

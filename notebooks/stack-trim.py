@@ -96,31 +96,21 @@ ch.transport_section()
 # %% [markdown]
 # {glue:text}`cross_text` At the lowest rate, {glue:text}`udp1_min_rate:g`
 # Mbps, UDP with 1472-byte datagrams costs {glue:text}`udp1_ratio_lowest:.1f`
-# times TCP's CPU energy. The mechanism is the one the paper names: the
-# sender makes
+# times TCP's CPU energy. The mechanism is the paper's: the sender makes
 # {glue:text}`calls_udp1:.0f` system calls per MB with 1472-byte datagrams,
-# {glue:text}`calls_udp20:.0f` with 20000-byte datagrams and
-# {glue:text}`calls_tcp:.0f` with TCP's 16 KB writes (medians over the
-# runs), and each datagram goes through layers 4 to 2 on its own, while TCP
-# batches (segmentation offload on loopback and veth).
+# {glue:text}`calls_udp20:.0f` with 20000-byte ones and
+# {glue:text}`calls_tcp:.0f` with TCP's 16 KB writes (medians over the runs).
 
 # %% [markdown]
 # (stack-trim-breakdown)=
 # ## CPU-time breakdown (a Table 1 analog)
 #
 # The paper splits the phone's CPU utilization during WiFi streaming into
-# logging, OS processes, the WiFi driver and the network stack (per-process
-# logging). Here, for TCP two-copy uplink: the endpoints' user time
-# (application), the endpoints' kernel time (system calls, copies and the
-# protocol stack run in process context) from `getrusage`, and from
-# tick-sampled `/proc/stat` of the whole host the softirq time and all busy
-# time; "other" is the host's busy time not charged to the endpoints
-# (logging, the OS, and the other tenants of the shared VM); it is blank where
-# the tick-sampled host time reads below the endpoints' precise time (paced
-# load at the higher rates, which `/proc/stat` misreports on this VM), since a
-# share cannot be negative. All in % of one core. There is no WiFi driver.
-# The tables, each device's and the paper's, are on the {doc}`methods page
-# <stack-trim-methods>`.
+# logging, OS processes, the WiFi driver and the network stack. Here, for TCP
+# two-copy uplink, the endpoints' user and kernel time (`getrusage`) and the
+# host's softirq and busy time (`/proc/stat`) make the same split, without a
+# WiFi driver; the tables, each device's and the paper's, are on the
+# {doc}`methods page <stack-trim-methods>`.
 
 # %% tags=["remove-cell"]
 ch.breakdown()
