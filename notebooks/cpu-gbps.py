@@ -106,9 +106,9 @@ ch.implied_lines_figure()
 # (cpu-gbps-gro-eas)=
 # ## GRO, SoftIRQ affinity and EAS (§3.3, §4.1, Table 2)
 #
-# With GRO off the ROG Phone's throughput falls; moving SoftIRQ processing from
-# a LITTLE core (CPU1) to a big core (CPU5) recovers much of it, and the Energy
-# Aware Scheduler (on when discharging, off when charging) changes it again.
+# With GRO off the ROG Phone's throughput falls; moving SoftIRQ from a LITTLE
+# core (CPU1) to a big one (CPU5) recovers much of it; the Energy Aware
+# Scheduler (on when discharging) changes it again.
 #
 # ```{provenance} published
 # :stage: analyze_cpu_gbps
@@ -157,13 +157,11 @@ ch.battery()
 # (cpu-gbps-claims)=
 # ## Claims
 #
-# Each claim of the paper this chapter can address, checked against the
-# implied lines or against the paper's other numbers. Tolerances: a bound must
-# hold; a value printed plainly must agree within
-# {glue:text}`rel_tol_equal:.0%`, one printed with "~" within
-# {glue:text}`rel_tol_approx:.0%` (both set in `params.yaml`). Claims about
-# Figure 1's curves are not checkable from the text: the measured chapter
-# (capture kit) addresses them on real hosts.
+# Each claim checked against the implied lines or the paper's other numbers:
+# a bound must hold; a plain value agree within
+# {glue:text}`rel_tol_equal:.0%`, a "~" value within
+# {glue:text}`rel_tol_approx:.0%` (`params.yaml`). Figure 1's curves are
+# addressed by the measured chapter.
 #
 # ```{provenance} published, modeled
 # :stage: analyze_cpu_gbps
