@@ -139,10 +139,10 @@ ch.derived_ratios()
 # (cpu-gbps-battery)=
 # ## Battery drain (§4.2)
 #
-# The paper ran {glue:text}`battery_minutes:.0f`-minute transfers from a full
-# battery and saw a {glue:text}`battery_drop_low:.0f`-{glue:text}`battery_drop_high:.0f`%
-# drop. With Table 1's capacity that bounds the average battery current; the
-# energy cannot be derived because the paper gives no battery voltage.
+# {glue:text}`battery_minutes:.0f`-minute transfers drained
+# {glue:text}`battery_drop_low:.0f`-{glue:text}`battery_drop_high:.0f`% of a
+# full battery: with Table 1's capacity, a bound on the mean current (no
+# voltage is given, so no energy).
 #
 # ```{provenance} published
 # :stage: analyze_cpu_gbps
