@@ -104,8 +104,9 @@ ch.inverse_section()
 # ({glue:text}`ref_precise_x50_lo:.1f` to
 # {glue:text}`ref_precise_x50_hi:.1f` Gbps). {glue:text}`ref_x50_range`
 # The table's last column flags every estimate beyond the measured range,
-# that is above the device's saturation point: the highest mean throughput
-# over its target rates (one faster run is not a rate it sustains). A
+# that is above the device's saturation point: its fastest mean throughput
+# over its target rates (one faster run, in the "fastest single run" column,
+# is not a rate it sustains). A
 # segmented fit would need more rate levels than a capture has to place its
 # breakpoint. Both endpoints'
 # network stacks share this host's CPUs, so a single receiving device would
@@ -128,6 +129,7 @@ ch.inverse_section()
 # work), and the ratio of the two sources' slopes.
 
 # %% tags=["hide-input"]
+ch.procstat_figure()
 ch.procstat_table()
 
 # %% [markdown]
@@ -139,3 +141,20 @@ ch.procstat_table()
 # above measure it per device (host-wide precise CPU minus the iperf3 and
 # ksoftirqd CPU); where it is tens of percentage points, a throughput
 # difference between configurations is confounded with it.
+
+# %% [markdown]
+# (cpu-gbps-measured-tables)=
+# ## The chapter's tables
+#
+# The reference device's extrapolations, the headlines with and without the
+# runs over the background limit, and the figures and tables of the offloads,
+# RPS and slower-device comparisons whose numbers are in
+# {doc}`cpu-gbps-measured`.
+
+# %% tags=["hide-input"]
+ch.extrapolations_section()
+ch.background_sensitivity()
+ch.background_sensitivity_table()
+ch.offloads()
+ch.rps_section()
+ch.comparison_tables()

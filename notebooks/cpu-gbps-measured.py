@@ -14,6 +14,12 @@
 # %% [markdown]
 # # CPU versus throughput, measured on Linux hosts
 #
+# **In short:** on the reference device ({glue:text}`reference_device`) the
+# paper's CPU source, `/proc/stat` Total, reaches 50% CPU at
+# {glue:text}`ref_stat_x50:.1f` Gbps (95% CI {glue:text}`ref_stat_x50_lo:.1f`
+# to {glue:text}`ref_stat_x50_hi:.1f` Gbps) on the downlink; the precise
+# source puts it at {glue:text}`ref_precise_x50:.1f` Gbps.
+#
 # Aggarwal et al. (MobiCom'19 poster) logged Total and SoftIRQ CPU utilization
 # from `/proc/stat` while iperf3 pushed TCP at rates from 100 Mbps up to the
 # maximum, fitted lines, and extrapolated them to 1.6, 4 and 12.8 Gbps and to
@@ -23,7 +29,8 @@
 # measured device, next to the two published phones.
 #
 # The test bed and the two CPU sources, the captures, the fitted lines, the throughput at 50%
-# CPU and the two sources per device are in {doc}`cpu-gbps-measured-methods`.
+# CPU, the two sources per device and every comparison's table are in
+# {doc}`cpu-gbps-measured-methods`.
 #
 # ```{admonition} Provenance
 # **measured**: computed from the raw captures under `data/raw/cpu-gbps/`
@@ -49,15 +56,12 @@ ch = Chapter.from_parameters(globals())
 # with the default settings); lines are OLS fits with their 95% confidence
 # band (darker: where the fitted mean lies) and 95% prediction band (lighter:
 # where one new run would fall), for `/proc/stat` Total and SoftIRQ (the
-# paper's sources) and the precise Total. Shown here for the reference device
-# (`reference_device` in `params.yaml`); every device's Figure 1, lines and
+# paper's sources) and the precise Total. Every device's Figure 1, lines and
 # claims are on a page of its own, linked from the
 # [comparison of all devices](cpu-gbps-measured-comparison) below.
 
-# %% tags=["hide-input"]
-ch.figure1()
-
 # %% tags=["remove-cell"]
+ch.figure1()
 ch.captures_table()
 ch.superseded_table()
 ch.fits_section()
@@ -65,10 +69,10 @@ ch.fits_section()
 # %% [markdown]
 # Runs whose host-wide background load exceeded
 # {glue:text}`background_max_pp` percentage points are left out of every fit
-# and comparison: {glue:text}`n_left_out` of {glue:text}`n_runs_all`. Each
-# headline without and with them:
+# and comparison: {glue:text}`n_left_out` of {glue:text}`n_runs_all` (each
+# headline without and with them is on the methods page).
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 ch.background_sensitivity()
 
 # %% [markdown]
@@ -78,10 +82,12 @@ ch.background_sensitivity()
 # The fitted mean CPU at the paper's target rates with the 95% confidence
 # interval of the mean (statsmodels `get_prediction`); the CSV adds the 95%
 # prediction interval of one new run. A rate marked "(extrapolated)" lies
-# above the highest measured throughput of that line; a CPU above 100% there
-# only says the line has left what the host can do.
+# beyond the measured range, above the device's fastest mean throughput over
+# its target rates; a CPU above 100% there only says the line has left what
+# the host can do. The table per device is on its page, and the reference
+# device's on the methods page.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 ch.extrapolations_section()
 
 # %% tags=["remove-cell"]
@@ -92,9 +98,9 @@ ch.procstat_table()
 # (cpu-gbps-measured-procstat)=
 # ## `/proc/stat` versus the precise source
 #
-# What the gap is made of, and the table per device and direction: {doc}`cpu-gbps-measured-methods`.
+# What the gap is made of, its figure and the table per device and direction: {doc}`cpu-gbps-measured-methods`.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 ch.procstat_figure()
 
 # %% [markdown]
@@ -135,7 +141,7 @@ ch.procstat_figure()
 # offloads on (95% interval by the delta method on the log scale), Welch's
 # t-test, and the CPU per Gbps (slopes of the precise lines).
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 ch.offloads()
 
 # %% [markdown]
@@ -161,7 +167,7 @@ ch.offloads()
 # and the peer's to CPU 0 in both configurations. The per-CPU `/proc/stat`
 # columns show where the SoftIRQ time landed at the unlimited rate.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 ch.rps_section()
 
 # %% [markdown]

@@ -14,23 +14,21 @@
 # %% [markdown]
 # # Can mobile hardware keep up with gigabit wireless? (cpu-gbps)
 #
+# **In short:** {glue:text}`answer_text`
+#
 # Aggarwal et al. (MobiCom'19 poster) measured Total and SoftIRQ (SIRQ) CPU
 # utilization against iperf3 TCP throughput on a Google Pixel 2 (802.11ac) and
-# an ASUS ROG Phone (802.11ad), with the CPU clock fixed at its maximum, and
-# extrapolated linearly to rates the radios could not reach.
-#
-# The figures' data are not in the paper's text, so this chapter works from the
-# numbers the paper *states*: every value below comes from
-# `data/published/cpu-gbps.yaml`, where each number carries its unit and its
-# section or table. From two stated points per phone it re-derives the line the
-# paper's extrapolations imply, checks the paper's other statements against it
-# and against each other, and ends with a claims table.
+# an ASUS ROG Phone (802.11ad) at their maximum CPU clock, and extrapolated
+# linearly to rates the radios could not reach. Their figures' data are not in
+# the text, so this chapter works from the numbers the paper *states*
+# (`data/published/cpu-gbps.yaml`, each with its unit and location): it
+# re-derives the line the extrapolations imply and checks the paper's other
+# statements against it and against each other. The measured chapter
+# re-runs the experiment on Linux hosts.
 #
 # ```{admonition} Provenance
-# **published**: numbers transcribed from the paper (location given per value).
-# **modeled**: the implied lines, computed from two published points per phone;
-# they are the paper's extrapolation model, not a fit to measured data.
-# Nothing in this chapter is measured.
+# **published**: the paper's numbers. **modeled**: the lines through two
+# published points per phone. Nothing here is measured.
 # ```
 
 # %% tags=["parameters"]
@@ -56,9 +54,8 @@ ch.table1()
 # %% [markdown]
 # ## What the paper states about CPU versus throughput
 #
-# The §3.1 baselines were measured with the default CPU governor under
-# backlogged traffic; the §3.2 statements come from the fixed-maximum-frequency
-# sweeps of Figure 1 and their linear extrapolation.
+# §3.1: default governor, backlogged traffic; §3.2: Figure 1's
+# fixed-maximum-frequency sweeps and their linear extrapolation.
 #
 # ```{provenance} published
 # :stage: analyze_cpu_gbps
@@ -73,11 +70,10 @@ ch.stated()
 # (cpu-gbps-lines)=
 # ## The lines the extrapolations imply
 #
-# The paper says CPU utilization grows linearly with throughput and
-# extrapolates along that line. Two stated points of a line fix it: with
-# points (x1, y1) and (x2, y2) (throughput in Gbps, total CPU in %), the
-# slope is b = (y2 − y1) / (x2 − x1) and the intercept a = y1 − b·x1. The
-# points used for each phone are set in `params.yaml` (`cpu-gbps.line_points`).
+# The paper extrapolates along a straight line, which two stated points
+# (x1, y1), (x2, y2) fix (Gbps, total CPU %): slope b = (y2 − y1) / (x2 − x1),
+# intercept a = y1 − b·x1, with the points set in `params.yaml`
+# (`cpu-gbps.line_points`).
 #
 # ```{provenance} modeled
 # :stage: analyze_cpu_gbps
@@ -90,16 +86,13 @@ ch.implied_lines()
 
 # %% [markdown]
 # The Pixel 2's line rises {glue:text}`pixel_2_slope:.1f` percentage points of
-# CPU per Gbps, the ROG Phone's {glue:text}`rog_phone_slope:.2f`: the ROG
-# Phone's network processing costs about
-# {glue:text}`slope_ratio:.1f` times less CPU per bit. Both lines start from
-# an intercept of a few percent ({glue:text}`pixel_2_intercept:.1f`% and
-# {glue:text}`rog_phone_intercept:.1f`%), the utilization the line attributes
-# to zero throughput.
+# CPU per Gbps, the ROG Phone's {glue:text}`rog_phone_slope:.2f`
+# ({glue:text}`slope_ratio:.1f` times less CPU per bit); the intercepts,
+# {glue:text}`pixel_2_intercept:.1f`% and
+# {glue:text}`rog_phone_intercept:.1f`%, are what the lines give at zero
+# throughput.
 
 # %% [markdown]
-# ## Figure: implied CPU-vs-throughput lines with the stated points
-#
 # ```{provenance} published, modeled
 # :stage: analyze_cpu_gbps
 #
@@ -113,9 +106,9 @@ ch.implied_lines_figure()
 # (cpu-gbps-gro-eas)=
 # ## GRO, SoftIRQ affinity and EAS (§3.3, §4.1, Table 2)
 #
-# With GRO off the ROG Phone's throughput falls; moving SoftIRQ processing from
-# a LITTLE core (CPU1) to a big core (CPU5) recovers much of it, and the Energy
-# Aware Scheduler (on when discharging, off when charging) changes it again.
+# With GRO off the ROG Phone's throughput falls; moving SoftIRQ from a LITTLE
+# core (CPU1) to a big one (CPU5) recovers much of it; the Energy Aware
+# Scheduler (on when discharging) changes it again.
 #
 # ```{provenance} published
 # :stage: analyze_cpu_gbps
@@ -127,8 +120,6 @@ ch.implied_lines_figure()
 ch.table2()
 
 # %% [markdown]
-# Ratios the prose states, re-derived from Table 2 and §3.3.
-#
 # ```{provenance} published
 # :stage: analyze_cpu_gbps
 #
@@ -148,10 +139,10 @@ ch.derived_ratios()
 # (cpu-gbps-battery)=
 # ## Battery drain (§4.2)
 #
-# The paper ran {glue:text}`battery_minutes:.0f`-minute transfers from a full
-# battery and saw a {glue:text}`battery_drop_low:.0f`-{glue:text}`battery_drop_high:.0f`%
-# drop. With Table 1's capacity that bounds the average battery current; the
-# energy cannot be derived because the paper gives no battery voltage.
+# {glue:text}`battery_minutes:.0f`-minute transfers drained
+# {glue:text}`battery_drop_low:.0f`-{glue:text}`battery_drop_high:.0f`% of a
+# full battery: with Table 1's capacity, a bound on the mean current (no
+# voltage is given, so no energy).
 #
 # ```{provenance} published
 # :stage: analyze_cpu_gbps
@@ -166,13 +157,11 @@ ch.battery()
 # (cpu-gbps-claims)=
 # ## Claims
 #
-# Each claim of the paper this chapter can address, checked against the
-# implied lines or against the paper's other numbers. Tolerances: a bound must
-# hold; a value printed plainly must agree within
-# {glue:text}`rel_tol_equal:.0%`, one printed with "~" within
-# {glue:text}`rel_tol_approx:.0%` (both set in `params.yaml`). Claims about
-# Figure 1's curves are not checkable from the text: the measured chapter
-# (capture kit) addresses them on real hosts.
+# Each claim checked against the implied lines or the paper's other numbers:
+# a bound must hold; a plain value agree within
+# {glue:text}`rel_tol_equal:.0%`, a "~" value within
+# {glue:text}`rel_tol_approx:.0%` (`params.yaml`). Figure 1's curves are
+# addressed by the measured chapter.
 #
 # ```{provenance} published, modeled
 # :stage: analyze_cpu_gbps

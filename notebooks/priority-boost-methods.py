@@ -53,6 +53,17 @@ ch.published_means_figure()
 ch.audit()
 
 # %% [markdown]
+# (priority-boost-audit-cpu)=
+# ## Audit of the CPU-load table
+#
+# Each published comparison of the CPU-load table: the paper's p beside the
+# Welch p recomputed from the reported means, SDs and n, the range of p their
+# rounding allows, the effect size and Holm's correction.
+
+# %% tags=["hide-input"]
+ch.audit_table()
+
+# %% [markdown]
 # ## How the audit's tests are computed
 #
 # For each policy against the original, Welch's statistic is

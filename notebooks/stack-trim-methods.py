@@ -74,7 +74,12 @@ ch.power_model()
 # median, {glue:text}`cpu_time_ratio_wait4:.2f` of the whole-process time
 # `wait4()` reports (process start-up and connection set-up make the rest).
 #
-# How busy the shared host was: over the {glue:text}`n_runs_ref` runs the
+# The idle gate flagged {glue:text}`n_gate_left_out` of the
+# {glue:text}`n_runs_ingested` runs of {glue:text}`ref_device` (the host was
+# busy outside the experiment before or during the run): they are left out of
+# every figure, table and claim (the captures table counts them per session).
+#
+# How busy the shared host was: over the {glue:text}`n_runs_ref` runs kept the
 # median 1-min load average was {glue:text}`loadavg_median:.2f`, and
 # `/proc/stat` shows the host's CPUs {glue:text}`host_busy_median:.0f`% busy
 # at the median while the two endpoints accounted for
@@ -82,3 +87,45 @@ ch.power_model()
 # scheduling interference from the hypervisor and any remaining background
 # work is one possible source of the run-to-run spread below, not separated
 # here.
+
+# %% [markdown]
+# (stack-trim-tables)=
+# ## The chapter's tables
+#
+# Every point of the chapter's figures, with its interval, per device: one-copy
+# against two-copy, then UDP against TCP.
+
+# %% tags=["hide-input"]
+ch.onecopy_tables()
+ch.transport_tables()
+# %% tags=["remove-cell"]
+ch.onecopy_summary()
+# %% [markdown]
+# {glue:text}`oc_seq_text`
+
+# %% [markdown]
+# (stack-trim-breakdown-tables)=
+# ## CPU-time breakdown (a Table 1 analog)
+#
+# TCP two-copy uplink, in % of one core: the endpoints' user and kernel time
+# (precise, `getrusage`), the host's softirq and busy time (tick-sampled
+# `/proc/stat`) and "other", the host's busy time not charged to the
+# endpoints (blank where `/proc/stat` reads below the endpoints' precise
+# time). The paper's Table 1 follows.
+
+# %% tags=["hide-input"]
+ch.breakdown()
+# %% [markdown]
+# (stack-trim-robustness)=
+# ## Robustness to the assumed power coefficients
+
+# %% tags=["hide-input"]
+ch.robustness_shown()
+# %% [markdown]
+# (stack-trim-published)=
+# ## The paper's stated values
+#
+# Every number the chapter compares with, as printed (with its location).
+
+# %% tags=["hide-input"]
+ch.published()

@@ -14,30 +14,28 @@
 # %% [markdown]
 # # Trimming the network stack (stack-trim)
 #
-# Zhu et al. (HotNets'16) price the CPU activity of Android phones with a
-# componentized power model and find that the CPU dominates networking energy
-# at high rates. They estimate what two ways of trimming the stack save:
-# **one-copy** data moves (`sendfile()` and `splice()` instead of
-# `read()`+`send()` and `recv()`+`write()`, §4) and **offloading TCP** to the
-# access point (§5), over WiFi and over the loopback interface to emulate
-# faster links. On loopback they also compare TCP with UDP and find that UDP
-# with 1.5 KB datagrams costs *more* CPU energy than TCP from {glue:text}`p_cross:g` Mbps up,
-# unless the MTU and the datagrams are raised to 20 KB.
+# **In short:** {glue:text}`oc_verdict_text` The largest one-copy saving over
+# loopback, selected from {glue:text}`oc_lo_n` points, is
+# {glue:text}`oc_lo_max:.1f`% of the CPU energy (95% interval
+# {glue:text}`oc_lo_max_lo:.1f` to {glue:text}`oc_lo_max_hi:.1f`%, at
+# {glue:text}`oc_lo_max_rate:g` Mbps {glue:text}`oc_lo_max_dir`link): by that
+# interval one-copy {glue:text}`oc_lo_max_phrase` two-copy there, where the
+# paper reports savings up to {glue:text}`p_oc_max:g`%.
 #
-# This chapter repeats the one-copy and the TCP-vs-UDP experiments on a Linux
-# host with the capture kit `scripts/capture/stack_trim/`: constant-bit-rate
-# streams from 1 Mbps to beyond what the host sustains, over loopback and over
-# a veth pair, uplink (the device sends a file) and downlink (the device
-# stores what it receives), with the precise CPU time of each process. TCP
-# offload needs a cooperating access point and a raw-socket stack; it is not
-# re-run here (its claims are listed as not checkable).
+# Zhu et al. (HotNets'16) estimate what **one-copy** data moves
+# (`sendfile()`, `splice()`) and **offloading TCP** to the access point save
+# in CPU energy on phones, and find that UDP with 1.5 KB datagrams costs
+# *more* than TCP from {glue:text}`p_cross:g` Mbps up. This chapter repeats
+# the one-copy and TCP-vs-UDP experiments on a Linux host (constant-bit-rate
+# streams over loopback and a veth pair, precise CPU time per process); TCP
+# offload needs a cooperating access point and is not re-run. Captures, run
+# conditions, full tables and the power model: {doc}`methods page
+# <stack-trim-methods>`.
 #
 # ```{admonition} Provenance
-# **measured**: CPU time, bytes and rates from the raw captures in
-# `data/raw/stack-trim/<device>/` (manifest and content hash below).
-# **modeled**: every energy and power: the measured CPU time priced with the
-# CPU power model named below (its coefficients are *assumed*, not fitted).
-# **published**: the paper's numbers (`data/published/stack-trim.yaml`).
+# **measured**: CPU time, bytes and rates (`data/raw/stack-trim/<device>/`).
+# **modeled**: every energy and power (measured CPU time priced with assumed
+# coefficients). **published**: the paper's numbers.
 # ```
 
 # %% tags=["parameters"]
@@ -47,10 +45,6 @@ study = "stack-trim"
 from mobitrace.studies.stack_trim.chapter import Chapter
 
 ch = Chapter.from_parameters(globals())
-# %% [markdown]
-# How the captures were made, their run conditions and the CPU power model that
-# prices their CPU time are on the {doc}`methods page <stack-trim-methods>`.
-
 # %% tags=["remove-cell"]
 ch.captures()
 ch.power_model()
@@ -66,8 +60,9 @@ ch.power_model()
 # the repetitions, with a {glue:text}`ci_pct:.0f`% percentile bootstrap
 # interval ({glue:text}`n_boot` resamples of the repetitions of each
 # condition). Crosses: a rate the host did not sustain (some run
-# delivered less than {glue:text}`min_deliv_pct:.0f`% of it). The table also
-# gives the saving for the device-side process alone.
+# delivered less than {glue:text}`min_deliv_pct:.0f`% of it). The table of
+# every point, with the saving for the device-side process alone, is on the
+# {doc}`methods page <stack-trim-methods>`.
 
 # %% tags=["hide-input"]
 ch.onecopy_section()
@@ -80,7 +75,8 @@ ch.onecopy_summary()
 # {glue:text}`oc_n_neg`; the median saving is
 # {glue:text}`oc_median_saving:.1f`% and the median coefficient of variation
 # of a condition's energy over its repetitions {glue:text}`oc_cv_median:.0f`%.
-# {glue:text}`oc_verdict_text` {glue:text}`oc_seq_text` {glue:text}`oc_reading_text`
+# {glue:text}`oc_verdict_text` {glue:text}`oc_reading_text` (How many
+# repetitions each condition got: {doc}`methods page <stack-trim-methods>`.)
 
 # %% [markdown]
 # (stack-trim-transport)=
@@ -90,48 +86,40 @@ ch.onecopy_summary()
 # MTU 1500), UDP with 1472-byte datagrams (MTU 1500) and UDP with 20000-byte
 # datagrams on a link with its MTU raised to 21000. The figure shows the
 # CPU energy ratio of each UDP variant to TCP, $E(\text{UDP})/E(\text{TCP})$
-# (above 1: UDP costs more), with the same bootstrap intervals; the table
-# also gives the absolute power saving. The *crossover* is
-# the lowest rate from which UDP costs more than TCP at every higher rate.
+# (above 1: UDP costs more), with the same bootstrap intervals (the table of
+# every point, with the absolute power saving, is on the methods page). The
+# *crossover* is the lowest rate from which UDP costs more than TCP at every
+# higher rate.
 
 # %% tags=["hide-input"]
 ch.transport_section()
 # %% [markdown]
 # {glue:text}`cross_text` At the lowest rate, {glue:text}`udp1_min_rate:g`
 # Mbps, UDP with 1472-byte datagrams costs {glue:text}`udp1_ratio_lowest:.1f`
-# times TCP's CPU energy. The mechanism is the one the paper names: the
-# sender makes
+# times TCP's CPU energy. The mechanism is the paper's: the sender makes
 # {glue:text}`calls_udp1:.0f` system calls per MB with 1472-byte datagrams,
-# {glue:text}`calls_udp20:.0f` with 20000-byte datagrams and
-# {glue:text}`calls_tcp:.0f` with TCP's 16 KB writes (medians over the
-# runs), and each datagram goes through layers 4 to 2 on its own, while TCP
-# batches (segmentation offload on loopback and veth).
+# {glue:text}`calls_udp20:.0f` with 20000-byte ones and
+# {glue:text}`calls_tcp:.0f` with TCP's 16 KB writes (medians over the runs).
 
 # %% [markdown]
 # (stack-trim-breakdown)=
 # ## CPU-time breakdown (a Table 1 analog)
 #
 # The paper splits the phone's CPU utilization during WiFi streaming into
-# logging, OS processes, the WiFi driver and the network stack (per-process
-# logging). Here, for TCP two-copy uplink: the endpoints' user time
-# (application), the endpoints' kernel time (system calls, copies and the
-# protocol stack run in process context) from `getrusage`, and from
-# tick-sampled `/proc/stat` of the whole host the softirq time and all busy
-# time; "other" is the host's busy time not charged to the endpoints
-# (logging, the OS, and the other tenants of the shared VM). All in % of one
-# core. There is no WiFi driver; the paper's table is printed below it.
+# logging, OS processes, the WiFi driver and the network stack. Here, for TCP
+# two-copy uplink, the endpoints' user and kernel time (`getrusage`) and the
+# host's softirq and busy time (`/proc/stat`) make the same split, without a
+# WiFi driver; the tables, each device's and the paper's, are on the
+# {doc}`methods page <stack-trim-methods>`.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 ch.breakdown()
 # %% [markdown]
 # (stack-trim-numbers)=
 # ## Key numbers
 #
-# On {glue:text}`ref_device`, over loopback, the best one-copy point
-# {glue:text}`oc_lo_max_phrase` the CPU energy of two-copy (interval
-# {glue:text}`oc_lo_max_lo:.1f` to {glue:text}`oc_lo_max_hi:.1f`%, at
-# {glue:text}`oc_lo_max_rate:g` Mbps, {glue:text}`oc_lo_max_dir`link); the
-# paper reports up to {glue:text}`p_oc_max:g`%. At WiFi-like rates (at most
+# On {glue:text}`ref_device` (the opening sentence gives the largest
+# loopback saving, a selected maximum, not a bound): at WiFi-like rates (up to
 # {glue:text}`wifi_max:g` Mbps) over the veth pair the largest saving was
 # {glue:text}`oc_wifi_max:.1f`% (paper: below {glue:text}`p_oc_wifi:g`%).
 # The modeled power saving on loopback uplink was
@@ -148,14 +136,6 @@ ch.breakdown()
 # %% tags=["remove-cell"]
 ch.key_numbers()
 # %% [markdown]
-# (stack-trim-published)=
-# ## The paper's stated values
-#
-# Every number the chapter compares with, as printed (with its location).
-
-# %% tags=["hide-input"]
-ch.published()
-# %% [markdown]
 # (stack-trim-claims)=
 # ## Claims
 #
@@ -168,9 +148,14 @@ ch.published()
 # %% tags=["hide-input"]
 ch.claims_section()
 # %% tags=["remove-cell"]
+ch.robustness()
+# %% tags=["remove-cell"]
 ch.findings()
 # %% tags=["remove-cell"]
 ch.metrics()
 # %% [markdown]
 # {glue:text}`claims_tally` The run-to-run spread is *testbed-bound*: a shared
-# VM was not built to reach the paper's 2.5%. {glue:text}`robustness_text`
+# VM was not built to reach the paper's 2.5%. {glue:text}`robustness_text` The
+# robustness table and figure are on the {doc}`methods page
+# <stack-trim-methods>`, with every value the chapter compares with as the
+# paper prints it.

@@ -65,9 +65,19 @@ def test_implied_lines_synthetic_two_points():
     assert pixel["note"] == "line passes 100% CPU before 5 Gbps"
     # ROG: (1, 10) and (11, 50) -> slope 4, intercept 6; slope ratio 20 / 4 = 5.
     assert list(glue) == ["pixel_2_slope", "pixel_2_intercept", "rog_phone_slope", "rog_phone_intercept",
-                          "slope_ratio"]
+                          "slope_ratio", "answer_text"]
     assert glue["slope_ratio"] == pytest.approx(5.0)
     assert lines["ROG Phone"].predict(1.0) == pytest.approx(10.0)
+    # The answer's verb follows the number at the top rate (5 Gbps): Pixel 110% > 100, ROG 4 * 5 + 6 = 26%.
+    assert ("the Pixel 2 cannot keep up (its line needs 110% CPU at 5 Gbps and reaches 50% at 2.0 Gbps)"
+            in glue["answer_text"])
+    assert "the ROG Phone keeps up (its line needs 26% CPU" in glue["answer_text"]
+
+
+def test_answer_verb_flips_with_the_top_rate_synthetic():
+    """The same lines at a top rate the Pixel 2 stays under 100% at: its verb flips."""
+    _, _, glue = an.implied_lines(SYNTHETIC, LINE_POINTS, [1.0, 4.0], 50)
+    assert "the Pixel 2 keeps up (its line needs 90% CPU at 4 Gbps" in glue["answer_text"]
 
 
 def test_derived_ratios_and_labels_from_published_synthetic():

@@ -62,21 +62,25 @@ def test_conclusion_numbers_do_the_abstract_arithmetic(stats, values):
 
 
 def test_net_numbers_compare_decr_with_incr(stats, audits):
-    n = pbn.net_numbers(audits[1], stats)
+    n = pbn.net_numbers(audits[1], stats, 0.95)
     d = pbn.decr_minus_incr(stats)
     # Column 1: DECR 87 - INCR 85.7 = 1.3 s.
     assert d.iloc[0] == pytest.approx(1.3)
     assert n["net_cols"] == 6 and n["net_incr_cols"] == 6
-    assert n["net_decr_vs_incr"] == ("slower" if d.mean() > 0 else "faster")
+    # The word comes from the interval of the mean difference, which holds the mean.
+    lo, hi = n["net_decr_minus_incr_lo"], n["net_decr_minus_incr_hi"]
+    assert lo < d.mean() < hi and n["net_decr_minus_incr"] == pytest.approx(d.mean())
+    assert n["net_decr_vs_incr"] == ("slower than" if lo > 0 else "faster than" if hi < 0
+                                     else "not distinguishable from")
 
 
 def test_net_decr_better_compares_decr_with_the_original(stats, values, audits):
     # The paper's baseline is the original: DECR 87 - original 87.5 = -0.5 s in column 1, lower in all 6.
     d = pbn.decr_minus_original(stats)
     assert d.iloc[0] == pytest.approx(-0.5)
-    n = pbn.net_numbers(audits[1], stats)
+    n = pbn.net_numbers(audits[1], stats, 0.95)
     assert (n["net_decr_lower_cols"], n["net_decr_vs_orig"], n["net_decr_better_verdict"]) == (
-        6, "faster", "holds in the means")
+        6, "faster than", "holds")
     claim = pbn.chapter_claims("priority-boost", *audits, stats, values, {}, alpha=0.05, marginal_pct=5.0,
                                rel_tol=0.1).frame().set_index("claim_id").loc["net_decr_better"]
     assert claim["artifact_value"] == pytest.approx(d.mean()) and claim["verdict"] == REPRODUCED
@@ -86,18 +90,19 @@ def test_net_decr_words_flip_when_decr_and_original_swap_synthetic(stats, audits
     net = stats["table"] == "transfer_net"
     swapped = stats.copy()
     swapped.loc[net, "policy"] = stats.loc[net, "policy"].replace({"decr": "original", "original": "decr"})
-    n = pbn.net_numbers(audits[1], swapped)
+    n = pbn.net_numbers(audits[1], swapped, 0.95)
     assert (n["net_decr_lower_cols"], n["net_decr_vs_orig"], n["net_decr_better_verdict"]) == (
-        0, "slower", "does not hold")
+        0, "slower than", "does not hold")
 
 
 def test_audit_numbers_flag_the_unattainable_p(audits):
-    n = pbn.audit_numbers(audits[0])
+    n = pbn.audit_numbers(audits[0], 0.95)
     assert n["n_published_p"] == 10 and n["n_cpu_tests"] == 10
     assert n["incr_faster0"] == pytest.approx(0.8)  # 80.8 - 80
     assert n["incr_faster30"] == pytest.approx(2.5)  # 82.7 - 80.2
-    assert n["incr_gain_trend"] == "grows"
-    assert (n["incr_faster0_word"], n["incr_faster30_word"]) == ("faster", "faster")
+    # Both INCR differences are significant (Welch p < 0.05); the change of the gain with load is not.
+    assert (n["incr_faster0_word"], n["incr_faster30_word"]) == ("faster than", "faster than")
+    assert n["incr_gain_trend"] == "changes indistinguishably"
 
 
 def synthetic_comparisons():
@@ -105,7 +110,7 @@ def synthetic_comparisons():
         "table": ["cpu", "cpu", "cpu", "cpu", "audio"], "cpu_procs": [0, 0, 30, 30, 0], "cross_pct": [0] * 5,
         "policy": ["incr", "decr", "incr", "decr", "incr"], "p": [0.5, 0.2, 0.01, 0.04, 0.001],
         "rel_diff": [0.01, -0.02, -0.10, 0.05, -0.5], "diff": [0.1, -0.2, -1.0, 0.5, -50.0],
-        "reject_holm": [False, False, True, False, True]})
+        "reject_holm": [False, False, True, False, True], "reject_unadjusted": [False, False, True, True, True]})
     paired = pd.DataFrame({"table": ["cpu"], "reject_holm": [True], "p_wilcoxon": [0.01], "median_ratio": [0.9]})
     return comp, paired
 
@@ -128,6 +133,7 @@ def test_device_numbers_synthetic(stats):
     assert m["cpu_comparisons"] == 4 and m["cpu_holm_sig"] == 1
     assert m["cpu_incr_p0"] == 0.5 and m["cpu_incr_gain0_pct"] == -1.0
     assert m["cpu_incr_gain_top_pct"] == 10.0 and m["cpu_top_procs"] == 30
+    assert m["cpu_incr_top_sig"] and m["cpu_decr_top_sig"]
     assert m["cpu_gain_max_pct"] == 10.0
     assert m["audio_incr_holm_lower"] == 1 and m["audio_decr_holm_lower"] == 0
     assert m["cpu_paired_faster_sig"] == 1 and m["net_paired_comparisons"] == 0
@@ -138,7 +144,7 @@ def test_device_numbers_synthetic(stats):
 
 
 def test_reference_numbers_fill_missing_keys_and_words_synthetic():
-    ref = pbn.reference_numbers("dev", {"runs_ok": 3, "cpu_incr_gain_top_pct": -4.0})
+    ref = pbn.reference_numbers("dev", {"runs_ok": 3, "cpu_incr_gain_top_pct": -4.0, "cpu_incr_top_sig": True})
     assert list(ref)[:3] == ["ref_device", "m_runs_ok", "m_cpu_incr_gain_top_pct"]
     assert math.isnan(ref["m_cpu_incr_p0"]) and math.isnan(ref["m_cpu_top_procs"])
     assert ref["m_cpu_incr_top_verb"] == "costs" and ref["m_cpu_incr_gain_top_abs_pct"] == 4.0

@@ -32,6 +32,14 @@ def test_committed_capture_ingests(tmp_path, device):
     assert runs["rate_mbps"].nunique() >= 6
     # The chapter's sessions table: "measured" where the session ran under the idle gate, else "not measured".
     gated = {m["session"] for m in manifests if "idle_gate" in m}
+    # The runs the idle gate flagged reach the ingested table, and the chapter leaves them out.
+    flagged = {(m["session"], r) for m in manifests if "idle_gate" in m
+               for r, rec in m["idle_gate"]["runs"].items() if rec["flagged"]}
+    marked = set(zip(runs.loc[runs["gate_flagged"], "session"], runs.loc[runs["gate_flagged"], "run_id"]))
+    assert marked == flagged & set(zip(runs["session"], runs["run_id"]))
+    kept, sessions = sta.without_flagged(runs, sessions)
+    assert len(kept) == len(runs) - len(marked) and not kept["gate_flagged"].any()
+    assert sessions["left_out"].sum() == len(marked)
     shown = sta.sessions_shown(sessions).set_index("session")["background load (idle gate)"]
     assert gated & set(shown.index), "no committed session ran under the idle gate"
     for session, text in shown.items():

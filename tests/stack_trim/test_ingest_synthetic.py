@@ -36,6 +36,32 @@ def test_ingest_synthetic_values(synthetic_session, tmp_path):
     assert sessions["runs"].tolist() == [4] and len(sessions["md5"].iloc[0]) == 32
 
 
+def test_idle_gate_flag_reaches_the_runs_and_the_run_is_left_out_synthetic(synthetic_session, tmp_path):
+    """A run the idle gate flagged is marked in runs.parquet, and the
+    chapter's loader leaves it out and counts it; a capture without the
+    gate flags nothing."""
+    import yaml
+    from mobitrace.studies.stack_trim import analysis as sta
+    from tests.stack_trim.test_st_chapter_steps import MODEL
+
+    out = tmp_path / "interim"
+    st.ingest(synthetic_session.parent, out / "synthetic-host")
+    assert not pd.read_parquet(out / "synthetic-host" / "runs.parquet")["gate_flagged"].any()
+    path = synthetic_session / "manifest.yaml"
+    man = yaml.safe_load(path.read_text())
+    man["idle_gate"] = {"max_pct": 5.0, "runs": {
+        RUN: {"before_pct": 1.0, "during_pct": 22.0, "flagged": True},
+        "lo-up-tcp16384-copy-mem-r10-01": {"before_pct": 1.0, "during_pct": 1.0, "flagged": False}}}
+    path.write_text(yaml.safe_dump(man))
+    st.ingest(synthetic_session.parent, out / "synthetic-host")
+    runs = pd.read_parquet(out / "synthetic-host" / "runs.parquet").set_index("run_id")
+    assert runs["gate_flagged"].to_dict() == {r: r == RUN for r in runs.index}
+    kept, sessions = sta.load_measured(out, ["synthetic-host"], MODEL)["synthetic-host"]
+    assert RUN not in set(kept["run_id"]) and len(kept) == 3
+    assert sta.gate_numbers(sessions) == {"n_gate_left_out": 1, "n_runs_ingested": 4}
+    assert sta.sessions_shown(sessions)["runs left out (idle gate flagged)"].tolist() == [1]
+
+
 def test_validate_synthetic_registers_study(synthetic_session):
     study, problems = devices.validate(synthetic_session)
     assert problems == [] and study.slug == "stack-trim"

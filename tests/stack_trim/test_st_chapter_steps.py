@@ -166,11 +166,31 @@ def test_table1_shown_keeps_the_printed_order_synthetic():
     assert list(shown.iloc[0]) == ["4Mbps", "1.7%", "3.3%", "10.2%", "31.5%"]
 
 
-def test_saving_words_follow_the_sign_flipped_synthetic():
-    assert sta.saving_phrase(19.3) == "saved 19.3% of"
-    assert sta.saving_phrase(-19.3) == "cost 19.3% more than"   # the same data flipped
-    assert sta.saving_phrase(0.0) == "saved none of"
-    assert sta.saving_phrase(float("nan")) == "–"
+def test_saving_words_follow_the_interval_flipped_synthetic():
+    """The word comes from the saving's interval, not its point estimate."""
+    assert sta.saving_phrase(2.1, 35.7) == "costs less CPU energy than"
+    assert sta.saving_phrase(-35.7, -2.1) == "costs more CPU energy than"   # the same data flipped
+    # A 19.3% point saving whose interval holds zero (the committed capture's case) has no direction.
+    assert sta.saving_phrase(-0.4, 35.7) == "is not distinguishable in CPU energy from"
+    assert sta.saving_phrase(float("nan"), float("nan")) == "is not distinguishable in CPU energy from"
+
+
+@pytest.mark.parametrize("ratio_lo, word", [(1.2, "costs more CPU energy than TCP at every rate"),
+                                            (0.9, "is not shown to cost more")])
+def test_crossover_sentence_needs_the_interval_above_one_synthetic(ratio_lo, word):
+    """UDP at 1.5x TCP's energy everywhere: "costs more" only when the
+    intervals lie above 1; the same point estimates with intervals that
+    straddle 1 say nothing of the kind."""
+    transport = pd.DataFrame({"link": "lo", "udp_size": 1472, "rate_mbps": [1.0, 10.0, 100.0],
+                              "ratio": 1.5, "ratio_lo": ratio_lo, "ratio_hi": 2.0})
+    crossover = pd.DataFrame([{"device": "d", "link": "lo", "udp_size": 1472,
+                               "crossover_mbps": sta.crossover_rate(transport["rate_mbps"], transport["ratio"])[0],
+                               "crossover_interval_above_1_mbps": sta.crossover_rate(
+                                   transport["rate_mbps"], transport["ratio"], transport["ratio_lo"])[0]}])
+    runs = pd.DataFrame({"direction": "up", "sender_mode": "copy", "proto": ["tcp", "udp", "udp"],
+                         "size": [16384, 1472, 20000], "sender_calls": [64, 680, 50], "sender_bytes": [1e6] * 3})
+    text = sta.transport_numbers(runs, transport, crossover, "d", 70.0)["cross_text"]
+    assert word in text
 
 
 def test_the_small_saving_reading_is_said_only_when_the_data_show_it_flipped_synthetic():
@@ -181,3 +201,18 @@ def test_the_small_saving_reading_is_said_only_when_the_data_show_it_flipped_syn
     large = sta.onecopy_summary(big, "both")
     assert large["oc_n_pos"] == large["oc_n_points"] and large["oc_reading_text"] == ""
     assert small["oc_n_pos"] * 2 <= small["oc_n_points"] and small["oc_reading_text"] == sta.READING
+
+
+def test_breakdown_other_share_is_never_negative_synthetic():
+    """"other" = host busy (tick-sampled) minus the endpoints (precise):
+    where /proc/stat reads below the endpoints it is blank, not negative;
+    where it reads above, the difference (hand-computed)."""
+    def runs(stat_busy_s):
+        return pd.DataFrame({"condition": "c", "link": "lo", "direction": "up", "proto": "tcp", "size": 16384,
+                             "rate_mbps": [10.0, 1000.0], "sender_user_s": 0.0, "receiver_user_s": 0.0,
+                             "sender_sys_s": [0.02, 0.3], "receiver_sys_s": 0.0, "both_cpu_s": [0.02, 0.3],
+                             "elapsed_s": 1.0, "stat_interval_s": 1.0, "stat_softirq_s": 0.0,
+                             "stat_busy_s": stat_busy_s})
+    b = sta.breakdown(runs([0.05, 0.15])).set_index("rate_mbps")["other_pct"]
+    assert b.loc[10.0] == pytest.approx(3.0) and pd.isna(b.loc[1000.0])
+    assert (sta.breakdown(runs([0.05, 0.45]))["other_pct"] >= 0).all()

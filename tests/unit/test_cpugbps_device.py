@@ -98,7 +98,10 @@ def test_saturation_is_the_highest_mean_rate_synthetic():
     assert cpugbps_device.saturation_gbps(g) == 10.0
     assert cpugbps_device.beyond_range(10.5, 10.0) and not cpugbps_device.beyond_range(9.5, 10.0)
     assert not cpugbps_device.beyond_range(float("nan"), 10.0)
-    assert cpugbps_device.beyond_text(10.0) == "beyond the measured range; this device saturates at 10.0 Gbps"
+    # One wording, which the single faster run (11) and the mean at one rate cannot contradict.
+    assert cpugbps_device.beyond_text(10.0) == ("beyond the measured range (its fastest mean over its target rates "
+                                                "is 10.0 Gbps)")
+    assert "saturation point, its fastest mean throughput" in cpugbps_device.MEASURED_RANGE
 
 
 def test_inverse_prediction_beyond_saturation_is_flagged_synthetic():

@@ -97,6 +97,55 @@ def test_power_sentence_flips_above_below_synthetic():
 
 
 def test_saving_sentence_flips_saves_costs_synthetic():
-    saves = reference_numbers("dev", {"cpu_incr_gain_top_pct": 4.0, "cpu_decr_gain_top_pct": -4.0})
+    saves = reference_numbers("dev", {"cpu_incr_gain_top_pct": 4.0, "cpu_decr_gain_top_pct": -4.0,
+                                      "cpu_incr_top_sig": True, "cpu_decr_top_sig": True})
     assert (saves["m_cpu_incr_top_verb"], saves["m_cpu_decr_top_verb"]) == ("saves", "costs")
     assert saves["m_cpu_incr_gain_top_abs_pct"] == saves["m_cpu_decr_gain_top_abs_pct"] == 4.0
+    # The same gains that Welch's test cannot tell from none get no direction.
+    unsure = reference_numbers("dev", {"cpu_incr_gain_top_pct": 4.0, "cpu_decr_gain_top_pct": -4.0,
+                                       "cpu_incr_top_sig": False, "cpu_decr_top_sig": False})
+    assert unsure["m_cpu_incr_top_verb"] == unsure["m_cpu_decr_top_verb"] == "changes it, not significantly, by"
+
+
+@pytest.mark.parametrize("diff, significant, word", [
+    (-0.8, True, "faster than"), (0.8, True, "slower than"), (-0.8, False, "not distinguishable from"),
+    (math.nan, True, "–")])
+def test_priority_boost_faster_slower_from_the_test_synthetic(diff, significant, word):
+    from mobitrace.studies.priority_boost.chapter import tested_word
+    assert tested_word(diff, significant, "slower than", "faster than", "not distinguishable from") == word
+
+
+def test_priority_boost_net_words_follow_the_interval_synthetic():
+    """DECR against the original over the network-load columns: the words
+    come from the interval of the mean difference; wide SDs (straddling)
+    leave no direction, and swapping the policies flips it."""
+    from mobitrace.studies.priority_boost.chapter import net_numbers
+
+    def stats(decr, orig, sd):
+        rows = []
+        for col, (d, o) in enumerate(zip(decr, orig)):
+            for pol, mean in (("decr", d), ("original", o), ("incr", o)):
+                rows += [{"table": "transfer_net", "policy": pol, "column": col, "cpu_procs": 0, "cross_pct": 25,
+                          "n": 10, "statistic": st, "value": v, "decimals": 1} for st, v in (("mean", mean), ("sd", sd))]
+        return pd.DataFrame(rows)
+
+    audit = pd.DataFrame({"policy": ["decr", "incr"] * 2, "df": [17.0] * 4, "diff": [-0.5, 0.0] * 2,
+                          "mean_base": [87.0] * 4, "reject_holm": [False] * 4, "p": [0.5] * 4})
+    tight = net_numbers(audit, stats([87.0, 86.0], [87.5, 86.5], 0.3), 0.95)
+    assert (tight["net_decr_vs_orig"], tight["net_decr_better_verdict"]) == ("faster than", "holds")
+    swapped = net_numbers(audit, stats([87.5, 86.5], [87.0, 86.0], 0.3), 0.95)
+    assert (swapped["net_decr_vs_orig"], swapped["net_decr_better_verdict"]) == ("slower than", "does not hold")
+    wide = net_numbers(audit, stats([87.0, 86.0], [87.5, 86.5], 3.0), 0.95)
+    assert wide["net_decr_vs_orig"] == "not distinguishable from"
+    assert wide["net_decr_better_verdict"] == "is not settled by the table"
+    assert wide["net_decr_minus_orig_lo"] < 0 < wide["net_decr_minus_orig_hi"]
+
+
+@pytest.mark.parametrize("a, b, word", [
+    ((1.0, 1.2), (2.0, 2.4), "more"), ((2.0, 2.4), (1.0, 1.2), "less"),
+    # Point slopes 1.1 and 1.3 whose intervals overlap: no direction.
+    ((0.9, 1.3), (1.1, 1.5), "not distinguishably more or less")])
+def test_offloads_cost_word_from_the_slope_intervals_synthetic(a, b, word):
+    from mobitrace.studies.cpu_gbps.chapter_measured import slope_word
+    row = lambda lo, hi: pd.Series({"slope_lo": lo, "slope_hi": hi})  # noqa: E731
+    assert slope_word(row(*a), row(*b)) == word

@@ -108,7 +108,22 @@ def implied_lines(values, line_points: dict, targets: list[float], threshold: fl
         glue[f"{device_key(device)}_slope"] = line.slope
         glue[f"{device_key(device)}_intercept"] = line.intercept
     glue["slope_ratio"] = lines["Pixel 2"].slope / lines["ROG Phone"].slope
+    glue["answer_text"] = answer_text(lines, max(targets), threshold)
     return lines, IMPLIED_LINES_SCHEMA.validate(pd.DataFrame(rows)), glue
+
+
+def answer_text(lines: dict, top_gbps: float, threshold: float) -> str:
+    """The chapter's answer in one sentence: per phone, whether its implied
+    line stays within 100% CPU at the top target rate (the verb follows
+    the number), with the CPU there and the rate at the threshold."""
+    parts = []
+    for device, line in lines.items():
+        cpu, at = line.predict(top_gbps), line.inverse(threshold)
+        verb = "keeps up" if cpu <= 100 else "cannot keep up"
+        parts.append(f"the {device} {verb} (its line needs {cpu:.0f}% CPU at {top_gbps:g} Gbps and reaches "
+                     f"{threshold:g}% at {at:.1f} Gbps)")
+    return (f"By the paper's own numbers (a line through two stated points per phone, so no interval), "
+            f"{'; '.join(parts)}.")
 
 
 def line_frame(lines: dict, x_max: float, n: int = 200) -> pd.DataFrame:

@@ -68,8 +68,7 @@ class Chapter(NotebookChapter):
         self.lines, implied, glued = an.implied_lines(self.v, self.line_points, self.target_rates_gbps,
                                                       self.cpu_threshold_pct)
         out.save_table(implied, "implied_lines")
-        for name, value in glued.items():
-            out.put(name, value)
+        out.put_all(glued)
         out.show(implied.set_index("device").T.rename_axis("quantity"),
                  "The lines implied by two stated points per phone", index=True, csv_href=out.href("implied_lines"))
 

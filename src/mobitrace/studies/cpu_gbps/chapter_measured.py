@@ -31,8 +31,8 @@ from mobitrace.stats.intervals import mean_ci
 from mobitrace.studies import registry
 from mobitrace.studies.cpu_gbps import figures as cpu_figures
 from mobitrace.studies.cpu_gbps import measured_analysis
-from mobitrace.studies.cpu_gbps.device_analysis import (beyond_range, beyond_text, clean_runs, direction_word,
-                                                       fit_table)
+from mobitrace.studies.cpu_gbps.device_analysis import (beyond_range, beyond_text, clean_runs,
+                                                       fit_table, saturation_words)
 from mobitrace.studies.cpu_gbps.measured_analysis import (
     DIRECTION_NAMES, SOURCE_NAMES, anchor_of, claim_key, fit_of, max_runs,
 )
@@ -137,7 +137,7 @@ def inverse_predictions(fits: pd.DataFrame, thr: str) -> tuple[pd.DataFrame, pd.
                                          for x, lo, hi in zip(inv[f"gbps_at_{thr}pct"], inv["ci_lo"], inv["ci_hi"])],
         "prediction-band interval (Gbps)": [f"{numbers.number(lo)} to {numbers.number(hi)}" if pd.notna(lo)
                                             else "unbounded" for lo, hi in zip(inv["pred_lo"], inv["pred_hi"])],
-        "highest measured (Gbps)": inv["max_measured_gbps"],
+        "fastest single run (Gbps)": inv["max_measured_gbps"],
         "measured range": [range_flag(b, sat) for b, sat in zip(inv["beyond_measured_range"],
                                                                   inv["saturation_gbps"])]})
     return inv, shown
@@ -158,7 +158,7 @@ def range_sentence(fits: pd.DataFrame, device: str, thr: str) -> str:
     beyond = [label for label, f in rows.items() if bool(f["gbps_at_threshold_beyond_range"])]
     sat = rows["/proc/stat"]["saturation_gbps"]
     if not beyond:
-        return f"Both estimates lie within the measured range (this device saturates at {sat:.1f} Gbps)."
+        return f"Both estimates lie within the measured range ({saturation_words(sat)})."
     which = "Both estimates lie" if len(beyond) == 2 else f"The {beyond[0]} estimate lies"
     return f"{which} {beyond_text(sat)}: the {thr}% point is an extrapolation of the line, not a rate it reached."
 
@@ -299,9 +299,19 @@ def procstat_glue(runs: pd.DataFrame, gaps: pd.DataFrame, alpha: float) -> dict:
     }
 
 
-def offloads_glue(gro: pd.DataFrame, values) -> dict:
+def slope_word(a: pd.Series, b: pd.Series, more: str = "more", less: str = "less",
+               neither: str = "not distinguishably more or less") -> str:
+    """Whether line b costs more CPU per Gbps than line a (fits rows), from
+    their slopes' confidence intervals: a direction only when they do not
+    overlap (conservative), never from the point estimates alone."""
+    return cl.interval_direction(b["slope_lo"] - a["slope_hi"], b["slope_hi"] - a["slope_lo"], up=more, down=less,
+                                 neither=neither)
+
+
+def offloads_glue(gro: pd.DataFrame, values, fits: pd.DataFrame) -> dict:
     """The prose's numbers about offloads off vs on (downlink), with the
-    paper's GRO-off / GRO-on throughput ratio from its stated values."""
+    paper's GRO-off / GRO-on throughput ratio from its stated values, and
+    whether offloads off cost more CPU per Gbps (slope_word, precise lines)."""
     d = gro.set_index("direction").loc["down"]
     glue = {f"gro_{name}": d[name] for name in ("a_max_gbps", "b_max_gbps", "ratio_b_over_a", "ratio_lo",
                                                  "ratio_hi")}
@@ -309,7 +319,8 @@ def offloads_glue(gro: pd.DataFrame, values) -> dict:
     glue["gro_p_holm"] = numbers.p_value(d["welch_p_holm"])
     glue["gro_paper_ratio"] = paper_gro_ratio(values)
     glue["gro_cost_ratio"] = d["b_precise_slope"] / d["a_precise_slope"]
-    glue["gro_cost_word"] = direction_word(d["b_precise_slope"] / d["a_precise_slope"], "more", "less")
+    glue["gro_cost_word"] = slope_word(fit_of(fits, d["a"], "down", "precise_total"),
+                                       fit_of(fits, d["b"], "down", "precise_total"))
     return glue
 
 
@@ -346,7 +357,7 @@ def rps_glue(rps: pd.DataFrame, rps_devices: list[str]) -> dict:
 def slow_text(slow: pd.DataFrame) -> str:
     """The sentence on the CPU-quota device against the reference (downlink)."""
     d = slow.set_index("direction").loc["down"]
-    return (f"Limited to its quota, the device's downlink reaches {d['b_max_gbps']:.1f} Gbps, "
+    return (f"Limited to its quota, the device's downlink averages {d['b_max_gbps']:.1f} Gbps at the unlimited rate, "
             f"{d['ratio_b_over_a']:.2f} of the reference (95% CI {d['ratio_lo']:.2f} to {d['ratio_hi']:.2f}; "
             f"Welch p = {numbers.p_value(d['welch_p'])}, Holm-adjusted {numbers.p_value(d['welch_p_holm'])}); "
             f"its precise slope is "
@@ -384,7 +395,7 @@ def comparison_with_phones(phones: pd.DataFrame, fits: pd.DataFrame, extra: pd.D
     shown = with_interval(comparison, f"gbps_at_{thr}pct", "ci_lo", "ci_hi",
                           label=f"Gbps at {thr}% CPU [95% CI]").rename(columns={
         "provenance": "line", "source": "CPU source", "slope_pct_per_gbps": "slope (% per Gbps)",
-        "intercept_pct": "intercept (%)", "max_measured_gbps": "highest measured (Gbps)",
+        "intercept_pct": "intercept (%)", "max_measured_gbps": "fastest single run (Gbps)",
         "measured_range": f"Gbps at {thr}% CPU: measured range",
         **{f"cpu_pct_at_{r:g}gbps": f"CPU at {r:g} Gbps (%)" for r in targets}})
     return comparison, shown
@@ -694,12 +705,17 @@ class Chapter(NotebookChapter):
                          "left out": int(self.left_out["device"].isin([a, b]).sum()),
                          "without them": float(ratio["clean"]["ratio_b_over_a"]),
                          "with them": float(ratio["all"]["ratio_b_over_a"])})
-        table = pd.DataFrame(rows)
-        out.table(table, "background_sensitivity", f"Headlines without and with the runs whose host-wide background "
-                  f"exceeded {self.background_max_pp:g} percentage points (left out of fits and comparisons)")
-        out.provenance("measured: host-wide and experiment precise CPU of every run; fits and ratios computed here.")
+        self.sensitivity = out.save_table(pd.DataFrame(rows), "background_sensitivity")
         out.put_all({"n_left_out": len(self.left_out), "n_runs_all": len(self.all_runs),
                      "background_max_pp": self.background_max_pp})
+
+    def background_sensitivity_table(self) -> None:
+        """The table of background_sensitivity (the methods page)."""
+        self.out.show(self.sensitivity, f"Headlines without and with the runs whose host-wide background exceeded "
+                      f"{self.background_max_pp:g} percentage points (left out of fits and comparisons)",
+                      csv_href=self.out.href("background_sensitivity"))
+        self.out.provenance("measured: host-wide and experiment precise CPU of every run; fits and ratios computed "
+                            "here.")
 
     def captures_table(self) -> None:
         out = self.out
@@ -769,7 +785,7 @@ class Chapter(NotebookChapter):
 
     def procstat_figure(self) -> None:
         self.out.figure(
-            cpu_figures.procstat_figure(self.runs, self.devices, self.highlight), "procstat_vs_precise",
+            lambda: cpu_figures.procstat_figure(self.runs, self.devices, self.highlight), "procstat_vs_precise",
             alt="Two scatter plots, one point per run and one colour per named device (any others grey). Left: "
                 "/proc/stat Total CPU (%) "
                 "against precise Total CPU (%) with a dashed line of equality. Right: /proc/stat minus precise "
@@ -782,41 +798,57 @@ class Chapter(NotebookChapter):
     def offloads(self) -> None:
         out, runs, fits, ref, off = self.out, self.runs, self.fits, self.reference_device, self.offloads_off_device
         if not self.gro.empty:
-            out.table(self.gro, "offloads_off_vs_on", "Offloads on (a) against GRO/GSO/TSO off (b): throughput at "
-                      "the unlimited rate", shown=measured_analysis.comparison_shown(self.gro, "offloads on", "offloads off"))
-            out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+            out.save_table(self.gro, "offloads_off_vs_on")
             out.figure(
-                cpu_figures.throughput_figure(runs, [ref, off], self.alpha), "offloads_throughput",
+                lambda: cpu_figures.throughput_figure(runs, [ref, off], self.alpha), "offloads_throughput",
                 alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars, for the "
                     "offloads-on and offloads-off configurations, downlink and uplink.",
                 caption="Throughput at the unlimited rate with offloads on and off (mean of the repetitions, 95% t "
                         "interval). Look at the gap between the two rows and at how wide the intervals are with "
                         "only a few repetitions.")
             out.provenance("measured (mean of the runs at the unlimited rate).")
-            out.put_all(offloads_glue(self.gro, self.paper))
+            out.put_all(offloads_glue(self.gro, self.paper, self.fits))
         else:
             display(Markdown(measured_analysis.not_captured_text("offloads-off comparison", [ref, off])))
+
+    def comparison_tables(self) -> None:
+        """The tables of the offloads, RPS and slower-device comparisons
+        (the methods page; their sections show the figures and numbers)."""
+        out, rps_devices = self.out, self.rps_devices
+        if not self.gro.empty:
+            out.show(measured_analysis.comparison_shown(self.gro, "offloads on", "offloads off"),
+                     "Offloads on (a) against GRO/GSO/TSO off (b): throughput at the unlimited rate",
+                     csv_href=out.href("offloads_off_vs_on"))
+            out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+        if not self.rps.empty:
+            out.show(measured_analysis.comparison_shown(self.rps, rps_devices[0], rps_devices[1]),
+                     f"SoftIRQ steered as in {rps_devices[0]} (a) against {rps_devices[1]} (b): throughput at the "
+                     "unlimited rate", csv_href=out.href("rps_affinity"))
+            out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+            _, per_cpu_shown = per_cpu_at_max(self.rates, rps_devices + [self.reference_device])
+            out.show(per_cpu_shown, "Per-CPU /proc/stat Total and SoftIRQ (% of that CPU) at the unlimited rate",
+                     csv_href=out.href("per_cpu_at_max"))
+            out.provenance("measured (per-CPU /proc/stat, mean of the runs).")
+        if not self.slow.empty:
+            out.show(measured_analysis.comparison_shown(self.slow, "reference", "CPU quota"),
+                     "Reference (a) against the CPU-quota-limited device (b): throughput at the unlimited rate",
+                     csv_href=out.href("slow_vs_reference"))
+            out.provenance("measured; slopes modeled (OLS).")
 
     def rps_section(self) -> None:
         out, runs, rps_devices = self.out, self.runs, self.rps_devices
         if not self.rps.empty:
-            rps = self.rps
-            out.table(rps, "rps_affinity", f"SoftIRQ steered as in {rps_devices[0]} (a) against {rps_devices[1]} "
-                      "(b): throughput at the unlimited rate",
-                      shown=measured_analysis.comparison_shown(rps, rps_devices[0], rps_devices[1]))
-            out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
+            rps = out.save_table(self.rps, "rps_affinity")
             out.figure(
-                cpu_figures.throughput_figure(runs, [self.reference_device, *rps_devices], self.alpha), "rps_throughput",
+                lambda: cpu_figures.throughput_figure(runs, [self.reference_device, *rps_devices], self.alpha),
+                "rps_throughput",
                 alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars for the "
                     "reference configuration and the two RPS configurations, downlink and uplink.",
                 caption="Throughput at the unlimited rate with SoftIRQ steered to either CPU, next to the reference "
                         "(mean of the repetitions, 95% t interval). Look at whether the two RPS rows differ by more "
                         "than their intervals.")
             out.provenance("measured (mean of the runs at the unlimited rate).")
-            per_cpu, per_cpu_shown = per_cpu_at_max(self.rates, rps_devices + [self.reference_device])
-            out.table(per_cpu, "per_cpu_at_max", "Per-CPU /proc/stat Total and SoftIRQ (% of that CPU) at the "
-                      "unlimited rate", shown=per_cpu_shown)
-            out.provenance("measured (per-CPU /proc/stat, mean of the runs).")
+            out.save_table(per_cpu_at_max(self.rates, rps_devices + [self.reference_device])[0], "per_cpu_at_max")
             out.put_all(rps_glue(rps, rps_devices))
         else:
             display(Markdown(measured_analysis.not_captured_text("RPS pair", rps_devices)))
@@ -824,10 +856,7 @@ class Chapter(NotebookChapter):
     def slow_section(self) -> None:
         out, ref, slow_device = self.out, self.reference_device, self.slow_device
         if not self.slow.empty:
-            slow = self.slow
-            out.table(slow, "slow_vs_reference", "Reference (a) against the CPU-quota-limited device (b): "
-                      "throughput at the unlimited rate", shown=measured_analysis.comparison_shown(slow, "reference", "CPU quota"))
-            out.provenance("measured; slopes modeled (OLS).")
+            slow = out.save_table(self.slow, "slow_vs_reference")
             display(Markdown(slow_text(slow)))
         else:
             display(Markdown(measured_analysis.not_captured_text("slower emulated device", [ref, slow_device])))

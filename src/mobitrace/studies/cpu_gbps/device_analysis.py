@@ -53,10 +53,21 @@ def beyond_range(x: float, saturation: float) -> bool:
     return bool(pd.notna(x) and x > saturation)
 
 
+# The one definition of "measured range" the book uses (prose, tables, figures).
+MEASURED_RANGE = ("the measured range: up to the device's saturation point, its fastest mean throughput over its "
+                  "target rates (a single faster run is not a rate it sustains)")
+
+
+def saturation_words(saturation: float) -> str:
+    """The saturation point in words that a single faster run or the mean at
+    one rate cannot contradict."""
+    return f"its fastest mean over its target rates is {saturation:.1f} Gbps"
+
+
 def beyond_text(saturation: float) -> str:
     """The flag of an estimate beyond the measured range, with the device's
     saturation point."""
-    return f"beyond the measured range; this device saturates at {saturation:.1f} Gbps"
+    return f"beyond the measured range ({saturation_words(saturation)})"
 
 
 def clean_runs(runs: pd.DataFrame, limit_pp: float) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -28,7 +28,7 @@ from mobitrace.stats.resampling import SEED
 from mobitrace.core import claims as cl
 from mobitrace.core.capture_reader import NOT_MEASURED
 from mobitrace.core.escape import md_text
-from mobitrace.core.numbers import direction, metric
+from mobitrace.core.numbers import MISSING, metric
 from mobitrace.core.published import Values, mean_sd_table, table_location
 from mobitrace.stats import resampling as rs
 from mobitrace.studies.priority_boost import analysis as pba
@@ -143,7 +143,36 @@ def _at_procs(frame: pd.DataFrame, column: str, procs: int) -> float:
     return frame.loc[frame["cpu_procs"] == procs, column].iloc[0]
 
 
-def audit_numbers(audit_cpu: pd.DataFrame) -> dict:
+def tested_word(diff: float, significant: bool, up: str, down: str, neither: str) -> str:
+    """A direction word from a test, not from the point estimate: `up` or
+    `down` by the sign of `diff` only when the test rejects no difference
+    (`significant`), else `neither`; an en dash when there is no difference."""
+    if diff is None or math.isnan(float(diff)):
+        return MISSING
+    if not significant:
+        return neither
+    return up if float(diff) > 0 else down
+
+
+def mean_change_interval(diff: pd.Series, se: pd.Series, df: pd.Series, level: float) -> tuple[float, float, float]:
+    """The mean of per-column mean differences (independent columns) and its
+    `level` t interval: standard error sqrt(sum se_i^2) / k, degrees of
+    freedom the smallest of the columns' Welch df (conservative)."""
+    from scipy import stats as st
+    k = len(diff)
+    mean, se_mean = float(diff.mean()), float((se ** 2).sum() ** 0.5 / k)
+    half = float(st.t.ppf(0.5 + level / 2, float(df.min()))) * se_mean
+    return mean, mean - half, mean + half
+
+
+def _welch_se(sd_a, sd_b, n) -> pd.Series:
+    return ((sd_a ** 2 + sd_b ** 2) / n) ** 0.5
+
+
+FASTER = {"up": "slower than", "down": "faster than", "neither": "not distinguishable from"}
+
+
+def audit_numbers(audit_cpu: pd.DataFrame, level: float) -> dict:
     """What the audit of the CPU-load table finds: published p-values outside
     their attainable range (at table precision and as printed), significance
     without and with Holm (recomputed and published p), and INCR's p, g and
@@ -153,6 +182,13 @@ def audit_numbers(audit_cpu: pd.DataFrame) -> dict:
     holm_rec = audit_cpu[audit_cpu["reject_holm"]]
     incr, decr = _policy(audit_cpu, "incr"), _policy(audit_cpu, "decr")
     faster0, faster30 = -_at_procs(incr, "diff", 0), -_at_procs(incr, "diff", 30)
+    # The change of INCR's gain from 0 to 30 processes, with its interval (two independent Welch differences).
+    ends = incr[incr["cpu_procs"].isin([0, 30])]
+    _, trend_lo, trend_hi = mean_change_interval(pd.Series([faster30 - faster0]),
+                                                 pd.Series([float((_welch_se(ends["sd"], ends["sd_base"], ends["n"])
+                                                                   ** 2).sum() ** 0.5)]), ends["df"], level)
+    word = {c: tested_word(-_at_procs(incr, "diff", c), bool(_at_procs(incr, "reject_unadjusted", c)),
+                           "faster than", "slower than", FASTER["neither"]) for c in (0, 30)}
     return {
         "n_published_p": int(audit_cpu["p_published"].notna().sum()),
         "n_cpu_tests": len(audit_cpu),
@@ -169,11 +205,17 @@ def audit_numbers(audit_cpu: pd.DataFrame) -> dict:
         "incr_p_max": float(incr["p"].max()),
         "incr_p0": float(_at_procs(incr, "p", 0)),
         "incr_g0": float(_at_procs(incr, "g", 0)),
+        "incr_g0_lo": float(_at_procs(incr, "g_lo", 0)),
+        "incr_g0_hi": float(_at_procs(incr, "g_hi", 0)),
         "incr_faster0": float(faster0),
         "incr_faster30": float(faster30),
-        "incr_gain_trend": direction(faster30 - faster0, "grows", "does not grow", zero="does not grow"),
-        "incr_faster0_word": direction(faster0, "faster", "slower", zero="as fast"),
-        "incr_faster30_word": direction(faster30, "faster", "slower", zero="as fast"),
+        "incr_gain_trend": cl.interval_direction(trend_lo, trend_hi, up="grows", down="shrinks",
+                                                 neither="changes indistinguishably"),
+        "incr_faster0_word": word[0],
+        "incr_faster30_word": word[30],
+        "incr_diff0": float(-faster0),
+        "incr_diff30": float(-faster30),
+        "incr_p30": float(_at_procs(incr, "p", 30)),
         "incr_faster0_abs": abs(float(faster0)),
         "incr_faster30_abs": abs(float(faster30)),
         "decr_p_min": float(decr["p"].min()),
@@ -194,12 +236,19 @@ def decr_minus_original(stats: pd.DataFrame) -> pd.Series:
     return wide["decr"] - wide["original"]
 
 
-def net_numbers(audit_net: pd.DataFrame, stats: pd.DataFrame) -> dict:
+def net_numbers(audit_net: pd.DataFrame, stats: pd.DataFrame, level: float) -> dict:
     """What the audit of the network-load table finds: Holm-significant
     comparisons, INCR's largest gain in % of the original, and how DECR's
-    means compare with INCR's."""
+    means compare with INCR's and the original's: the mean over columns with
+    its `level` interval, whose position against zero gives the words."""
     incr, decr = _policy(audit_net, "incr"), _policy(audit_net, "decr")
     d, do = decr_minus_incr(stats), decr_minus_original(stats)
+    wide = mean_sd_table(stats, "transfer_net").pivot(index="column", columns="policy", values=["sd", "n"])
+    se_di = _welch_se(wide["sd"]["decr"], wide["sd"]["incr"], wide["n"]["decr"])
+    se_do = _welch_se(wide["sd"]["decr"], wide["sd"]["original"], wide["n"]["decr"])
+    _, di_lo, di_hi = mean_change_interval(d, se_di, decr["df"], level)
+    _, do_lo, do_hi = mean_change_interval(do, se_do, decr["df"], level)
+    words = {"up": FASTER["up"], "down": FASTER["down"], "neither": FASTER["neither"]}
     return {
         "net_n_holm_sig": int(audit_net["reject_holm"].sum()),
         "net_n_incr_holm_sig": int(incr["reject_holm"].sum()),
@@ -209,12 +258,14 @@ def net_numbers(audit_net: pd.DataFrame, stats: pd.DataFrame) -> dict:
         "net_decr_better_cols": int((d < 0).sum()),
         "net_cols": int(len(d)),
         "net_decr_minus_incr_abs": abs(float(d.mean())),
-        "net_decr_vs_incr": direction(d.mean(), up="slower", down="faster"),
+        "net_decr_minus_incr": float(d.mean()), "net_decr_minus_incr_lo": di_lo, "net_decr_minus_incr_hi": di_hi,
+        "net_decr_vs_incr": cl.interval_direction(di_lo, di_hi, **words),
         "net_decr_lower_cols": int((do < 0).sum()),
         "net_decr_minus_orig_abs": abs(float(do.mean())),
-        "net_decr_vs_orig": direction(do.mean(), up="slower", down="faster", zero="as fast"),
-        "net_decr_better_verdict": direction(do.mean(), up="does not hold", down="holds in the means",
-                                             zero="does not hold"),
+        "net_decr_minus_orig": float(do.mean()), "net_decr_minus_orig_lo": do_lo, "net_decr_minus_orig_hi": do_hi,
+        "net_decr_vs_orig": cl.interval_direction(do_lo, do_hi, **words),
+        "net_decr_better_verdict": cl.interval_direction(do_lo, do_hi, up="does not hold", down="holds",
+                                                         neither="is not settled by the table"),
         "net_incr_faster_cols": int((incr["diff"] < 0).sum()),
         "net_incr_cols": len(incr),
     }
@@ -285,6 +336,7 @@ def device_numbers(runs: pd.DataFrame, sessions: pd.DataFrame, comp: pd.DataFram
             c30 = cp[cp["cpu_procs"] == cp["cpu_procs"].max()] if len(cp) else cp
             if table == "cpu" and len(c30):
                 out[f"cpu_{pol}_gain_top_pct"] = float(-c30["rel_diff"].iloc[0] * 100)
+                out[f"cpu_{pol}_top_sig"] = bool(c30["reject_unadjusted"].iloc[0])
                 out["cpu_top_procs"] = int(c30["cpu_procs"].iloc[0])
     for table in TABLES:
         c = paired[paired["table"] == table] if len(paired) else paired
@@ -312,12 +364,14 @@ REFERENCE_KEYS = ("cpu_incr_p0", "cpu_incr_gain0_pct", "cpu_incr_gain_top_pct", 
 def reference_numbers(device: str, m: dict) -> dict:
     """The reference host's numbers (`device_numbers`) under the names the
     prose cites (m_<key>), NaN for the CPU-load keys a capture without those
-    cells lacks, and whether INCR/DECR save or cost time at the top load."""
+    cells lacks, and whether INCR/DECR save or cost time at the top load:
+    a word only where Welch's test rejects no difference (cpu_<pol>_top_sig)."""
     out = {"ref_device": device, **{f"m_{k}": x for k, x in m.items()}}
     out.update({f"m_{k}": float("nan") for k in REFERENCE_KEYS if k not in m})
     for pol in ("incr", "decr"):
         gain = m.get(f"cpu_{pol}_gain_top_pct", float("nan"))
-        out[f"m_cpu_{pol}_top_verb"] = direction(gain, "saves", "costs", zero="saves")
+        out[f"m_cpu_{pol}_top_verb"] = tested_word(gain, m.get(f"cpu_{pol}_top_sig", False), "saves", "costs",
+                                                   "changes it, not significantly, by")
         out[f"m_cpu_{pol}_gain_top_abs_pct"] = abs(gain)
     return out
 
@@ -572,7 +626,8 @@ class Chapter(NotebookChapter):
 
     def audit(self) -> None:
         """Welch tests, p ranges, effect sizes and Holm from the published
-        statistics of both transfer tables; shows the CPU-load audit."""
+        statistics of both transfer tables (audit_table shows the CPU-load
+        audit, on the methods page)."""
         out, stats = self.out, self.stats
         out.put("alpha", self.alpha)
         out.put("ci_pct", 100 * self.ci_level)
@@ -582,13 +637,16 @@ class Chapter(NotebookChapter):
                                              grid=self.p_grid)
         out.save_table(self.audit_cpu, "audit_transfer_cpu")
         out.save_table(self.audit_net, "audit_transfer_net")
+
+    def audit_table(self) -> None:
+        out = self.out
         out.show(pba.audit_shown(self.audit_cpu, True),
                  "Transfer time vs CPU load: paper p and recomputed Welch p side by side",
                  csv_href=out.href("audit_transfer_cpu"))
         out.provenance("published inputs (§4, first table); tests, ranges, effect sizes and Holm computed here.")
 
     def audit_numbers(self) -> None:
-        self._glue(audit_numbers(self.audit_cpu))
+        self._glue(audit_numbers(self.audit_cpu, self.ci_level))
 
     def p_ranges_figure(self) -> None:
         out = self.out
@@ -609,7 +667,7 @@ class Chapter(NotebookChapter):
         out.provenance("published inputs (§4, second table); tests, ranges, effect sizes and Holm computed here.")
 
     def net_numbers(self) -> None:
-        self._glue(net_numbers(self.audit_net, self.stats))
+        self._glue(net_numbers(self.audit_net, self.stats, self.ci_level))
 
     def effect_sizes_figure(self) -> None:
         out = self.out

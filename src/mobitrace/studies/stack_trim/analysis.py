@@ -218,7 +218,9 @@ def breakdown(runs: pd.DataFrame) -> pd.DataFrame:
     (getrusage); host softirq and host busy time are tick-sampled /proc/stat
     over the sampled interval and include every process of the (shared)
     host, so `other` (host busy minus the endpoints) is an upper bound on
-    the background."""
+    the background. Where the tick-sampled host time reads below the
+    endpoints' precise time (paced load, which /proc/stat misreports here),
+    no share is left for `other`: it is NaN, not a negative share."""
     g = runs.assign(
         app_user_pct=100 * (runs["sender_user_s"] + runs["receiver_user_s"]) / runs["elapsed_s"],
         endpoint_kernel_pct=100 * (runs["sender_sys_s"] + runs["receiver_sys_s"]) / runs["elapsed_s"],
@@ -228,8 +230,9 @@ def breakdown(runs: pd.DataFrame) -> pd.DataFrame:
     )
     g["other_pct"] = g["host_busy_pct"] - g["endpoints_pct"] * g["elapsed_s"] / g["stat_interval_s"]
     cols = ["app_user_pct", "endpoint_kernel_pct", "endpoints_pct", "host_softirq_pct", "host_busy_pct", "other_pct"]
-    return (g.groupby(["condition", "link", "direction", "proto", "size", "rate_mbps"], as_index=False)[cols]
-            .mean().sort_values(["condition", "rate_mbps"]).reset_index(drop=True))
+    out = (g.groupby(["condition", "link", "direction", "proto", "size", "rate_mbps"], as_index=False)[cols]
+           .mean().sort_values(["condition", "rate_mbps"]).reset_index(drop=True))
+    return out.assign(other_pct=out["other_pct"].where(out["other_pct"] >= 0))
 
 
 # ---------------------------------------------------------------------------
@@ -322,21 +325,39 @@ def validated(schema: pa.DataFrameSchema, frame: pd.DataFrame) -> pd.DataFrame:
 def load_measured(interim_dir: str | Path, devices: list[str],
                   model: CpuPowerModel) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
     """{device: (runs priced with `model` (:func:`price`), sessions)} from
-    the ingested tables under interim_dir/<device>/."""
+    the ingested tables under interim_dir/<device>/, without the runs the
+    idle gate flagged (the host was busy outside the experiment); each
+    session's `left_out` counts them."""
     measured = {}
     for device in devices:
         folder = Path(interim_dir) / device
         runs = pd.read_parquet(folder / "runs.parquet")
         sessions = pd.read_parquet(folder / "sessions.parquet")
+        runs, sessions = without_flagged(runs, sessions)
         measured[device] = (price(runs, model), sessions)
     return measured
+
+
+def without_flagged(runs: pd.DataFrame, sessions: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`runs` less those the idle gate flagged, and `sessions` with
+    `left_out`, how many of each session's runs that left out."""
+    flagged = runs["gate_flagged"]
+    left_out = runs[flagged].groupby("session").size()
+    return (runs[~flagged].reset_index(drop=True),
+            sessions.assign(left_out=sessions["session"].map(left_out).fillna(0).astype(int)))
+
+
+def gate_numbers(sessions: pd.DataFrame) -> dict:
+    """How many runs of a device the idle gate left out, of how many."""
+    return {"n_gate_left_out": int(sessions["left_out"].sum()), "n_runs_ingested": int(sessions["runs"].sum())}
 
 
 def sessions_shown(sessions: pd.DataFrame) -> pd.DataFrame:
     """The capture sessions for people."""
     shown = sessions.assign(rule=[sequential_rule_text(r) for r in sessions.to_dict("records")])
-    return shown[["device", "session", "runs", "reps_done", "rule", "duration_s", "kernel", "cpu_model", "cpu_count",
-                  "cpufreq", "lock_seconds", "background_load", "md5"]].rename(columns={
+    return shown[["device", "session", "runs", "left_out", "reps_done", "rule", "duration_s", "kernel", "cpu_model",
+                  "cpu_count", "cpufreq", "lock_seconds", "background_load", "md5"]].rename(columns={
+        "left_out": "runs left out (idle gate flagged)",
         "reps_done": "repetitions", "rule": "repetition rule", "duration_s": "run length (s)", "cpu_model": "CPU",
         "cpu_count": "cores", "lock_seconds": "capture lock held (s)",
         "background_load": "background load (idle gate)", "md5": "md5 of the session's files"})
@@ -445,13 +466,13 @@ def sustained_points(onecopy: pd.DataFrame, cpu_basis: str) -> pd.DataFrame:
     return t[t["sustained"]]
 
 
-def saving_phrase(saving_pct: float) -> str:
-    """A one-copy saving (%) in words whose direction follows its sign:
-    "saved 19.3% of", "cost 5.0% more than", "saved none of"."""
-    word = direction(saving_pct, "saved", "cost", "saved none of")
-    if word in ("saved none of", MISSING):
-        return word
-    return f"saved {saving_pct:.1f}% of" if saving_pct > 0 else f"cost {-saving_pct:.1f}% more than"
+def saving_phrase(saving_lo_pct: float, saving_hi_pct: float) -> str:
+    """How one-copy compares with two-copy, from the interval of the saving
+    (%), not its point estimate: "costs less CPU energy than" when the whole
+    interval is above zero, "costs more CPU energy than" when below, "is not
+    distinguishable in CPU energy from" when it holds zero or is missing."""
+    return cl.interval_direction(saving_lo_pct, saving_hi_pct, up="costs less CPU energy than",
+                                 down="costs more CPU energy than", neither="is not distinguishable in CPU energy from")
 
 
 READING = ("A plausible reading: a 16 KB copy costs little next to the per-call and per-packet work of the stack on "
@@ -534,15 +555,18 @@ def transport_numbers(runs: pd.DataFrame, transport: pd.DataFrame, crossover: pd
     up = runs[(runs["direction"] == "up") & (runs["sender_mode"] == "copy")]
     calls_per_mb = (up["sender_calls"] / (up["sender_bytes"] / 1e6)).groupby([up["proto"], up["size"]]).median()
     lo_rates = transport[(transport["link"] == "lo") & (transport["udp_size"] == UDP_SIZES[0])]
-    c_rate = _crossover_of(crossover, device, "lo", UDP_SIZES[0], "crossover_mbps")
+    # "Costs more" only where the whole interval of E(UDP)/E(TCP) lies above 1.
+    c_rate = _crossover_of(crossover, device, "lo", UDP_SIZES[0], "crossover_interval_above_1_mbps")
     if np.isnan(c_rate):
-        text = "Over loopback UDP with 1472-byte datagrams does not end up costing more than TCP at the top rates."
+        text = ("Over loopback UDP with 1472-byte datagrams is not shown to cost more than TCP at the top rates "
+                "(no interval there lies wholly above 1).")
     elif c_rate == lo_rates["rate_mbps"].min():
-        text = ("Over loopback UDP with 1472-byte datagrams costs more CPU energy than TCP at every rate measured: "
-                f"the crossover the paper places at {paper_crossover_mbps:g} Mbps lies below the lowest rate here.")
+        text = ("Over loopback UDP with 1472-byte datagrams costs more CPU energy than TCP at every rate measured "
+                f"(each interval above 1): the crossover the paper places at {paper_crossover_mbps:g} Mbps lies "
+                "below the lowest rate here.")
     else:
         text = (f"Over loopback UDP with 1472-byte datagrams costs more CPU energy than TCP from {c_rate:g} Mbps up "
-                f"(paper: from {paper_crossover_mbps:g} Mbps).")
+                f"(each interval above 1; paper: from {paper_crossover_mbps:g} Mbps).")
     return {
         "calls_tcp": float(calls_per_mb.loc[("tcp", TCP_WRITE)]),
         "calls_udp1": float(calls_per_mb.loc[("udp", UDP_SIZES[0])]),

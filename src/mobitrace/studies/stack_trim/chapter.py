@@ -23,7 +23,7 @@ from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, 
 from mobitrace.book.figures import legend_outside
 from mobitrace.core import claims as cl
 from mobitrace.core.published import Values
-from mobitrace.book.robustness import show as show_robustness
+from mobitrace.book.robustness import robustness_shown, show as show_robustness
 from mobitrace.energy import robustness
 from mobitrace.energy.power_models import cpu_models
 from mobitrace.studies.stack_trim import analysis as sta
@@ -152,17 +152,25 @@ class Chapter(NotebookChapter):
         self.out.provenance("modeled: coefficients assumed (see source); idle value published (§2.1), subtracted.")
         if self.ref:
             self._glue(sta.host_numbers(*self.measured[self.ref], self.model))
+            self._glue(sta.gate_numbers(self.measured[self.ref][1]))
+
+    def _onecopy_tables(self) -> None:
+        """The one-copy table of each device, written once."""
+        if self.onecopy:
+            return
+        for device, (runs, _) in self.measured.items():
+            table = self.analysis["onecopy"] if device == self.ref else sta.onecopy_table(
+                runs, self.ci_level, self.n_resamples, self.seed, self.min_delivered)
+            self.onecopy[device] = self.out.save_table(table, f"onecopy_{device}")
 
     def onecopy_section(self) -> None:
-        """One-copy against two-copy: tables, figures and their provenance."""
+        """One-copy against two-copy: each device's figure and its provenance
+        (its table is on the methods page, onecopy_tables)."""
         out = self.out
         out.put("ci_pct", 100 * self.ci_level)
         out.put("n_boot", self.n_resamples)
         out.put("min_deliv_pct", 100 * self.min_delivered)
-        for device, (runs, _) in self.measured.items():
-            table = self.analysis["onecopy"] if device == self.ref else sta.onecopy_table(
-                runs, self.ci_level, self.n_resamples, self.seed, self.min_delivered)
-            self.onecopy[device] = out.save_table(table, f"onecopy_{device}")
+        self._onecopy_tables()
         for device, table in self.onecopy.items():
             out.figure(onecopy_figure(table, self.cpu_basis), f"onecopy_{device}",
                        alt=f"Two panels against the constant bit rate in Mbps on {device}: the normalized CPU energy "
@@ -174,10 +182,16 @@ class Chapter(NotebookChapter):
             out.device_provenance(f"measured CPU time on {device}; energies and powers modeled "
                                   f"({self.model.name}, assumed coefficients); intervals: bootstrap over repetitions.",
                                   STUDY, device, published=True)
-            out.show(sta.onecopy_shown(table), f"One-copy vs two-copy on {device} (energies above idle, modeled)",
-                     csv_href=out.href(f"onecopy_{device}"))
-            out.device_provenance("measured CPU time and goodput; energies, savings and intervals modeled from it.",
-                                  STUDY, device, published=True)
+
+    def onecopy_tables(self) -> None:
+        """Each device's one-copy table, with its CSV (the methods page)."""
+        self._onecopy_tables()
+        for device, table in self.onecopy.items():
+            self.out.show(sta.onecopy_shown(table),
+                          f"One-copy vs two-copy on {device} (energies above idle, modeled)",
+                          csv_href=self.out.href(f"onecopy_{device}"))
+            self.out.device_provenance("measured CPU time and goodput; energies, savings and intervals modeled "
+                                       "from it.", STUDY, device, published=True)
 
     def onecopy_summary(self) -> None:
         """The numbers of the text under the one-copy figure."""
@@ -185,15 +199,22 @@ class Chapter(NotebookChapter):
             self._glue(sta.onecopy_summary(self.onecopy[self.ref], self.cpu_basis))
             self._glue(sta.sequential_summary(self.measured[self.ref][1]))
 
-    def transport_section(self) -> None:
-        """UDP against TCP: tables, figures, the crossover table, and the
-        numbers of the text under them."""
-        out = self.out
+    def _transport_tables(self) -> None:
+        """The UDP-vs-TCP table of each device and the crossover table, written once."""
+        if self.transport:
+            return
         for device, (runs, _) in self.measured.items():
             table = self.analysis["transport"] if device == self.ref else sta.transport_table(
                 runs, self.cpu_basis, self.ci_level, self.n_resamples, self.seed, self.min_delivered)
-            self.transport[device] = out.save_table(table, f"transport_{device}")
-        self.crossover = out.save_table(sta.crossover_table(self.transport), "crossover")
+            self.transport[device] = self.out.save_table(table, f"transport_{device}")
+        self.crossover = self.out.save_table(sta.crossover_table(self.transport), "crossover")
+
+    def transport_section(self) -> None:
+        """UDP against TCP: each device's figure, the crossover table, and
+        the numbers of the text under them (the ratio tables are on the
+        methods page, transport_tables)."""
+        out = self.out
+        self._transport_tables()
         for device, table in self.transport.items():
             out.figure(transport_figure(table), f"transport_{device}",
                        alt=f"The ratio of UDP's to TCP's CPU energy for uplink streaming on {device} against the "
@@ -204,10 +225,6 @@ class Chapter(NotebookChapter):
                                "mark rates the host did not sustain.")
             out.device_provenance(f"measured CPU time on {device}; energies modeled ({self.model.name}); "
                                   "intervals: bootstrap over repetitions.", STUDY, device, published=True)
-            out.show(sta.transport_shown(table), f"UDP vs TCP on {device}: energy ratio E(UDP)/E(TCP) with its interval",
-                     csv_href=out.href(f"transport_{device}"))
-            out.device_provenance("measured CPU time and goodput; energies, ratios and intervals modeled from it.",
-                                  STUDY, device, published=True)
         out.show(sta.crossover_shown(self.crossover),
                  "Rate from which UDP costs more CPU energy than TCP at every higher rate (empty: none)",
                  csv_href=out.href("crossover"))
@@ -215,6 +232,16 @@ class Chapter(NotebookChapter):
         if self.ref:
             self._glue(sta.transport_numbers(self.measured[self.ref][0], self.transport[self.ref], self.crossover,
                                              self.ref, self.values("udp_crossover")))
+
+    def transport_tables(self) -> None:
+        """Each device's UDP-vs-TCP ratio table, with its CSV (the methods page)."""
+        self._transport_tables()
+        for device, table in self.transport.items():
+            self.out.show(sta.transport_shown(table),
+                          f"UDP vs TCP on {device}: energy ratio E(UDP)/E(TCP) with its interval",
+                          csv_href=self.out.href(f"transport_{device}"))
+            self.out.device_provenance("measured CPU time and goodput; energies, ratios and intervals modeled "
+                                       "from it.", STUDY, device, published=True)
 
     def breakdown(self) -> None:
         """The CPU-time breakdown per device, and the paper's Table 1."""
@@ -235,7 +262,8 @@ class Chapter(NotebookChapter):
         if self.ref:
             self.nums = self.analysis["nums"]
         self._glue(self.nums)
-        self.out.put("oc_lo_max_phrase", sta.saving_phrase(self.nums.get("oc_lo_max")))
+        self.out.put_text("oc_lo_max_phrase", sta.saving_phrase(self.nums.get("oc_lo_max_lo"),
+                                                                self.nums.get("oc_lo_max_hi")))
         self.out.put("wifi_max", self.wifi_max_mbps)
         self._glue(sta.paper_numbers(self.values))
 
@@ -254,14 +282,52 @@ class Chapter(NotebookChapter):
         name = self.model.name
         self.rob = robustness.study_robustness(lambda models: self._analysis_at(models[name])["claims"], {name: self.model},
                                        claims, self.robustness_settings) if self.ref else None
-        self.claims = self.rob.claims if self.rob else claims
+        self.claims = pd.concat([self.rob.claims if self.rob else claims, *self._other_device_claims()],
+                                ignore_index=True)
         cl.write_claims(self.claims, self.results / "claims.csv")
         self.out.show(claims_shown(self.claims), "Claims of the stack-trim paper",
                       csv_href=site_href(self.results / "claims.csv"))
+        if not self.rob:
+            self.out.put_text("robustness_text", "No capture: no modeled verdict to vary.")
+
+    def _other_device_claims(self) -> list[pd.DataFrame]:
+        """The claims of every device after the reference, at the assumed
+        coefficients: the same claims, ids prefixed with the device."""
+        return [device_claims(sta.analysis_at(
+            runs, self.model, self.values, study=self.study, device=device, cpu_basis=self.cpu_basis,
+            level=self.ci_level, n_resamples=self.n_resamples, seed=self.seed, min_delivered=self.min_delivered,
+            wifi_link=self.wifi_link, wifi_max_mbps=self.wifi_max_mbps,
+            rel_tol_approx=self.rel_tol_approx)["claims"], device)
+            for device, (runs, _) in self.measured.items() if device != self.ref]
+
+    def robustness(self) -> None:
+        """The robustness analysis: written (and its summary glued) by the
+        chapter in a hidden cell; the methods page shows its files
+        (robustness_shown)."""
         if self.rob:
             show_robustness(self.out, self.rob)
-        else:
-            self.out.put_text("robustness_text", "No capture: no modeled verdict to vary.")
+
+    def robustness_shown(self) -> None:
+        """The chapter's robustness table and figure, from its files."""
+        table = self.out.tables_dir / "robustness.csv"
+        if not table.is_file():
+            return
+        self.out.show(robustness_shown(pd.read_csv(table)), "Modeled verdicts with the assumed power coefficients "
+                      "varied (each at ×0.5 and ×1.5, and all together over a Latin hypercube)",
+                      csv_href=self.out.href("robustness"))
+        self.out.provenance("modeled: the chapter's claims recomputed from the measured data at each set of "
+                            "coefficients (params.yaml power-models, provenance assumed; robustness section).")
+        figure = self.out.figures_dir / "robustness.svg"
+        if figure.is_file():
+            self.out.figure(figure, "robustness", alt="Tornado plots, one panel per modeled claim whose value "
+                            "moves: for each assumed coefficient a bar from the claim's value with that coefficient "
+                            "halved to its value with it at 1.5 times, a solid line at the value with the assumed "
+                            "coefficients and a dashed line at the paper's value.",
+                            caption="How far each modeled value (that moves at all) shifts when one assumed "
+                                    "coefficient is halved (blue) or raised by half (orange); solid line: the assumed "
+                                    "coefficients; dashed: the paper's value. Look for a bar that crosses the dashed "
+                                    "line: that verdict depends on the coefficient.")
+            self.out.provenance("modeled from measured data at varied assumed coefficients.")
 
     def findings(self) -> None:
         """The key findings (moved to the top of the page by the book)."""
@@ -274,6 +340,13 @@ class Chapter(NotebookChapter):
         """The verdict counts for the prose, and metrics.json."""
         self.out.put_counts(cl.verdict_counts(self.claims))
         write_metrics(self.results / "metrics.json", sta.metrics(self.ref, self.model, self.nums, self.claims))
+
+
+def device_claims(claims_table: pd.DataFrame, device: str) -> pd.DataFrame:
+    """A non-reference device's claims: ids `<device>_<id>` and the device
+    named in the claim (the reference device's claims keep their ids)."""
+    return claims_table.assign(claim_id=[f"{device}_{c}" for c in claims_table["claim_id"]],
+                               claim=[f"{c} ({device})" for c in claims_table["claim"]])
 
 
 def claims_shown(claims_table: pd.DataFrame) -> pd.DataFrame:

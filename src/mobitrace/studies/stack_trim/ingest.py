@@ -301,6 +301,8 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     runs = read_runs_csv(folder / "runs.csv")
     host = capture_reader.host_metadata(man, folder / "manifest.yaml")
     present = {p.name for p in (folder / "runs").iterdir() if p.is_dir()} if (folder / "runs").is_dir() else set()
+    gate = capture_reader.background_load(man, folder / "manifest.yaml")
+    flagged = {r for r, rec in (gate or {"runs": {}})["runs"].items() if rec["flagged"]}
     rows, samples = [], []
     for i, row in enumerate(runs.to_dict("records")):
         if row["run_id"] not in present:
@@ -309,7 +311,7 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
         if row["status"] != "ok":
             continue
         out, smp = run_tables(folder / "runs" / row["run_id"], row, host["cpu_count"], host["user_hz"])
-        rows.append(out)
+        rows.append({**out, "gate_flagged": row["run_id"] in flagged})
         samples.extend(smp)
     extra = sorted(present - set(runs["run_id"]))
     if extra:

@@ -64,7 +64,7 @@ RUNS_CSV_SCHEMA = pa.DataFrameSchema(
 
 RUN_COLUMNS = ["device", "session", "run_id", "condition", "experiment", "link", "direction", "proto", "size",
                "sender_mode", "receiver_mode", "device_side", "device_mode", "mtu", "rate_mbps", "rep",
-               "duration_s", "status", "loadavg_1min",
+               "duration_s", "status", "loadavg_1min", "gate_flagged",
                "sender_bytes", "receiver_bytes", "sender_calls", "receiver_calls", "elapsed_s",
                "offered_mbps", "goodput_mbps", "delivered_fraction",
                "sender_user_s", "sender_sys_s", "receiver_user_s", "receiver_sys_s",
@@ -96,6 +96,7 @@ _RUNS = pa.DataFrameSchema(
         "duration_s": pa.Column(float, pa.Check.gt(0)),
         "status": pa.Column(str, pa.Check.eq("ok")),
         "loadavg_1min": pa.Column(float, _NONNEG),
+        "gate_flagged": pa.Column(bool),  # the idle gate flagged the run (False: not flagged, or no gate)
         "sender_bytes": pa.Column(int, _NONNEG),
         "receiver_bytes": pa.Column(int, _NONNEG),
         "sender_calls": pa.Column(int, _NONNEG),
@@ -257,7 +258,7 @@ BREAKDOWN_SCHEMA = pa.DataFrameSchema(
         "endpoints_pct": pa.Column(float, _NONNEG),
         "host_softirq_pct": pa.Column(float, _NONNEG),
         "host_busy_pct": pa.Column(float, _NONNEG),
-        "other_pct": pa.Column(float),
+        "other_pct": pa.Column(float, _NONNEG, nullable=True),  # NaN: /proc/stat read below the endpoints
     },
     strict=True, ordered=True, unique=["condition", "rate_mbps"],
 )
