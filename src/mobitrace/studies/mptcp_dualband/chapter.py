@@ -295,7 +295,7 @@ class Chapter(NotebookChapter):
         out, v = self.out, self.v
         self.cmp = cmp = self.m["cmp"]
         self._glue(mda.comparison_facts(cmp, self.opt, self.radio, v))
-        self.cmp_ci = mda.comparison_cis(self.draws, cmp, self.ul_excess_ci)
+        self.cmp_ci = mda.comparison_cis(self.sweep, cmp, self.ul_excess_ci)
         ratios = mda.ratios_table(cmp, self.ul_excess, self.cmp_ci, v)
         out.figure(lambda: ratio_dots(ratios), "ratios_vs_paper",
                    alt="Dot plot of five ratios with 95% bootstrap intervals and a dashed reference line at 1: "
