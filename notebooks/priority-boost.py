@@ -167,8 +167,8 @@ ch.device_numbers()
 # %% [markdown]
 # ### Figure: measured means with 95% confidence intervals, and every run
 #
-# Per policy and condition, the mean over runs with its 95% bootstrap
-# confidence interval (seaborn, fixed seed), over the runs themselves (small
+# Per policy and condition, the mean over runs with its 95% t
+# confidence interval (seaborn), over the runs themselves (small
 # points). Transfer times are on a log scale.
 
 # %% tags=["hide-input"]

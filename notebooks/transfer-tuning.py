@@ -64,7 +64,7 @@ ch.power_model()  # tables/power_model.csv
 # ## One knob at a time (Figure 2 analog)
 #
 # Throughput and energy per 100 MB against concurrency, parallelism and I/O
-# size, per dataset: means over the repetitions with 95% bootstrap
+# size, per dataset: means over the repetitions with 95% t
 # confidence bands.
 
 # %% tags=["hide-input"]

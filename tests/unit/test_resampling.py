@@ -207,7 +207,8 @@ def test_mean_ci_errorbar_matches_the_percentile_bootstrap_of_the_mean():
     import numpy as np
 
     from mobitrace.stats import resampling as rs
-    v = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    from mobitrace.stats.intervals import PERCENTILE_MIN_N
+    v = np.tile([1.0, 2.0, 4.0, 8.0, 16.0], PERCENTILE_MIN_N // 5 + 1)  # enough values for the percentile interval
     lo, hi = rs.mean_ci_errorbar(0.95, 4000, 7)(v)
     idx = np.random.default_rng(7).integers(0, len(v), size=(4000, len(v)))
     assert (lo, hi) == rs.percentile_ci(v[idx].mean(axis=1), 0.95)
@@ -215,3 +216,6 @@ def test_mean_ci_errorbar_matches_the_percentile_bootstrap_of_the_mean():
     assert rs.mean_ci_errorbar()(np.full(6, 3.0)) == (3.0, 3.0)   # no spread, no interval
     assert all(np.isnan(rs.mean_ci_errorbar()(np.array([5.0]))))  # one value: no interval
     assert rs.mean_ci_errorbar(0.95, 500, 1)(v) == rs.mean_ci_errorbar(0.95, 500, 1)(v)  # seeded
+    few = v[:5]  # below PERCENTILE_MIN_N: the t interval of the mean; two values: none
+    assert rs.mean_ci_errorbar()(few) == mean_ci(few, 0.95)[1:]
+    assert all(np.isnan(rs.mean_ci_errorbar()(few[:2])))

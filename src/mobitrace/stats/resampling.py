@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mobitrace.stats.intervals import MIN_N, PERCENTILE_MIN_N, clip, ratio_ci
+from mobitrace.stats.intervals import MIN_N, PERCENTILE_MIN_N, clip, mean_ci, ratio_ci
 
 # The seed of every random draw in the book: bootstrap intervals here and
 # seaborn's error bars in the figures.
@@ -49,16 +49,18 @@ def boot_means(frame: pd.DataFrame, by: list[str], values: list[str], n_boot: in
 
 
 def mean_ci_errorbar(level: float = 0.95, n_boot: int = N_BOOT, seed: int = SEED):
-    """A seaborn `errorbar=` callable: the percentile bootstrap interval of a
-    group's mean (what errorbar=("ci", 100 level) draws), with the resamples
-    drawn at once in numpy (seaborn draws them one by one in Python: 12x
-    slower on a sweep figure). Each group's draws come from a generator
-    seeded with `seed`, so the figure is the same bytes on every run."""
+    """A seaborn `errorbar=` callable for a group's mean: its t interval
+    (`intervals.mean_ci`) below `PERCENTILE_MIN_N` values, none below
+    `MIN_N`, from there on the percentile bootstrap interval (what
+    errorbar=("ci", 100 level) draws), with the resamples drawn at once in
+    numpy (seaborn draws them one by one in Python: 12x slower on a sweep
+    figure) from a generator seeded with `seed`, so the figure is the same
+    bytes on every run."""
     def interval(values) -> tuple[float, float]:
         v = np.asarray(values, dtype=float)
         v = v[np.isfinite(v)]
-        if len(v) < 2:
-            return float("nan"), float("nan")
+        if len(v) < PERCENTILE_MIN_N:
+            return mean_ci(v, level)[1:]
         idx = np.random.default_rng(seed).integers(0, len(v), size=(n_boot, len(v)))
         return percentile_ci(v[idx].mean(axis=1), level)
     return interval

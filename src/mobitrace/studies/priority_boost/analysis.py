@@ -274,10 +274,12 @@ def gain_pct_ci(mean, sd, n, mean_base, sd_base, n_base, level: float = 0.95) ->
     """The gain of a policy over the baseline in % of the baseline's mean,
     100 (m_base - m) / m_base, with the Welch interval of the difference of
     means (welch.welch_diff_ci) divided by the baseline's mean (its own
-    uncertainty is not propagated)."""
+    uncertainty is not propagated), clipped at 100% (a time cannot fall
+    below 0)."""
     lo, hi = welch.welch_diff_ci(mean_base, sd_base, n_base, mean, sd, n, level)
     scale = 100.0 / mean_base
-    return (mean_base - mean) * scale, lo * scale, hi * scale
+    lo, hi = intervals.clip(lo * scale, hi * scale, (-np.inf, 100.0))
+    return (mean_base - mean) * scale, float(lo), float(hi)
 
 
 def audit_shown(a: pd.DataFrame, with_published: bool) -> pd.DataFrame:

@@ -151,7 +151,7 @@ class Chapter(NotebookChapter):
                            "(bottom) against concurrency, parallelism and I/O request size (log scale), one line "
                            "per dataset (html, image, video) with 95% confidence bands.",
                        caption=f"One knob at a time on {device}: throughput (measured) and energy per 100 MB "
-                               f"({kind}), means over repetitions, bands: 95% bootstrap CI. Look at how throughput "
+                               f"({kind}), means over repetitions, bands: 95% CI. Look at how throughput "
                                "rises and energy per 100 MB falls with concurrency, most for the small html files.",
                        folded=self._replicate(device))
             out.device_provenance(f"measured throughput and {kind} energy ({device}): "
@@ -180,24 +180,24 @@ class Chapter(NotebookChapter):
         comp = tta.gains_vs_paper(v, self.ref, rci, cc_top)
         self._table(comp, "gains_vs_paper",
                     f"x-fold throughput and energy saving per 100 MB: paper (Galaxy S5, WiFi, Sydney) vs {ref_device} "
-                    "[95% bootstrap CI over repetitions]",
+                    "[95% CI over repetitions]",
                     shown=with_interval(with_interval(comp, "artifact x-fold", "x_fold_low", "x_fold_high"),
                                         "artifact saving %", "saving_pct_low", "saving_pct_high")
                     [["dataset", "knob", "paper x-fold", "artifact x-fold", "paper saving %", "artifact saving %"]]
                     .rename(columns={"paper saving %": "paper saving (%)",
                                      "artifact saving %": "artifact saving (%)"}))
         out.provenance(f"published (§4, Figure 2 prose) and measured throughput / {kind} energy ({ref_device}); "
-                       "intervals: bootstrap over repetitions.")
+                       "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).")
         out.figure(ttf.ratio_figure(comp, kind), "ratios_vs_paper",
                    alt="Two dot plots, one row per dataset and knob: the throughput ratio (x-fold) and the "
-                       "energy-per-100-MB ratio against level 1, with 95% bootstrap intervals, a dashed reference "
+                       "energy-per-100-MB ratio against level 1, with 95% intervals, a dashed reference "
                        "line at 1 and the paper's ratios as crosses.",
                    caption=f"Throughput ratio (left, log scale) and energy ratio (right) of each knob against its "
-                           f"level 1 on {ref_device} (points, 95% bootstrap CI over repetitions) and in the paper "
+                           f"level 1 on {ref_device} (points, 95% CI over repetitions) and in the paper "
                            "(crosses). Right of 1 on the left: faster; left of 1 on the right: less energy. Look at "
                            "the gap between the points and the crosses: the directions agree, the magnitudes do not.")
         out.provenance(f"measured throughput and {kind} energy ({ref_device}); published ratios (§4); "
-                       "intervals: bootstrap over repetitions.")
+                       "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).")
         for ds in DATASETS:
             out.put(f"cc_{ds}_xfold", self.at("concurrency", ds, cc_top, "x_fold"))
             out.put(f"cc_{ds}_saving", self.at("concurrency", ds, cc_top, "saving_pct"))
@@ -316,7 +316,7 @@ class Chapter(NotebookChapter):
                  "Claims of the transfer-tuning paper and their verdicts",
                  csv_href=site_href(self.results / "claims.csv"))
         out.provenance(f"published (paper values, locations in the table) against measured throughput and {kind} "
-                       f"energy ({self.ref_device}); intervals: bootstrap over repetitions.")
+                       f"energy ({self.ref_device}); intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).")
         out.findings(table, headline=HEADLINE, intervals=intervals)
         show_robustness(out, self.rob)
 
