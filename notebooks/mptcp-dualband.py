@@ -123,7 +123,7 @@ ch.power()
 
 # %% [markdown]
 # Modeled uplink power is {glue:text}`ul_excess`% {glue:text}`ul_excess_dir`
-# the downlink's (95% bootstrap CI over runs: {glue:text}`ul_excess_ci`%; the
+# the downlink's (95% t interval of the log ratio over runs: {glue:text}`ul_excess_ci`%; the
 # paper measured {glue:text}`p_ul_excess`%, "mainly due to the very high Tx power consumption of
 # the 802.11ac radio").
 

@@ -175,7 +175,7 @@ ch.welch_tests()
 # the schedule dominates the spread of the transfer times. Pairing each run
 # with the original run of the same repetition removes that spread: the table
 # gives, per cell, the median ratio policy/original over the pairs with its
-# percentile-bootstrap 95% interval (the effect size), how many pairs the
+# BCa bootstrap 95% interval (the effect size), how many pairs the
 # policy was faster in, and the two-sided Wilcoxon signed-rank p with Holm
 # over each table (the family is named in the last column). This is not the paper's test; it is shown
 # because the unpaired Welch test has little power against the schedule's

@@ -166,7 +166,7 @@ ch.run_conditions()
 ch.device_numbers()
 
 # %% [markdown]
-# Per policy and condition, the mean over runs with its 95% bootstrap
+# Per policy and condition, the mean over runs with its 95% t confidence
 # interval, over the runs themselves (transfer times on a log scale):
 
 # %% tags=["hide-input"]

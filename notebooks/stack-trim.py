@@ -57,9 +57,9 @@ ch.power_model()
 # $P(\text{two-copy}) - P(\text{one-copy})$, from the CPU time of **both
 # endpoints** (on loopback the whole stack runs on the one host, as on the
 # paper's phone measured with a power meter), as the ratio of the mean over
-# the repetitions, with a {glue:text}`ci_pct:.0f`% percentile bootstrap
-# interval ({glue:text}`n_boot` resamples of the repetitions of each
-# condition). Crosses: a rate the host did not sustain (some run
+# the repetitions, with a {glue:text}`ci_pct:.0f`% t interval of the log
+# ratio (a percentile bootstrap of {glue:text}`n_boot` resamples from 30
+# repetitions on). Crosses: a rate the host did not sustain (some run
 # delivered less than {glue:text}`min_deliv_pct:.0f`% of it). The table of
 # every point, with the saving for the device-side process alone, is on the
 # {doc}`methods page <stack-trim-methods>`.
@@ -86,7 +86,7 @@ ch.onecopy_summary()
 # MTU 1500), UDP with 1472-byte datagrams (MTU 1500) and UDP with 20000-byte
 # datagrams on a link with its MTU raised to 21000. The figure shows the
 # CPU energy ratio of each UDP variant to TCP, $E(\text{UDP})/E(\text{TCP})$
-# (above 1: UDP costs more), with the same bootstrap intervals (the table of
+# (above 1: UDP costs more), with the same intervals (the table of
 # every point, with the absolute power saving, is on the methods page). The
 # *crossover* is the lowest rate from which UDP costs more than TCP at every
 # higher rate.

@@ -41,6 +41,14 @@ def test_gain_pct_ci_hand_values():
     assert hi == pytest.approx(54.60462, abs=1e-4)
 
 
+def test_gain_pct_ci_never_above_100_synthetic():
+    # policy 2 s vs baseline 10 s (sd 8, n 3): 80% faster, the Welch upper bound reaches past 100%
+    lo_raw, hi_raw = welch.welch_diff_ci(10, 8, 3, 2, 1, 3, 0.95)
+    assert hi_raw * 100 / 10 > 100
+    gain, lo, hi = pba.gain_pct_ci(2, 1, 3, 10, 8, 3)
+    assert gain == pytest.approx(80.0) and hi == 100.0 and lo == pytest.approx(lo_raw * 10)
+
+
 def test_interval_rows_and_extent_give_the_precomputed_interval():
     frame = pd.DataFrame({"label": ["a", "b"], "mean": [1.0, 5.0], "ci_lo": [0.5, 4.0], "ci_hi": [2.0, 7.0]})
     rows = pba.interval_rows(frame)

@@ -146,7 +146,8 @@ def test_ratio_ci_hand_case():
     # numerator [2, 4]: mean 3, s^2 = 2 -> v = 2 / (2 * 9) = 1/9; denominator
     # [1, 1, 1]: mean 1, s^2 = 0 -> v = 0. se(log R) = 1/3, Welch df = 1,
     # t_{0.975, 1} = 12.7062: R = 3, interval 3 exp(-+12.7062 / 3).
-    ratio, lo, hi = cpufit.ratio_ci([2, 4], [1, 1, 1], alpha=0.05)
+    ratio, lo, hi = cpufit.ratio_ci([2, 4], [1, 1, 1], alpha=0.05, min_n=2)  # the formula at n = 2
+    assert all(math.isnan(v) for v in cpufit.ratio_ci([2, 4], [1, 1, 1], alpha=0.05)[1:])  # the default: none
     assert ratio == pytest.approx(3.0)
     assert lo == pytest.approx(3 * math.exp(-12.7062 / 3), rel=1e-4)
     assert hi == pytest.approx(3 * math.exp(12.7062 / 3), rel=1e-4)

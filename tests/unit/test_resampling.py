@@ -4,11 +4,12 @@ intervals (mobitrace.studies.mptcp_dualband.analysis) on hand-computable cases."
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from mobitrace.studies.mptcp_dualband import ratios
 from mobitrace.studies.mptcp_dualband import chapter as mdp
 from mobitrace.stats import resampling as rs
-from mobitrace.stats.intervals import mean_ci
+from mobitrace.stats.intervals import mean_ci, ratio_ci
 
 
 def test_boot_means_constant_groups_give_degenerate_distributions():
@@ -44,9 +45,10 @@ def test_percentile_ci():
 def test_change_and_saving_and_mean_ci():
     assert rs.change_pct(1.32, 1.0) == pytest.approx(32.0)
     assert rs.saving_pct(30.0, 100.0) == pytest.approx(70.0)
-    m, lo, hi = mean_ci([1.0, 3.0], 0.95)  # mean 2, sd sqrt(2), se 1, t(0.975, 1) = 12.706
+    m, lo, hi = mean_ci([1.0, 3.0], 0.95, min_n=2)  # mean 2, sd sqrt(2), se 1, t(0.975, 1) = 12.706
     assert m == 2.0 and lo == pytest.approx(2 - 12.7062, abs=1e-3) and hi == pytest.approx(2 + 12.7062, abs=1e-3)
     assert np.isnan(mean_ci([1.0], 0.95)[1])
+    assert np.isnan(mean_ci([1.0, 3.0], 0.95)[1])  # two values: no interval by default (MIN_N)
 
 
 def test_arg_best_with_allowed_rows():
@@ -59,26 +61,37 @@ def test_arg_best_with_allowed_rows():
     assert out[0] == 100.0 and np.isnan(out[1])
 
 
-def _runs():
+def _runs(reps: int = 3):
     # backlogged downlink: throughput peaks at 73, nJ/bit falls with the share on path a
     rows = []
     for ratio, tput, nj in ((0, 600, 1.9), (50, 1200, 1.6), (73, 2100, 1.5), (90, 1700, 1.45), (100, 1500, 1.4)):
-        for rep in range(3):
+        for rep in range(reps):
             rows.append({"direction": "downlink", "demand": 0.0, "ratio_a_pct": float(ratio),
-                         "tput_eq_mbps": tput + rep, "nj_per_bit": nj})
+                         "tput_eq_mbps": tput + rep % 3, "nj_per_bit": nj})
     return pd.DataFrame(rows)
 
 
 def test_optima_ci_and_change_ci():
-    d = ratios.boot(_runs(), n_boot=100)
+    from mobitrace.stats.intervals import PERCENTILE_MIN_N
+
+    runs = _runs(PERCENTILE_MIN_N)  # an optimum's percentile interval needs that many runs per ratio
+    d = ratios.boot(runs, n_boot=100)
     o = ratios.optima_ci(d).iloc[0]
     assert (o["tput_opt_ratio_low"], o["tput_opt_ratio_high"]) == (73.0, 73.0)
     assert (o["energy_opt_both_ratio_low"], o["energy_opt_both_ratio_high"]) == (90.0, 90.0)
     assert (o["energy_opt_satisfying_ratio_low"], o["energy_opt_satisfying_ratio_high"]) == (100.0, 100.0)
-    lo, hi = ratios.change_ci(d, "nj_per_bit", "downlink", 0.0, 73.0, 100.0)  # 1.5 / 1.4: +7.14%
+    lo, hi = ratios.change_ci(runs, "nj_per_bit", "downlink", 0.0, 73.0, 100.0)  # 1.5 / 1.4: +7.14%
     assert lo == pytest.approx(100 * (1.5 / 1.4 - 1)) and hi == pytest.approx(lo)
-    lo, hi = ratios.change_ci(d, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)  # (2100..2102) / (1500..1502)
+    lo, hi = ratios.change_ci(runs, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)  # (2100..2102) / (1500..1502)
     assert 100 * (2100 / 1502 - 1) <= lo <= hi <= 100 * (2102 / 1500 - 1)
+    # three runs per ratio: no percentile interval of an optimum, the t interval of the log ratio for a change
+    few = _runs(3)
+    o = ratios.optima_ci(ratios.boot(few, n_boot=100)).iloc[0]
+    assert o[["tput_opt_ratio_low", "tput_opt_ratio_high", "energy_opt_both_ratio_low"]].isna().all()
+    lo, hi = ratios.change_ci(few, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)
+    r, rlo, rhi = ratio_ci([2100, 2101, 2102], [1500, 1501, 1502], 0.05)
+    assert (lo, hi) == (pytest.approx(100 * (rlo - 1)), pytest.approx(100 * (rhi - 1)))
+    assert all(np.isnan(ratios.change_ci(_runs(2), "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)))  # n = 2: none
 
 
 def test_sweep_figure_draws_two_rows_per_direction():
@@ -102,11 +115,12 @@ def test_sweep_figure_draws_two_rows_per_direction():
 def test_tt_ratio_ci_hand_computed():
     from mobitrace.studies.transfer_tuning import analysis as tta
 
-    # html: level 1 at 10 Mbit/s and 100 J; level 4 at 30 (two reps: 29, 31) and 40 J: 3x faster, saves 60%
-    rows = [{"device": "d", "dataset": "html", "level": 1, "throughput_mbps": 10.0, "energy_per_100mb_j": 100.0},
-            {"device": "d", "dataset": "html", "level": 1, "throughput_mbps": 10.0, "energy_per_100mb_j": 100.0},
-            {"device": "d", "dataset": "html", "level": 4, "throughput_mbps": 29.0, "energy_per_100mb_j": 40.0},
-            {"device": "d", "dataset": "html", "level": 4, "throughput_mbps": 31.0, "energy_per_100mb_j": 40.0}]
+    # html: level 1 at 10 Mbit/s and 100 J; level 4 at 30 (eight reps: 29, 31, ...) and 40 J: 3x faster,
+    # saves 60%. x-fold interval: 3 exp(-+t_{0.975, 7} sd / (30 sqrt 8)), sd = 1.069: [2.90, 3.10].
+    rows = [{"device": "d", "dataset": "html", "level": 1, "throughput_mbps": 10.0, "energy_per_100mb_j": 100.0}
+            for _ in range(3)]
+    rows += [{"device": "d", "dataset": "html", "level": 4, "throughput_mbps": tput, "energy_per_100mb_j": 40.0}
+             for tput in (29.0, 31.0) * 4]
     r = tta.ratio_ci(pd.DataFrame(rows), ["device", "dataset"], n_boot=200).set_index("level")
     assert r.loc[1, "x_fold"] == 1.0 and r.loc[1, "x_fold_low"] == 1.0 and r.loc[1, "x_fold_high"] == 1.0
     assert r.loc[4, "x_fold"] == pytest.approx(3.0)
@@ -114,6 +128,12 @@ def test_tt_ratio_ci_hand_computed():
     assert r.loc[4, "energy_ratio"] == pytest.approx(0.4)
     assert r.loc[4, "saving_pct"] == pytest.approx(60.0)
     assert r.loc[4, "saving_pct_low"] == pytest.approx(60.0) and r.loc[4, "saving_pct_high"] == pytest.approx(60.0)
+    sd = np.std([29.0, 31.0] * 4, ddof=1)
+    half = stats.t.ppf(0.975, 7) * sd / (30 * np.sqrt(8))  # log-ratio t, the baseline has no spread
+    assert (r.loc[4, "x_fold_low"], r.loc[4, "x_fold_high"]) == (pytest.approx(3 * np.exp(-half)),
+                                                                 pytest.approx(3 * np.exp(half)))
+    two = tta.ratio_ci(pd.DataFrame(rows[:3] + rows[3:5]), ["device", "dataset"]).set_index("level")
+    assert np.isnan(two.loc[4, "x_fold_low"]) and np.isnan(two.loc[4, "x_fold_high"])  # two reps: no interval
 
 
 def test_tt_ratio_ci_explicit_baseline_on_a_grid():
@@ -187,7 +207,8 @@ def test_mean_ci_errorbar_matches_the_percentile_bootstrap_of_the_mean():
     import numpy as np
 
     from mobitrace.stats import resampling as rs
-    v = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    from mobitrace.stats.intervals import PERCENTILE_MIN_N
+    v = np.tile([1.0, 2.0, 4.0, 8.0, 16.0], PERCENTILE_MIN_N // 5 + 1)  # enough values for the percentile interval
     lo, hi = rs.mean_ci_errorbar(0.95, 4000, 7)(v)
     idx = np.random.default_rng(7).integers(0, len(v), size=(4000, len(v)))
     assert (lo, hi) == rs.percentile_ci(v[idx].mean(axis=1), 0.95)
@@ -195,3 +216,6 @@ def test_mean_ci_errorbar_matches_the_percentile_bootstrap_of_the_mean():
     assert rs.mean_ci_errorbar()(np.full(6, 3.0)) == (3.0, 3.0)   # no spread, no interval
     assert all(np.isnan(rs.mean_ci_errorbar()(np.array([5.0]))))  # one value: no interval
     assert rs.mean_ci_errorbar(0.95, 500, 1)(v) == rs.mean_ci_errorbar(0.95, 500, 1)(v)  # seeded
+    few = v[:5]  # below PERCENTILE_MIN_N: the t interval of the mean; two values: none
+    assert rs.mean_ci_errorbar()(few) == mean_ci(few, 0.95)[1:]
+    assert all(np.isnan(rs.mean_ci_errorbar()(few[:2])))

@@ -41,10 +41,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import stats
+
 # The two names used, from their modules: statsmodels.api would also import its
 # formula, graphics and time-series packages in every stage using this.
 from statsmodels.regression.linear_model import OLS
 from statsmodels.tools.tools import add_constant
+
+from mobitrace.stats.intervals import ratio_ci  # noqa: F401  (cpufit.ratio_ci: its callers' name)
 
 
 def fit_line(x, y):
@@ -137,26 +140,3 @@ def r2_ci(r2: float, n: int, slope: float, alpha: float) -> tuple[float, float]:
         return 0.0, max(lo_r * lo_r, hi_r * hi_r)
     lo, hi = sorted((lo_r * lo_r, hi_r * hi_r))
     return lo, hi
-
-
-def ratio_ci(numerator, denominator, alpha: float) -> tuple[float, float, float]:
-    """Ratio of two independent sample means, mean(numerator) / mean(denominator),
-    with a 100(1 - alpha)% interval from the delta method on the log scale:
-    log R +- t_{1-alpha/2, df} sqrt(v_n + v_d), v = s^2 / (k mean^2) for each
-    sample of k values, df by Welch-Satterthwaite on v_n and v_d (Welch 1947;
-    the delta method for a log ratio of means, e.g. Casella & Berger,
-    Statistical Inference, 2nd ed., 2002, §5.5.4). Both means must be
-    positive; NaN bounds for fewer than 2 values in a sample."""
-    a, b = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
-    ma, mb = float(a.mean()), float(b.mean())
-    ratio = ma / mb
-    if len(a) < 2 or len(b) < 2 or ma <= 0 or mb <= 0:
-        return ratio, math.nan, math.nan
-    va = float(a.var(ddof=1)) / (len(a) * ma * ma)
-    vb = float(b.var(ddof=1)) / (len(b) * mb * mb)
-    se = math.sqrt(va + vb)
-    if se == 0:
-        return ratio, ratio, ratio
-    df = (va + vb) ** 2 / (va * va / (len(a) - 1) + vb * vb / (len(b) - 1))
-    t = float(stats.t.ppf(1 - alpha / 2, df))
-    return ratio, ratio * math.exp(-t * se), ratio * math.exp(t * se)

@@ -1,5 +1,6 @@
 """Bootstrap intervals over repetitions, for the chapters' ratios and
-optima (mptcp-dualband, transfer-tuning).
+optima (mptcp-dualband, transfer-tuning); which interval a statistic gets
+at which n is decided in mobitrace.stats.intervals.
 
 `boot_means` resamples the runs of each configuration (a group) with
 replacement and keeps the bootstrap distribution of the group's mean; the
@@ -13,8 +14,13 @@ seeded (default `SEED`), so the intervals are the same on every run.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
+from scipy import stats
+
+from mobitrace.stats.intervals import MIN_N, PERCENTILE_MIN_N, clip, mean_ci, ratio_ci
 
 # The seed of every random draw in the book: bootstrap intervals here and
 # seaborn's error bars in the figures.
@@ -23,17 +29,19 @@ N_BOOT = 2000
 
 
 def boot_means(frame: pd.DataFrame, by: list[str], values: list[str], n_boot: int = N_BOOT,
-               seed: int = SEED) -> dict[str, pd.DataFrame]:
+               seed: int = SEED, min_n: int = 1) -> dict[str, pd.DataFrame]:
     """For each group of `by` (sorted), the bootstrap distribution of the
     mean of every column in `values`: {column: frame indexed by the group,
-    one column per draw}. Within a group every column uses the same draws."""
+    one column per draw}. Within a group every column uses the same draws.
+    A group of fewer than `min_n` rows gets NaN draws (no distribution)."""
     rng = np.random.default_rng(seed)
     draws = {v: [] for v in values}
     keys = []
     for key, g in frame.groupby(by, sort=True):
         idx = rng.integers(0, len(g), size=(n_boot, len(g)))
         for v in values:
-            draws[v].append(g[v].to_numpy(dtype=float)[idx].mean(axis=1))
+            d = g[v].to_numpy(dtype=float)[idx].mean(axis=1)
+            draws[v].append(d if len(g) >= min_n else np.full(n_boot, np.nan))
         keys.append(key)
     index = (pd.MultiIndex.from_tuples(keys, names=by) if len(by) > 1
              else pd.Index([k[0] if isinstance(k, tuple) else k for k in keys], name=by[0]))
@@ -41,16 +49,18 @@ def boot_means(frame: pd.DataFrame, by: list[str], values: list[str], n_boot: in
 
 
 def mean_ci_errorbar(level: float = 0.95, n_boot: int = N_BOOT, seed: int = SEED):
-    """A seaborn `errorbar=` callable: the percentile bootstrap interval of a
-    group's mean (what errorbar=("ci", 100 level) draws), with the resamples
-    drawn at once in numpy (seaborn draws them one by one in Python: 12x
-    slower on a sweep figure). Each group's draws come from a generator
-    seeded with `seed`, so the figure is the same bytes on every run."""
+    """A seaborn `errorbar=` callable for a group's mean: its t interval
+    (`intervals.mean_ci`) below `PERCENTILE_MIN_N` values, none below
+    `MIN_N`, from there on the percentile bootstrap interval (what
+    errorbar=("ci", 100 level) draws), with the resamples drawn at once in
+    numpy (seaborn draws them one by one in Python: 12x slower on a sweep
+    figure) from a generator seeded with `seed`, so the figure is the same
+    bytes on every run."""
     def interval(values) -> tuple[float, float]:
         v = np.asarray(values, dtype=float)
         v = v[np.isfinite(v)]
-        if len(v) < 2:
-            return float("nan"), float("nan")
+        if len(v) < PERCENTILE_MIN_N:
+            return mean_ci(v, level)[1:]
         idx = np.random.default_rng(seed).integers(0, len(v), size=(n_boot, len(v)))
         return percentile_ci(v[idx].mean(axis=1), level)
     return interval
@@ -67,6 +77,48 @@ def percentile_ci(draws, level: float = 0.95, discrete: bool = False) -> tuple[f
     a = (1 - level) / 2
     method = "inverted_cdf" if discrete else "linear"
     return float(np.quantile(d, a, method=method)), float(np.quantile(d, 1 - a, method=method))
+
+
+def bca_ci(samples, statistic, level: float = 0.95, n_resamples: int = N_BOOT, seed: int = SEED,
+           possible: tuple[float, float] | None = None, min_n: int = MIN_N) -> tuple[float, float]:
+    """The BCa bootstrap interval at `level` of `statistic(*samples,
+    axis=-1)` (vectorized), each sample resampled on its own
+    (scipy.stats.bootstrap, method="BCa", paired=False, seeded), clipped to
+    `possible`. NaN values are dropped. No interval (NaN, NaN) when a sample
+    has fewer than `min_n` values; the estimate twice when no sample varies
+    (every resample agrees: a degenerate interval, which no verdict uses)."""
+    xs = [np.asarray(s, dtype=float) for s in samples]
+    xs = [x[np.isfinite(x)] for x in xs]
+    if min(len(x) for x in xs) < max(min_n, 2):
+        return float("nan"), float("nan")
+    if all(np.ptp(x) == 0 for x in xs):
+        est = float(statistic(*xs, axis=-1))
+        return est, est
+    with warnings.catch_warnings():
+        # A jackknife with ties (a median of few values) can leave BCa
+        # undefined: scipy warns and returns NaN, which means no interval.
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        ci = stats.bootstrap(xs, statistic, paired=False, vectorized=True, axis=-1, n_resamples=n_resamples,
+                             confidence_level=level, method="BCa", rng=np.random.default_rng(seed)).confidence_interval
+    low, high = clip(float(ci.low), float(ci.high), possible)
+    return float(low), float(high)
+
+
+def ratio_of_means_ci(num, den, level: float = 0.95, n_boot: int = N_BOOT,
+                      seed: int = SEED) -> tuple[float, float]:
+    """Interval at `level` of mean(num) / mean(den), two independent
+    samples (NaN values dropped): the t interval of the log ratio
+    (`intervals.ratio_ci`) below `PERCENTILE_MIN_N` values in a sample, the
+    percentile bootstrap (each sample resampled on its own, seeded) from
+    there on; none below `MIN_N`."""
+    a, b = (np.asarray(x, dtype=float) for x in (num, den))
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if min(len(a), len(b)) < PERCENTILE_MIN_N:
+        return ratio_ci(a, b, 1 - level)[1:]
+    rng = np.random.default_rng(seed)
+    draws = (a[rng.integers(0, len(a), (n_boot, len(a)))].mean(axis=1)
+             / b[rng.integers(0, len(b), (n_boot, len(b)))].mean(axis=1))
+    return percentile_ci(draws, level)
 
 
 def change_pct(num, den):

@@ -323,11 +323,12 @@ def uplink_power_change(pw: pd.DataFrame, ref: str) -> float:
 
 
 def uplink_power_excess(pw: pd.DataFrame, mp_ref: pd.DataFrame, ref: str) -> tuple[float, tuple[float, float]]:
-    """:func:`uplink_power_change` with its 95% bootstrap interval over runs
-    (paired resampling of means)."""
+    """:func:`uplink_power_change` with its 95% interval over runs
+    (`rs.ratio_of_means_ci` of the runs' mean powers)."""
     excess = uplink_power_change(pw, ref)
-    draws = rs.boot_means(mp_ref, ["direction"], ["power_mw"])["power_mw"]
-    return excess, rs.percentile_ci(rs.change_pct(draws.loc["uplink"], draws.loc["downlink"]))
+    power = mp_ref.groupby("direction")["power_mw"]
+    lo, hi = rs.ratio_of_means_ci(power.get_group("uplink"), power.get_group("downlink"))
+    return excess, (100 * (lo - 1), 100 * (hi - 1))
 
 
 def power_facts(excess: float, excess_ci: tuple[float, float], values) -> dict:
@@ -422,13 +423,13 @@ def comparison_facts(c: Comparisons, opt: pd.DataFrame, radio: dict, values) -> 
     return facts
 
 
-def comparison_cis(draws: dict[str, pd.DataFrame], c: Comparisons,
+def comparison_cis(sweep: pd.DataFrame, c: Comparisons,
                    ul_excess_ci: tuple[float, float]) -> dict[str, tuple[float, float]]:
-    """95% bootstrap intervals of the comparisons (change_ci) and of the uplink power excess."""
-    return {"dl_tput_gain": change_ci(draws, "tput_eq_mbps", "downlink", 0.0, c.dl_t, c.dl_against),
-            "dl_energy_cost": change_ci(draws, "nj_per_bit", "downlink", 0.0, c.dl_t, c.dl_against),
-            "ul_tput_gain": change_ci(draws, "tput_eq_mbps", "uplink", 0.0, c.ul_a, c.ul_b),
-            "ul_energy_cost": change_ci(draws, "nj_per_bit", "uplink", 0.0, c.ul_a, c.ul_b),
+    """95% intervals of the comparisons over the sweep's runs (change_ci) and of the uplink power excess."""
+    return {"dl_tput_gain": change_ci(sweep, "tput_eq_mbps", "downlink", 0.0, c.dl_t, c.dl_against),
+            "dl_energy_cost": change_ci(sweep, "nj_per_bit", "downlink", 0.0, c.dl_t, c.dl_against),
+            "ul_tput_gain": change_ci(sweep, "tput_eq_mbps", "uplink", 0.0, c.ul_a, c.ul_b),
+            "ul_energy_cost": change_ci(sweep, "nj_per_bit", "uplink", 0.0, c.ul_a, c.ul_b),
             "ul_power_excess": ul_excess_ci}
 
 

@@ -44,7 +44,7 @@ COLORS = {"a": PALETTE[0], "b": PALETTE[1], "total": PALETTE[2]}
 def fig1_bars(mp_ref: pd.DataFrame, r: pd.DataFrame, colors: dict = COLORS, n_boot: int = rs.N_BOOT,
               seed: int = SEED):
     """Figure 1: backlogged MPTCP throughput per direction, bars for path a,
-    path b and the total (means over the runs `mp_ref`, 95% bootstrap CI),
+    path b and the total (means over the runs `mp_ref`, 95% CI: `rs.mean_ci_errorbar`),
     and a dashed line at each direction's sum of path rates (`r`, indexed by
     direction in DIRECTIONS order, column "sum of path rates")."""
     long1 = (mp_ref
@@ -126,7 +126,7 @@ def sweep_figure(runs: pd.DataFrame, opt: pd.DataFrame, demand: dict[str, float]
                  colors: dict[str, object], n_boot: int = rs.N_BOOT, seed: int = SEED):
     """Throughput (top) and modeled nJ/bit (bottom) against the share of
     packets on path a, per direction (columns), at one demand per direction
-    (0 = backlogged): means over runs with 95% bootstrap CI bands (seaborn),
+    (0 = backlogged): means over runs with 95% CI bands (seaborn, `rs.mean_ci_errorbar`),
     the demand, and vertical lines at the throughput-optimal and the
     energy-optimal ratio of `opt` (optima). Returns
     the figure."""
@@ -225,7 +225,7 @@ class Chapter(NotebookChapter):
         out.figure(lambda: fig1_bars(mp[mp["device"] == ref], r), "fig1_mptcp_throughput",
                    alt="Bar chart of backlogged MPTCP throughput in Mbps per direction: path a, path b and the MPTCP "
                        "total, with 95% confidence intervals and a dashed line at the sum of the two paths' rates.",
-                   caption="Mean throughput over the backlogged MPTCP runs (measured), bars: 95% bootstrap CI over "
+                   caption="Mean throughput over the backlogged MPTCP runs (measured), bars: 95% CI over "
                            "runs. Look at how close the green total bar comes to the dashed sum of the path rates.")
         self._glue(mda.fig1_facts(r, self.v))
 
@@ -282,31 +282,31 @@ class Chapter(NotebookChapter):
                        "modeled energy per bit in nJ/bit (bottom), downlink (left) and uplink (right), with 95% "
                        "confidence bands and vertical lines at the throughput-optimal and energy-optimal ratios.",
                    caption="Backlogged traffic: throughput (measured) and energy per bit (modeled), means over runs "
-                           "with 95% bootstrap CI bands. Look at the dashed line (throughput peak, near the rate "
+                           "with 95% CI bands. Look at the dashed line (throughput peak, near the rate "
                            "ratio) against the dash-dotted line (lowest nJ/bit): under this model they "
                            f"{same['downlink']} in the downlink and {same['uplink']} in the uplink.")
         out.provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit from it and the measured CPU "
                        "time.")
         out.show(optima_shown(opt[opt["demand"] == 0], oci), "Throughput- and energy-optimal ratios, backlogged "
-                 "(95% bootstrap interval over runs)", csv_href=out.href("optima"))
-        out.provenance("measured throughput; modeled nJ/bit; intervals: bootstrap over the runs of each ratio.")
+                 "(95% percentile bootstrap interval over runs, from 30 runs per ratio)", csv_href=out.href("optima"))
+        out.provenance("measured throughput; modeled nJ/bit; intervals over the runs of each ratio: percentile bootstrap from 30 runs per ratio, none below.")
 
     def ratios_vs_paper(self) -> None:
         out, v = self.out, self.v
         self.cmp = cmp = self.m["cmp"]
         self._glue(mda.comparison_facts(cmp, self.opt, self.radio, v))
-        self.cmp_ci = mda.comparison_cis(self.draws, cmp, self.ul_excess_ci)
+        self.cmp_ci = mda.comparison_cis(self.sweep, cmp, self.ul_excess_ci)
         ratios = mda.ratios_table(cmp, self.ul_excess, self.cmp_ci, v)
         out.figure(lambda: ratio_dots(ratios), "ratios_vs_paper",
-                   alt="Dot plot of five ratios with 95% bootstrap intervals and a dashed reference line at 1: "
+                   alt="Dot plot of five ratios with 95% intervals and a dashed reference line at 1: "
                        "downlink and uplink throughput and energy per bit of the paper's ratio comparisons, and "
                        "uplink over downlink power; the paper's ratios are crosses.",
-                   caption=f"The paper's comparisons as ratios (points: this artifact, lines: 95% bootstrap CI over "
+                   caption=f"The paper's comparisons as ratios (points: this artifact, lines: 95% CI over "
                            f"runs; crosses: the paper). Right of the dashed line at 1 means more. The paper's ratio "
                            f"lies outside our interval in {mda.n_outside(ratios)} of {len(ratios)} rows.")
         out.save_table(ratios.drop(columns=["key"]), "ratios_vs_paper")
         out.provenance("measured throughput and modeled nJ/bit and power of the ratio sweep and the backlogged MPTCP "
-                       "runs; published ratios (§4.1, §4.2); intervals: bootstrap over runs.")
+                       "runs; published ratios (§4.1, §4.2); intervals over runs: t of the log ratio, none below 3 runs.")
 
     def demand_sweeps(self) -> None:
         out, opt = self.out, self.opt
@@ -320,23 +320,23 @@ class Chapter(NotebookChapter):
                            "energy-optimal ratios.",
                        caption=f"Paced demand of {dem['downlink']:g} Mbps downlink and {dem['uplink']:g} Mbps "
                                "uplink: throughput (measured) and energy per bit (modeled), means over runs "
-                               "with 95% bootstrap CI bands; dotted: the demand. Look at which ratios reach the "
+                               "with 95% CI bands; dotted: the demand. Look at which ratios reach the "
                                "demand, and where among them the nJ/bit curve is lowest (dash-dotted line).")
             out.provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit.")
         out.show(optima_shown(opt[opt["demand"] > 0], self.oci), "Throughput- and energy-optimal ratios per "
                  f"demand (energy over the ratios meeting at least {self.satisfied_frac:.0%} of the demand; 95% "
-                 "bootstrap interval over runs)", csv_href=out.href("optima"))
-        out.provenance("measured throughput; modeled nJ/bit; intervals: bootstrap over the runs of each ratio.")
+                 "percentile bootstrap interval over runs, from 30 runs per ratio)", csv_href=out.href("optima"))
+        out.provenance("measured throughput; modeled nJ/bit; intervals over the runs of each ratio: percentile bootstrap from 30 runs per ratio, none below.")
 
     def optima_compared(self) -> None:
         out = self.out
         long_o, cases = mda.optima_long(self.opt, self.oci, mda.paper_energy_optima(self.v))
         out.figure(lambda: optima_dots(long_o, cases), "optima_compared",
                    alt="Dot plot, one row per direction and demand, of the throughput-optimal and the energy-optimal "
-                       "share of packets on path a (%), with 95% bootstrap intervals, and the paper's "
+                       "share of packets on path a (%), with 95% intervals, and the paper's "
                        "energy-optimal ratios as crosses.",
-                   caption="Throughput-optimal ratio (measured) and energy-optimal ratio (modeled) with 95% bootstrap "
-                           "intervals over runs (lines; absent when every resample agrees), and the paper's "
+                   caption="Throughput-optimal ratio (measured) and energy-optimal ratio (modeled) with 95% percentile bootstrap "
+                           "intervals over runs (lines; absent below 30 runs per ratio or when every resample agrees), and the paper's "
                            "energy-optimal ratio (published). Look at the rows where the paper's cross sits far from "
                            "the black square.")
         out.provenance("measured throughput; modeled nJ/bit; published energy-optimal ratios (§4.2).")
@@ -368,7 +368,7 @@ class Chapter(NotebookChapter):
                        "traffic on path a or path b, with MPTCP backup mode and with 0 packets on the other path; "
                        "the two modes' lines overlap.",
                    caption="Modeled power from measured per-path throughput and CPU time, means over runs with 95% "
-                           "bootstrap CI. Look at whether the backup-mode line and the 0-packet line of the same "
+                           "CI. Look at whether the backup-mode line and the 0-packet line of the same "
                            f"path separate: they differ by at most {bk_diff:.1f}%.")
         out.provenance("measured throughput and per-path bytes; modeled power from them and the measured CPU time "
                        "(table and figure).")
@@ -394,7 +394,7 @@ class Chapter(NotebookChapter):
                  "Claims of the mptcp-dualband paper and their verdicts",
                  csv_href=site_href(out.results_dir / "claims.csv"))
         out.provenance("published paper values against measured throughput and modeled energy (the provenance "
-                       "column says which); intervals: bootstrap over runs (seeded) or Student-t for a mean.")
+                       "column says which); intervals: Student-t of a mean or a log ratio, none below 3 runs.")
         out.findings(self.claims_table, headline=HEADLINE, intervals=intervals)
         show_robustness(out, self.rob)
 
@@ -418,7 +418,7 @@ OPTIMA_SHOWN = {"tput_opt_ratio": "throughput-optimal (% on a)", "tput_opt_mbps"
 
 def optima_shown(opt: pd.DataFrame, oci: pd.DataFrame) -> pd.DataFrame:
     """The optima (optima) for people: each optimal
-    ratio with its bootstrap interval (`optima_ci`) as "73 [70, 73]", units
+    ratio with its percentile bootstrap interval (`optima_ci`) as "73 [70, 73]", units
     in the headers."""
     f = opt.merge(oci, on=["direction", "demand"])
     for col in ("tput_opt_ratio", "energy_opt_satisfying_ratio", "energy_opt_both_ratio"):

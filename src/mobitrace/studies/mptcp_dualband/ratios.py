@@ -12,6 +12,7 @@ import pandas as pd
 
 from mobitrace.energy.power_models import RadioPowerModel
 from mobitrace.stats import resampling as rs
+from mobitrace.stats.intervals import PERCENTILE_MIN_N
 from mobitrace.stats.resampling import SEED
 from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
 from mobitrace.studies.mptcp_dualband.schema import DIRECTIONS
@@ -171,8 +172,10 @@ def sweep_runs(energy: pd.DataFrame) -> pd.DataFrame:
 
 def boot(runs: pd.DataFrame, n_boot: int = rs.N_BOOT, seed: int = SEED) -> dict[str, pd.DataFrame]:
     """Bootstrap distributions of the mean throughput and nJ/bit per
-    direction x demand x ratio (paired: the same resampled runs)."""
-    return rs.boot_means(runs, CELL, ["tput_eq_mbps", "nj_per_bit"], n_boot, seed)
+    direction x demand x ratio (paired: the same resampled runs); NaN for a
+    ratio of fewer than PERCENTILE_MIN_N runs, as an optimum's only
+    interval is the percentile one (mobitrace.stats.intervals)."""
+    return rs.boot_means(runs, CELL, ["tput_eq_mbps", "nj_per_bit"], n_boot, seed, min_n=PERCENTILE_MIN_N)
 
 
 def optima_ci(draws: dict[str, pd.DataFrame], satisfied_frac: float = 0.95,
@@ -191,19 +194,23 @@ def optima_ci(draws: dict[str, pd.DataFrame], satisfied_frac: float = 0.95,
         both = pd.DataFrame(np.repeat(((ratio > 0) & (ratio < 100))[:, None], t.shape[1], axis=1), index=t.index)
         ok = t >= satisfied_frac * demand if demand > 0 else pd.DataFrame(True, index=t.index, columns=t.columns)
         row = {"direction": direction, "demand": demand}
+        few = t.isna().all(axis=1).any()  # a ratio without a distribution: no interval for the cell's optima
         for name, d, maximize, allowed in (("tput_opt_ratio", t, True, None),
                                            ("energy_opt_both_ratio", e, False, both),
                                            ("energy_opt_satisfying_ratio", e, False, ok)):
-            lo, hi = rs.percentile_ci(rs.arg_best(d, "ratio_a_pct", maximize, allowed), level, discrete=True)
+            lo, hi = ((np.nan, np.nan) if few else
+                      rs.percentile_ci(rs.arg_best(d, "ratio_a_pct", maximize, allowed), level, discrete=True))
             row[f"{name}_low"], row[f"{name}_high"] = lo, hi
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def change_ci(draws: dict[str, pd.DataFrame], column: str, direction: str, demand: float,
+def change_ci(runs: pd.DataFrame, column: str, direction: str, demand: float,
               ratio: float, against: float, level: float = 0.95) -> tuple[float, float]:
     """Interval of 100 (mean at `ratio` / mean at `against` - 1) for
-    `column` (tput_eq_mbps or nj_per_bit) in one direction and demand."""
-    d = draws[column]
-    return rs.percentile_ci(rs.change_pct(d.loc[(direction, demand, ratio)], d.loc[(direction, demand, against)]),
-                            level)
+    `column` (tput_eq_mbps or nj_per_bit) in one direction and demand, over
+    the sweep's runs (`sweep_runs`; `rs.ratio_of_means_ci`)."""
+    cell = runs[(runs["direction"] == direction) & (runs["demand"] == demand)]
+    lo, hi = rs.ratio_of_means_ci(cell.loc[cell["ratio_a_pct"] == ratio, column],
+                                  cell.loc[cell["ratio_a_pct"] == against, column], level)
+    return 100 * (lo - 1), 100 * (hi - 1)

@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 
 from mobitrace.stats import intervals
+from mobitrace.stats import resampling as rs
+from mobitrace.stats.intervals import MIN_N
 from mobitrace.stats import welch
 
 CONDITIONS = ["cpu_procs", "cross_pct"]
@@ -187,17 +189,13 @@ def welch_change(audit: pd.DataFrame, alpha: float) -> pd.DataFrame:
 
 
 def median_ratio_ci(ratios, level: float = 0.95, seed: int = 20261123) -> tuple[float, float]:
-    """Percentile bootstrap interval of the median of per-pair ratios
-    (scipy.stats.bootstrap, fixed seed): the effect size beside a Wilcoxon p.
-    Fewer than 3 pairs or all ratios equal: NaN."""
-    from scipy import stats as st
-
+    """BCa bootstrap interval of the median of per-pair ratios
+    (`rs.bca_ci`, scipy.stats.bootstrap, fixed seed): the effect size beside
+    a Wilcoxon p. Fewer than MIN_N pairs or all ratios equal: NaN."""
     ratios = np.asarray(ratios, float)
-    if len(ratios) < 3 or np.ptp(ratios) == 0:
+    if len(ratios) < MIN_N or np.ptp(ratios) == 0:
         return np.nan, np.nan
-    ci = st.bootstrap((ratios,), np.median, confidence_level=level, method="percentile", n_resamples=2000,
-                      random_state=np.random.default_rng(seed)).confidence_interval
-    return float(ci.low), float(ci.high)
+    return rs.bca_ci((ratios,), np.median, level, 2000, seed, possible=(0.0, np.inf))
 
 
 def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
@@ -208,7 +206,7 @@ def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = 
     median of policy/original per pair, and the two-sided Wilcoxon
     signed-rank p of the paired differences (scipy.stats.wilcoxon; Wilcoxon,
     Biometrics Bulletin 1 (1945) 80-83), with Holm over each table; the
-    median ratio's bootstrap interval (`median_ratio_ci`) is its effect size.
+    median ratio's BCa interval (`median_ratio_ci`) is its effect size.
     """
     from scipy import stats as st
 
@@ -276,10 +274,12 @@ def gain_pct_ci(mean, sd, n, mean_base, sd_base, n_base, level: float = 0.95) ->
     """The gain of a policy over the baseline in % of the baseline's mean,
     100 (m_base - m) / m_base, with the Welch interval of the difference of
     means (welch.welch_diff_ci) divided by the baseline's mean (its own
-    uncertainty is not propagated)."""
+    uncertainty is not propagated), clipped at 100% (a time cannot fall
+    below 0)."""
     lo, hi = welch.welch_diff_ci(mean_base, sd_base, n_base, mean, sd, n, level)
     scale = 100.0 / mean_base
-    return (mean_base - mean) * scale, lo * scale, hi * scale
+    lo, hi = intervals.clip(lo * scale, hi * scale, (-np.inf, 100.0))
+    return (mean_base - mean) * scale, float(lo), float(hi)
 
 
 def audit_shown(a: pd.DataFrame, with_published: bool) -> pd.DataFrame:

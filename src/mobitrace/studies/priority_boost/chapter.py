@@ -106,7 +106,7 @@ def effect_sizes(audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, level: float)
 
 def measured_runs(runs: pd.DataFrame, level: float):
     """Measured runs of one device: per experiment (panel), condition and
-    policy, the mean with its bootstrap interval (fixed SEED) over every run.
+    policy, the mean with its interval (`rs.mean_ci_errorbar`) over every run.
     None when no run has a metric."""
     ok = runs.dropna(subset=["metric"]).assign(
         policy_name=lambda f: f["policy"].map(POLICY_NAMES),
@@ -734,7 +734,7 @@ class Chapter(NotebookChapter):
             out.table(pc, f"measured_{device}_paired", f"Runs paired by repetition (same link schedule), {device}",
                       shown=pba.paired_view(pc))
             out.device_provenance(f"measured ({device}); Wilcoxon signed-rank tests, Holm within each table and the "
-                                  "median ratio's bootstrap interval computed here from per-run values.",
+                                  "median ratio's BCa bootstrap interval computed here from per-run values.",
                                   STUDY, device)
 
     def measured_figures(self) -> None:
@@ -747,9 +747,9 @@ class Chapter(NotebookChapter):
                        alt=f"Measured on {device}: per policy and condition, mean transfer time (s) or audio jitter "
                            "SD (µs) with 95% confidence intervals, over the individual runs, one panel per "
                            "experiment.",
-                       caption="Means over runs with 95% bootstrap intervals (diamonds) and every run (dots). Look "
+                       caption="Means over runs with 95% intervals (diamonds) and every run (dots). Look "
                                "at whether the boosted policies' intervals overlap the original's in each condition.")
-            out.device_provenance(f"measured ({device}); means and bootstrap intervals over runs computed here.",
+            out.device_provenance(f"measured ({device}); means and their intervals over runs (t below 30 runs, percentile bootstrap from 30, none below 3) computed here.",
                                   STUDY, device)
 
     def run_conditions(self) -> None:

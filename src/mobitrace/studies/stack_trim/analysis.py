@@ -13,9 +13,12 @@ Definitions (Zhu et al., HotNets'16, §4.1):
 * absolute CPU power saving     dP = P(two-copy) - P(one-copy)  [mW]
 
 Both are estimated from the mean over the repetitions of each condition
-(ratio of means) and carry a percentile bootstrap interval that resamples the
-repetitions of each condition independently (scipy.stats.bootstrap,
-paired=False, seeded, fixed number of resamples).
+(ratio of means). Their intervals follow mobitrace.stats.intervals: below
+PERCENTILE_MIN_N repetitions per condition the t interval of the log ratio
+(saving, ratio) and Welch's t interval (power difference); from there on a
+percentile bootstrap that resamples the repetitions of each condition
+independently (scipy.stats.bootstrap, paired=False, seeded, fixed number of
+resamples).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from mobitrace.core.numbers import MISSING, direction, metric
 from mobitrace.core.published import Values
 from mobitrace.energy.power_models import CpuPowerModel
 from mobitrace.stats.correlation import spearman_ci
+from mobitrace.stats.intervals import PERCENTILE_MIN_N, diff_ci, ratio_ci
 from mobitrace.studies.stack_trim.schema import (BREAKDOWN_SCHEMA, CONDITIONS_SCHEMA, CROSSOVER_SCHEMA,
                                                  ONECOPY_SCHEMA, POWER_MODEL_SCHEMA, TRANSPORT_SCHEMA)
 
@@ -115,6 +119,18 @@ def bootstrap_ci(a, b, statistic: str = "saving", level: float = 0.95, n_resampl
     return est, float(low), float(high)
 
 
+def t_interval(a, b, statistic: str, level: float) -> tuple[float, float]:
+    """(low, high) at `level` of a two-sample statistic of the means (see
+    :func:`bootstrap_ci`) from t: the ratio's log-ratio t interval
+    (`intervals.ratio_ci`), the saving 1 - ratio from it, the difference
+    mean(b) - mean(a) from Welch (`intervals.diff_ci`); NaN below MIN_N
+    values in a sample."""
+    if statistic == "difference":
+        return diff_ci(b, a, level)[1:]
+    _, low, high = ratio_ci(a, b, 1 - level)
+    return (low, high) if statistic == "ratio" else (1 - high, 1 - low)
+
+
 # compare(): (output column, statistic, energy or power)
 COMPARED = (("saving", "saving", "energy"), ("ratio", "ratio", "energy"), ("power_saving", "difference", "power"))
 
@@ -124,7 +140,8 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
     """Variant vs baseline in each group of `by` (e.g. link, direction,
     rate): n, mean energy and power of each, the energy saving
     1 - E_v/E_b, the energy ratio E_v/E_b and the power saving P_b - P_v,
-    each with its bootstrap interval (:func:`bootstrap_ci`). `variant` and
+    each with its interval (:func:`t_interval` below PERCENTILE_MIN_N runs
+    per condition, else :func:`bootstrap_ci`). `variant` and
     `baseline` select runs by column values. A group is `sustained` when
     every run of both delivered at least `min_delivered` of the nominal rate
     (see :func:`delivered`)."""
@@ -150,7 +167,8 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
         n_a, n_b = len(a["delivered"]), len(b["delivered"])
         if n_a < 2 or n_b < 2:
             raise ValueError("bootstrap needs at least two repetitions per condition")
-        ia, ib = _resamples(n_a, n_b, n_resamples, seed)
+        large = min(n_a, n_b) >= PERCENTILE_MIN_N
+        ia, ib = _resamples(n_a, n_b, n_resamples, seed) if large else (None, None)
         row = {**dict(zip(by, key)), "n_variant": n_a, "n_baseline": n_b}
         for name, statistic, kind in COMPARED:
             x, y = a[cols[kind]], b[cols[kind]]
@@ -158,6 +176,8 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
             row[name] = float(fn(x, y))
             if np.ptp(x) == 0 and np.ptp(y) == 0:
                 row[f"{name}_lo"] = row[f"{name}_hi"] = row[name]
+            elif not large:
+                row[f"{name}_lo"], row[f"{name}_hi"] = t_interval(x, y, statistic, level)
             else:
                 draws.append(fn(x[ia], y[ib], axis=-1))
                 drawn.append((len(rows), name))

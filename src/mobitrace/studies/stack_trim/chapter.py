@@ -175,12 +175,12 @@ class Chapter(NotebookChapter):
             out.figure(onecopy_figure(table, self.cpu_basis), f"onecopy_{device}",
                        alt=f"Two panels against the constant bit rate in Mbps on {device}: the normalized CPU energy "
                            "saving of one-copy over two-copy in % (left) and the modeled CPU power saving in mW "
-                           "(right), with 95% bootstrap intervals, for loopback and veth, uplink and downlink.",
-                       caption="One-copy against two-copy, CPU time of both endpoints, with 95% bootstrap intervals "
+                           "(right), with 95% intervals, for loopback and veth, uplink and downlink.",
+                       caption="One-copy against two-copy, CPU time of both endpoints, with 95% intervals "
                                "over the repetitions. Look at where the intervals lie against the zero line (no "
                                "saving); crosses mark rates the host did not sustain.")
             out.device_provenance(f"measured CPU time on {device}; energies and powers modeled "
-                                  f"({self.model.name}, assumed coefficients); intervals: bootstrap over repetitions.",
+                                  f"({self.model.name}, assumed coefficients); intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio; Welch for a power difference).",
                                   STUDY, device, published=True)
 
     def onecopy_tables(self) -> None:
@@ -219,12 +219,12 @@ class Chapter(NotebookChapter):
             out.figure(transport_figure(table), f"transport_{device}",
                        alt=f"The ratio of UDP's to TCP's CPU energy for uplink streaming on {device} against the "
                            "constant bit rate in Mbps, for 1472-byte and 20000-byte datagrams over loopback and veth, "
-                           "with 95% bootstrap intervals and a dashed reference line at 1.",
-                       caption="UDP against TCP, uplink, CPU time of both endpoints, with 95% bootstrap intervals over "
+                           "with 95% intervals and a dashed reference line at 1.",
+                       caption="UDP against TCP, uplink, CPU time of both endpoints, with 95% intervals over "
                                "the repetitions. Above the dashed line UDP costs more CPU energy than TCP; crosses "
                                "mark rates the host did not sustain.")
             out.device_provenance(f"measured CPU time on {device}; energies modeled ({self.model.name}); "
-                                  "intervals: bootstrap over repetitions.", STUDY, device, published=True)
+                                  "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio).", STUDY, device, published=True)
         out.show(sta.crossover_shown(self.crossover),
                  "Rate from which UDP costs more CPU energy than TCP at every higher rate (empty: none)",
                  csv_href=out.href("crossover"))

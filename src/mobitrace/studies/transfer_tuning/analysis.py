@@ -23,8 +23,8 @@ does not re-run the ingest:
 - summaries along each knob and over the concurrency x parallelism grid,
   with the x-fold throughput and the saving 100 (1 - E / E_base) against
   level 1 (`sweep_summary`, `grid_summary`, `level_value`);
-- intervals: bootstrap over repetitions (mobitrace.stats.resampling) of the
-  x-fold throughput and the energy ratio (`ratio_ci`);
+- intervals over repetitions (the kind per n: mobitrace.stats.intervals) of
+  the x-fold throughput and the energy ratio (`ratio_ci`);
 - the chapter's other tables (`datasets_table`, `power_model_table`,
   `gains_vs_paper`, `cpu_table`, `tail_table`) and figures.
 
@@ -69,13 +69,15 @@ def ratio_ci(runs: pd.DataFrame, by: list[str], level: str = "level", baseline: 
              n_boot: int = rs.N_BOOT, seed: int = SEED, ci: float = 0.95) -> pd.DataFrame:
     """Per group of `by` + [`level`]: the throughput ratio to the group's
     baseline (`x_fold`) and the energy ratio (`energy_ratio`, E / E_base,
-    below 1 saves energy), each with a percentile bootstrap interval over
-    repetitions (`*_low`, `*_high`), and the saving 100 (1 - energy ratio)
+    below 1 saves energy), each with its interval over repetitions
+    (`*_low`, `*_high`; `rs.ratio_of_means_ci`: t on the log ratio at few
+    repetitions, none below MIN_N), and the saving 100 (1 - energy ratio)
     with its interval. The baseline is the row where the columns of
-    `baseline` have the given values, or, by default, the lowest `level`.
-    Means are resampled per configuration, independently."""
-    draws = rs.boot_means(runs, [*by, level] if isinstance(level, str) else [*by, *level], VALUES, n_boot, seed)
-    means = runs.groupby([*by, level] if isinstance(level, str) else [*by, *level])[VALUES].mean()
+    `baseline` have the given values, or, by default, the lowest `level`;
+    its own ratios are exactly 1."""
+    keys = [*by, level] if isinstance(level, str) else [*by, *level]
+    values = {k if isinstance(k, tuple) else (k,): g for k, g in runs.groupby(keys, sort=True)[VALUES]}
+    means = runs.groupby(keys)[VALUES].mean()
     rows = []
     for key, g in means.groupby(level=list(range(len(by))), sort=True):
         if baseline is None:
@@ -85,14 +87,12 @@ def ratio_ci(runs: pd.DataFrame, by: list[str], level: str = "level", baseline: 
             mask = np.logical_and.reduce([idx[k] == v for k, v in baseline.items()])
             base_key = g.index[np.flatnonzero(mask)[0]]
         for k in g.index:
-            t = draws["throughput_mbps"].loc[[k]].to_numpy()[0] / draws["throughput_mbps"].loc[[base_key]].to_numpy()[0]
-            e = (draws["energy_per_100mb_j"].loc[[k]].to_numpy()[0]
-                 / draws["energy_per_100mb_j"].loc[[base_key]].to_numpy()[0])
             row = dict(zip(means.index.names, k))
-            row["x_fold"] = means.loc[k, "throughput_mbps"] / means.loc[base_key, "throughput_mbps"]
-            row["x_fold_low"], row["x_fold_high"] = rs.percentile_ci(t, ci)
-            row["energy_ratio"] = means.loc[k, "energy_per_100mb_j"] / means.loc[base_key, "energy_per_100mb_j"]
-            row["energy_ratio_low"], row["energy_ratio_high"] = rs.percentile_ci(e, ci)
+            for name, col in (("x_fold", "throughput_mbps"), ("energy_ratio", "energy_per_100mb_j")):
+                row[name] = means.loc[k, col] / means.loc[base_key, col]
+                row[f"{name}_low"], row[f"{name}_high"] = (
+                    (1.0, 1.0) if k == base_key else
+                    rs.ratio_of_means_ci(values[_tuple(k)][col], values[_tuple(base_key)][col], ci, n_boot, seed))
             row["saving_pct"] = 100 * (1 - row["energy_ratio"])
             row["saving_pct_low"], row["saving_pct_high"] = 100 * (1 - row["energy_ratio_high"]), 100 * (1 - row["energy_ratio_low"])
             rows.append(row)
@@ -116,6 +116,8 @@ def device_claim_id(claim: str, device: str) -> str:
 
 # Claims about no device: every device's claims table is the same for them.
 STUDY_CLAIMS = ("lte_tail_longer",)
+def _tuple(key) -> tuple:
+    return key if isinstance(key, tuple) else (key,)
 
 
 def ratios_table(knob_runs_: pd.DataFrame, device: str, knobs) -> pd.DataFrame:

@@ -220,7 +220,7 @@ class Chapter(NotebookChapter):
                              "(bottom) against concurrency, parallelism and I/O request size (log scale), one line "
                              "per dataset (html, image, video) with 95% confidence bands.",
                          caption=f"One knob at a time on {device}: throughput (measured) and energy per 100 MB "
-                                 f"({kind}), means over repetitions, bands: 95% bootstrap CI. Look at how "
+                                 f"({kind}), means over repetitions, bands: 95% CI. Look at how "
                                  "throughput rises and energy per 100 MB falls with concurrency, most for the small "
                                  "html files.",
                          provenance=f"measured throughput and {kind} energy ({device}): "
@@ -241,15 +241,15 @@ class Chapter(NotebookChapter):
             comps.append(comp)
             self._figure(device, ttf.ratio_figure(comp, kind), f"ratios_vs_paper_{device}",
                          alt="Two dot plots, one row per dataset and knob: the throughput ratio (x-fold) and the "
-                             "energy-per-100-MB ratio against level 1, with 95% bootstrap intervals, a dashed "
+                             "energy-per-100-MB ratio against level 1, with 95% intervals, a dashed "
                              "reference line at 1 and the paper's ratios as crosses.",
                          caption=f"Throughput ratio (left, log scale) and energy ratio (right) of each knob against "
-                                 f"its level 1 on {device} (points, 95% bootstrap CI over repetitions) and in the "
+                                 f"its level 1 on {device} (points, 95% CI over repetitions) and in the "
                                  "paper (crosses). Right of 1 on the left: faster; left of 1 on the right: less "
                                  "energy. Look at the gap between the points and the crosses: the directions agree, "
                                  "the magnitudes do not.",
                          provenance=f"measured throughput and {kind} energy ({device}); published ratios (§4); "
-                                    "intervals: bootstrap over repetitions.", published=True)
+                                    "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).", published=True)
         self.gains_table = self._save(pd.concat(comps, ignore_index=True), "gains_vs_paper")
         ref = a["devices"][self.ref_device]
         self.ref, self.cc_top, self.p_best = ref["ref"], ref["cc_top"], ref["p_best"]
@@ -396,7 +396,7 @@ class Chapter(NotebookChapter):
                  f"other device's on its page, all {len(table)} in the CSV)",
                  csv_href=site_href(self.results / "claims.csv"))
         out.device_provenance(f"published (paper values, locations in the table) against measured throughput and "
-                              f"{kind} energy ({self.ref_device}); intervals: bootstrap over repetitions.",
+                              f"{kind} energy ({self.ref_device}); intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).",
                               STUDY, self.ref_device, published=True)
         out.findings(table, headline=[ID(c, self.ref_device) for c in HEADLINE], intervals=intervals)
         self._robustness()
@@ -454,10 +454,10 @@ class Chapter(NotebookChapter):
                                     zip(frame[f"{ds}_saving_pct"], frame[f"{ds}_saving_pct_low"],
                                         frame[f"{ds}_saving_pct_high"])] for ds in DATASETS}})
         self._table(frame, "devices", f"Every device: concurrency 1 to {self.cc_top}, x-fold throughput and "
-                    f"{self.energy_kind} energy saving per 100 MB [95% bootstrap CI]; each device links to its "
+                    f"{self.energy_kind} energy saving per 100 MB [95% CI]; each device links to its "
                     "page", shown=shown, html_columns=("device",))
         self.out.provenance(f"measured throughput and {self.energy_kind} energy of every device's capture; "
-                            "intervals: bootstrap over repetitions.")
+                            "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).")
 
     def metrics(self) -> dict:
         """Verdict counts for the prose, and metrics.json (returned): per
@@ -524,9 +524,9 @@ class Chapter(NotebookChapter):
                        .rename(columns={"paper saving %": "paper saving (%)", "artifact saving %": "saving (%)",
                                         "artifact x-fold": "x-fold"}),
                        f"x-fold throughput and energy saving per 100 MB: paper (Galaxy S5, WiFi, Sydney) vs {device} "
-                       "[95% bootstrap CI over repetitions]", csv=tables / "gains_vs_paper.csv")
+                       "[95% CI over repetitions]", csv=tables / "gains_vs_paper.csv")
             page.provenance(f"published (§4, Figure 2 prose) and measured throughput / {kind} energy ({device}); "
-                            "intervals: bootstrap over repetitions.", with_paper)
+                            "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).", with_paper)
             figure(f"ratios_vs_paper_{device}")
             page.table(self.cpu_tab[self.cpu_tab["device"] == device].drop(columns="device").rename(columns={
                 "client_pct": "client CPU (% of one CPU)", "nginx_pct": "nginx CPU (% of one CPU)",
@@ -552,7 +552,7 @@ class Chapter(NotebookChapter):
             page.table(self.claims_shown[mine], f"The paper's claims checked on {device}",
                        csv=self.results / "claims.csv")
             page.provenance(f"published (paper values) against measured throughput and {kind} energy ({device}); "
-                            "intervals: bootstrap over repetitions.", with_paper)
+                            "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).", with_paper)
             rows = self.rob.table[self.rob.table["claim_id"].isin(self._device_ids(device))]
             if len(rows):
                 page.table(robustness_shown(rows), f"Modeled verdicts on {device} with the assumed power "

@@ -24,7 +24,7 @@ XLABEL = {"concurrency": "concurrency (files at once)", "parallelism": "parallel
 def sweep_figure(runs: pd.DataFrame, energy_kind: str, n_boot: int = rs.N_BOOT, seed: int = SEED):
     """Figure 2 analog: throughput (top) and energy per 100 MB (bottom)
     against each knob (columns, `factor` of `knob_runs`), one line per
-    dataset: means over repetitions with 95% bootstrap CI bands (seaborn),
+    dataset: means over repetitions with 95% CI bands (seaborn, `rs.mean_ci_errorbar`),
     log2 x axes. Returns the figure."""
     factors = list(dict.fromkeys(runs["factor"]))
     fig, axes = plt.subplots(2, len(factors), figsize=(11, 6), sharex="col", squeeze=False)
