@@ -228,3 +228,22 @@ def test_the_categories_file_names_real_categories_and_reasons():
     assert records, "data/published/claim-categories.yaml has no record"
     assert {r["category"] for r in records} <= set(cl.CATEGORIES) - {cl.EVIDENCE}
     assert all(r["reason"].strip() for r in records)
+
+
+def test_a_measured_claim_with_too_few_runs_for_an_interval_is_inconclusive():
+    """An interval with a missing end (stats.intervals gives NaN below MIN_N
+    runs) is no evidence either way: the point value does not decide, even
+    when it sits inside the band. A claim given no interval at all (a
+    computation, not a sample) is still decided on its point value."""
+    from mobitrace.core.claims import Claims
+    table = Claims("toy")
+    common = dict(location="§1", unit="%", basis="b", provenance="measured", section="toy-s",
+                  relation="~", paper=1.0, rel_tol=0.1)
+    assert table.add("two_runs_inside", "t", artifact=1.0, interval=(float("nan"), float("nan")), **common) \
+        == cl.INCONCLUSIVE
+    assert table.add("two_runs_outside", "t", artifact=3.0, interval=(float("nan"), float("nan")), **common) \
+        == cl.INCONCLUSIVE
+    assert table.add("computed", "t", artifact=1.0, **common) == cl.REPRODUCED
+    frame = table.frame()
+    assert frame["basis"].tolist() == [f"b; {cl.THIN_NOTE}"] * 2 + [f"b; {cl.POINT_NOTE}"]
+    assert frame["ci_low"].isna().all()

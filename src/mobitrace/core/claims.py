@@ -181,6 +181,9 @@ BAND = "band"  # an interval of the artifact value, judged against the paper's r
 ATTAINABLE = "attainable"  # the values the paper's own rounded inputs allow: its value must be one
 RULES = (BAND, ATTAINABLE)
 POINT_NOTE = "no interval: decided on the point value"
+# A measured claim whose interval could not be computed (fewer runs than an
+# interval needs: stats.intervals.MIN_N) is not evidence either way.
+THIN_NOTE = "too few runs for an interval: inconclusive"
 
 
 @dataclass(frozen=True)
@@ -377,7 +380,9 @@ class Claims:
         precisely than `decide` does (the rule itself is unchanged).
         `possible` (low, high): the values the quantity can take (a saving
         cannot exceed 100%); an interval is clipped to it. An interval of
-        zero width is no interval."""
+        zero width is no interval (the point value decides); an interval
+        given with a missing end (too few runs to compute one) makes the
+        claim inconclusive."""
         self.rows.append({
             "study": self.study, "claim_id": claim_id, "claim": text, "location": location,
             "paper_relation": relation, "paper_value": paper, "artifact_value": None if _missing(artifact) else artifact,
@@ -390,6 +395,7 @@ class Claims:
     def _decided(self, row: dict, interval: tuple | None = None) -> dict:
         r = row["_rule"]
         interval = r["interval"] if interval is None else interval
+        thin = interval is not None and any(_missing(x) for x in interval) and r["rule"] == BAND
         if interval is not None and any(_missing(x) for x in interval):
             interval = None
         if interval is not None and r["possible"] is not None:
@@ -401,6 +407,8 @@ class Claims:
                        rel_tol=r["rel_tol"], abs_tol=r["abs_tol"], rule=r["rule"], level=r["level"])
         else:
             d = Decision(NOT_CHECKABLE, "n/a")
+        if thin and d.verdict != NOT_CHECKABLE:
+            d = Decision(INCONCLUSIVE, d.tolerance, THIN_NOTE)
         # A claim nothing checks is not checkable whatever it would be evidence of.
         category, reason = (category_of(self.study, row["claim_id"], self.records) if d.verdict != NOT_CHECKABLE
                             else (EVIDENCE, ""))
