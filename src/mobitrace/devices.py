@@ -274,7 +274,7 @@ def validate(path: str | Path, device: str | None = None,
             try:  # before any copy: a file the format does not name is never copied
                 capture_layout.check_session(session, study)
             except InputError as exc:
-                other = capture_layout.looks_like(session, study)
+                other = capture_layout.looks_like(session, study, registry.studies())
                 problems.append(exc if other is None else InputError(
                     session / "manifest.yaml", None, "study", f"'{other}' (the files are a {other} capture's)",
                     study.slug))
