@@ -23,6 +23,7 @@ import stat
 from pathlib import Path
 
 from mobitrace.core import capture_reader
+from mobitrace.core import safe_yaml
 from mobitrace.core.errors import InputError, Plain
 
 STAGING_PREFIX = ".staging-"  # add-device's own folders in data/raw (devices.STAGING_PREFIX)
@@ -97,7 +98,7 @@ def _read_dvc_file(path: Path) -> dict:
     """A `<session>.dvc` as add-device writes it: one output (the session
     folder beside it, by its .dir hash), nothing else: no command, no
     dependency, no import, no other key."""
-    doc, _ = capture_reader.load_yaml(path)
+    doc, _ = safe_yaml.load_yaml(path)
     want = "a .dvc file as add-device writes it (only outs: one session folder and its .dir hash)"
     if not isinstance(doc, dict) or set(doc) != {"outs"}:
         found = sorted(set(doc) - {"outs"}) if isinstance(doc, dict) else type(doc).__name__
