@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 
 from mobitrace.core import capture_layout
+from mobitrace.studies import registry
 from mobitrace.core.errors import InputError
 
 def missing_captures(root: Path) -> list[tuple[Path, Path]]:
@@ -62,7 +63,7 @@ def main() -> int:
 
     root = Path(Repo.find_root())  # the DVC project holding the working directory
     try:  # before DVC reads any file under data/raw: a capture is data, never a stage
-        capture_layout.check_raw_tree(root)
+        capture_layout.check_raw_tree(root, registry.by_slug())
     except InputError as exc:
         print(f"error: {exc}; nothing was built: a capture holds only its study's files "
               "(remove it, or add the capture again with `python -m mobitrace add-device`)", file=sys.stderr)
