@@ -22,6 +22,7 @@ import yaml
 
 from mobitrace.core import capture_layout
 from mobitrace.core.errors import InputError
+from mobitrace.studies import registry
 
 def missing_captures(root: Path) -> list[tuple[Path, Path]]:
     """(.dvc file, the folder it tracks) for each DVC-kept capture under data/raw whose folder is absent."""
@@ -80,7 +81,7 @@ def main() -> int:
     # a stage. With nothing to pull, `mobitrace repro` checks it next, once.
     try:
         if missing:
-            capture_layout.check_raw_tree(root)
+            capture_layout.check_raw_tree(root, registry.by_slug())
     except InputError as exc:
         print(f"error: {exc}; nothing was built: a capture holds only its study's files "
               "(remove it, or add the capture again with `python -m mobitrace add-device`)", file=sys.stderr)

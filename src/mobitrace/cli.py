@@ -162,7 +162,7 @@ def _dispatch(args) -> None:
     elif args.command == "repro":
         from mobitrace import repro
         from mobitrace.core import capture_layout
-        capture_layout.check_raw_tree(repo_root())  # before DVC reads a stage file
+        capture_layout.check_raw_tree(repo_root(), registry.by_slug())  # before DVC reads a stage file
         return repro.repro(repo_root(), force=args.force, jobs=args.jobs)
     elif args.command == "sync":
         from mobitrace import pipeline

@@ -37,6 +37,9 @@ from pathlib import Path
 import yaml
 
 from mobitrace.core import capture_layout, capture_reader
+from mobitrace.core import safe_yaml
+from mobitrace import raw_storage
+from mobitrace.core import host_info
 from mobitrace.core.errors import InputError, Plain
 from mobitrace.studies import registry
 from mobitrace.studies.registry import Study
@@ -70,7 +73,7 @@ def _nothing_but_maybe(doc: dict, key: str):
 def manifest_study(path: Path) -> Study:
     """The study a session's manifest.yaml declares (device and session
     names checked against NAME)."""
-    doc = capture_reader.read_manifest(path)
+    doc = safe_yaml.read_manifest(path)
     study = doc.get("study")
     known = registry.by_slug()
     if not isinstance(study, str) or study not in known:
@@ -157,7 +160,7 @@ def _stage(session: Path, device: str, staging: Path, sync: bool = False) -> Pat
     dest = staging / device / session.name
     _copy_tree(session, dest, sync)
     manifest = dest / "manifest.yaml"
-    doc = capture_reader.read_manifest(manifest)
+    doc = safe_yaml.read_manifest(manifest)
     if doc.get("device") != device:
         ry = _round_trip_yaml()
         rt = ry.load(capture_reader.read_text(manifest))
@@ -274,12 +277,12 @@ def validate(path: str | Path, device: str | None = None,
             try:  # before any copy: a file the format does not name is never copied
                 capture_layout.check_session(session, study)
             except InputError as exc:
-                other = capture_layout.looks_like(session, study)
+                other = capture_layout.looks_like(session, study, registry.studies())
                 problems.append(exc if other is None else InputError(
                     session / "manifest.yaml", None, "study", f"'{other}' (the files are a {other} capture's)",
                     study.slug))
                 continue
-            name = device or capture_reader.read_manifest(session / "manifest.yaml")["device"]
+            name = device or safe_yaml.read_manifest(session / "manifest.yaml")["device"]
             # In a data/raw/<study>/<device>/ tree the folder names the device
             # (as ingest requires); elsewhere the manifest (or --device) does.
             in_raw_tree = session.parent.parent.name == study.slug and device is None
@@ -450,10 +453,10 @@ def _alive(pid: int) -> bool:
 
 def _host_of(session: Path) -> tuple[dict, dict]:
     """(schema-2 host metadata, where each key sits in the file) of a session."""
-    doc = capture_reader.read_manifest(session / "manifest.yaml")
+    doc = safe_yaml.read_manifest(session / "manifest.yaml")
     if not isinstance(doc.get("host"), dict):
         return {}, {}
-    return capture_reader.host_metadata(doc, session / "manifest.yaml"), capture_reader.host_sources(doc)
+    return host_info.host_metadata(doc, session / "manifest.yaml"), host_info.host_sources(doc)
 
 
 HOST_KEYS = ("hostname_hash", "machine", "cpu_model", "cpu_count")
@@ -530,98 +533,6 @@ def _check_clash(study: Study, name: str, sessions: list[Path], root: Path, appe
     return raw / clash
 
 
-STORAGE = ("auto", "dvc", "git")
-
-
-DVC_THRESHOLD_MB = 5  # when params.yaml has no raw-storage section (a project from before it)
-
-
-def dvc_threshold_bytes(params_path: Path) -> int:
-    """params.yaml `raw-storage.dvc_threshold_mb` in bytes (MB = 10^6 bytes)."""
-    try:
-        section = yaml.safe_load(params_path.read_text()).get("raw-storage")
-    except (OSError, AttributeError, yaml.YAMLError):
-        section = None
-    mb = DVC_THRESHOLD_MB if section is None else section.get("dvc_threshold_mb") if isinstance(section, dict) else None
-    if isinstance(mb, bool) or not isinstance(mb, (int, float)) or mb < 0:
-        raise InputError(params_path, None, "raw-storage.dvc_threshold_mb", "a size in MB (>= 0)", mb)
-    return int(mb * 1_000_000)
-
-
-def session_bytes(session: Path) -> int:
-    return sum(f.stat().st_size for f in capture_reader.tree(session)[1])
-
-
-def _kept_in_dvc(sessions: list[Path], storage: str, root: Path) -> list[bool]:
-    """For each session, whether it goes to DVC (`storage`: auto by size, dvc, git)."""
-    if storage not in STORAGE:
-        raise ValueError(f"storage must be one of {STORAGE}")
-    if storage != "auto":
-        return [storage == "dvc"] * len(sessions)
-    limit = dvc_threshold_bytes(root / "params.yaml")
-    return [session_bytes(s) > limit for s in sessions]
-
-
-def _dvc_repo(root: Path, where: Path):
-    """The DVC project at `root`, refused (InputError) when there is none or
-    it has no default remote to push to."""
-    from dvc.exceptions import NotDvcRepoError
-    from dvc.repo import Repo
-
-    try:
-        # autostage off: the .dvc files are staged only once the device is registered
-        repo = Repo(str(root), config={"core": {"autostage": False}})
-    except NotDvcRepoError:
-        raise InputError(where, None, None, "a DVC project (.dvc/) to keep a big session in (or pass --git)",
-                         "no .dvc folder") from None
-    if not repo.config["core"].get("remote"):
-        repo.close()
-        raise InputError(root / ".dvc" / "config", None, "core.remote",
-                         "a default DVC remote to push big sessions to (dvc remote add -d NAME URL)", "none")
-    return repo
-
-
-def _keep_in_dvc(root: Path, dests: list[Path]) -> tuple[str, list[Path]]:
-    """`dvc add` each session folder in `dests` and push it to the default
-    remote. Returns (the remote's name, the files git should stage)."""
-    from dvc.exceptions import DvcException
-
-    import logging
-
-    repo = _dvc_repo(root, dests[0])
-    dvc_log = logging.getLogger("dvc")
-    level, dvc_log.level = dvc_log.level, logging.WARNING  # no "git add ..." advice: add-device stages itself
-    try:
-        remote = repo.config["core"]["remote"]
-        expected = f"a session DVC can add and push to remote '{remote}'"
-        try:
-            repo.add([str(d) for d in dests])
-            _checkpoint("kept in DVC")
-        except (DvcException, OSError) as exc:
-            raise InputError(dests[0], None, None, expected, " ".join(str(exc).split())) from None
-        try:
-            repo.push([str(d) + ".dvc" for d in dests])
-        except Exception as exc:  # noqa: BLE001  the remote unreachable or not writable, or its library's own
-            # error (botocore's ConfigNotFound for a missing AWS_CONFIG_FILE...): the push failed, not mobitrace
-            raise InputError(dests[0], None, None, expected, " ".join(str(exc).split())) from None
-        _checkpoint("pushed")
-    finally:
-        dvc_log.setLevel(level)
-        repo.close()
-    staged = {d.with_name(d.name + ".dvc") for d in dests} | {d.parent / ".gitignore" for d in dests}
-    return remote, sorted(staged)
-
-
-def _git_stage(root: Path, files: list[Path]) -> bool:
-    """`git add` what a registration changed (False when `root` is no git
-    work tree or git refused)."""
-    if not files:
-        return True
-    done = subprocess.run(["git", "add", "--", *(str(f.relative_to(root)) for f in files)], cwd=root,
-                          capture_output=True)
-    return done.returncode == 0
-
-
 def add_device(path: str | Path, device: str | None = None, root: str | Path = ".",
                append: bool = False, notify: Callable[[str], None] | None = None,
                storage: str = "auto", dry_run: bool = False) -> Registration:
@@ -679,7 +590,7 @@ def _register(path, device: str | None, root: Path, append: bool, storage: str, 
     if problems:
         raise problems[0]
     sessions = sessions_in(path)
-    name = check_name(device or capture_reader.read_manifest(sessions[0] / "manifest.yaml")["device"],
+    name = check_name(device or safe_yaml.read_manifest(sessions[0] / "manifest.yaml")["device"],
                       sessions[0] / "manifest.yaml", "device")
     device_dir = raw_root / study.slug / name
     dests = [device_dir / s.name for s in sessions]
@@ -688,10 +599,10 @@ def _register(path, device: str | None, root: Path, append: bool, storage: str, 
     if source_inside and storage == "dvc":
         raise InputError(sessions[0], None, None, "a capture outside data/raw to keep in DVC "
                                                   "(for one already there: dvc add it yourself)", "one in place")
-    in_dvc = [False] * len(sessions) if source_inside else _kept_in_dvc(sessions, storage, root)
+    in_dvc = [False] * len(sessions) if source_inside else raw_storage.kept_in_dvc(sessions, storage, root)
     kept = [d for d, k in zip(dests, in_dvc) if k]
     if kept:
-        _dvc_repo(root, sessions[0]).close()  # refused before anything is written
+        raw_storage.dvc_repo(root, sessions[0]).close()  # refused before anything is written
     remote, to_stage = None, []
     if not source_inside:
         _check_clash(study, name, sessions, root, append)
@@ -729,7 +640,7 @@ def _register(path, device: str | None, root: Path, append: bool, storage: str, 
             _fsync_dir(device_dir.parent)
             _checkpoint("device in place")
             if kept:
-                remote, to_stage = _keep_in_dvc(root, kept)
+                remote, to_stage = raw_storage.keep_in_dvc(root, kept, _checkpoint)
             listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
         except BaseException:  # an error, Ctrl-C or SIGTERM before params.yaml lists it: roll back
             if was_listed or not _listed(root / "params.yaml", study.params_section, name):
@@ -748,7 +659,7 @@ def _register(path, device: str | None, root: Path, append: bool, storage: str, 
     else:
         listed = _add_to_params(root / "params.yaml", study.params_section, name, sync=True)
     # Everything the registration changed, staged at once: the commit is one command.
-    staged = _git_stage(root, [root / "params.yaml", *[d for d in dests if d not in kept], *to_stage])
+    staged = raw_storage.git_stage(root, [root / "params.yaml", *[d for d in dests if d not in kept], *to_stage])
     return Registration(study, name, dests, copied, listed, cleaned, kept, remote, staged)
 
 
@@ -808,7 +719,7 @@ def remove_device(slug: str, device: str, root: str | Path = ".") -> Path:
         subprocess.run(["git", "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", str(folder.relative_to(root))],
                        cwd=root, capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
-        _git_stage(root, [root / "params.yaml"])
+        raw_storage.git_stage(root, [root / "params.yaml"])
     return folder
 
 
@@ -837,5 +748,5 @@ def rename_device(slug: str, device: str, new: str, root: str | Path = ".") -> P
             doc["device"] = _plain_yaml_string(new)
             _write_atomic(manifest, ry, doc, sync=True)
         _set_device_list(root, study, device, new)
-        _git_stage(root, [root / "params.yaml", target])
+        raw_storage.git_stage(root, [root / "params.yaml", target])
     return target

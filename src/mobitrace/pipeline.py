@@ -1,4 +1,4 @@
-"""dvc.yaml and book/_toc.yml, written from the study registry.
+"""dvc.yaml, book/_toc.yml and book/byod.md's per-study tables, written from the study registry.
 
 `python -m mobitrace sync` writes both; tests/unit/test_registry.py fails
 when the checked-in files differ from what this module writes. Each stage
@@ -155,7 +155,7 @@ def dvc_stages() -> dict:
         "overview", ["overview"], ["data/results/claims.csv", *per_chapter, *_descriptions()],
         ["book/chapters/overview.ipynb", "data/results/overview"], [], ("studies",))
     book = PACKAGE / "book"
-    deps = ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/code.md", "book/publish.md",
+    deps = ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/_byod_stages.md", "book/_byod_files.md", "book/code.md", "book/publish.md",
             "book/_reproducibility.md", "book/_static", "book/_templates", "book/chapters",
             *code_deps(book / "build.py", book / "sphinxext.py", book / "sphinx_a11y.py"),
             "requirements.txt", "data/results", "data/published"]
@@ -193,9 +193,48 @@ def toc_yaml() -> str:
     return TOC_HEADER + yaml.safe_dump(toc, sort_keys=False)
 
 
+BYOD_HEADER = "% Written by `python -m mobitrace sync` from the study registry; book/byod.md includes it.\n\n"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = [header, ["---"] * len(header), *rows]
+    return BYOD_HEADER + "".join("| " + " | ".join(cells) + " |\n" for cells in lines)
+
+
+def byod_stages_table() -> str:
+    """book/byod.md's table of what add-device's `make` runs, per study."""
+    rows = []
+    for study in studies():
+        summary = []
+        for chapter in (c for c in study.chapters if c.per_device):
+            extra = [c.name for c in study.chapters if c.supplement_to == chapter.name]
+            docs = f"{{doc}}`chapters/{chapter.name}`" + "".join(
+                f" and, in the same kernel, {{doc}}`chapters/{name}`" for name in extra)
+            summary.append(f"`{chapter.stage}` ({docs})")
+        rows.append([study.slug, f"`{study.params_section}.devices`",
+                     ", ".join(f"`{s.format(device='<device>')}`" for s in study.device_stages()),
+                     ", ".join(summary)])
+    return _table(["study", "`params.yaml` list", "stages of the device",
+                   "chapter that summarizes devices, and its supplement"], rows)
+
+
+def byod_files_table() -> str:
+    """book/byod.md's table of the files a new device changes, per study: what
+    add-device writes, dvc.lock and the git-tracked outputs (verdicts.json) of
+    the stages the device runs."""
+    rows = []
+    for study in studies():
+        tracked = [f"data/results/{c.name}/verdicts.json" for c in study.chapters if c.per_device]
+        rows.append([study.slug, f"`data/raw/{study.slug}/<device>/`",
+                     ", ".join(f"`{f}`" for f in ["params.yaml", "dvc.lock", *tracked])])
+    return _table(["study", "new (staged)", "modified"], rows)
+
+
 def generated(root: Path) -> dict[Path, str]:
     """Each file this module writes, with the text it should hold."""
-    return {root / "dvc.yaml": dvc_yaml(), root / "book" / "_toc.yml": toc_yaml()}
+    return {root / "dvc.yaml": dvc_yaml(), root / "book" / "_toc.yml": toc_yaml(),
+            root / "book" / "_byod_stages.md": byod_stages_table(),
+            root / "book" / "_byod_files.md": byod_files_table()}
 
 
 def sync(root: Path) -> list[Path]:

@@ -39,15 +39,15 @@ def test_synthetic_toy_study_touches_at_most_four_places(scaffolded):
     assert f"data/interim/{NAME}/.gitignore" in written  # DVC's bookkeeping: the chapter's input folder
     written.discard(f"data/interim/{NAME}/.gitignore")
     places = {("study folder" if w.startswith("src/mobitrace/studies/toy_study/") else w) for w in written}
-    # The folder, the notebook, the published numbers, params.yaml; dvc.yaml and
-    # the table of contents are generated from the registry.
+    # The folder, the notebook, the published numbers, params.yaml; dvc.yaml,
+    # the table of contents and byod.md's per-study tables are generated from the registry.
     assert places == {"study folder", f"notebooks/{NAME}.py", f"data/published/{NAME}.yaml", "params.yaml",
-                      "dvc.yaml", "book/_toc.yml"}
+                      "dvc.yaml", "book/_toc.yml", "book/_byod_stages.md", "book/_byod_files.md"}
     # Besides those: DVC's bookkeeping (.gitignore entries, dvc.lock) and the
     # new chapter's verdicts.json (its DVC metrics).
     changed = subprocess.run(["git", "status", "--porcelain"], cwd=work, capture_output=True, text=True).stdout
     assert not [ln for ln in changed.splitlines() if not re.search(
-        r"(toy_study/|toy-study|params\.yaml|dvc\.yaml|dvc\.lock|_toc\.yml|\.gitignore)", ln)], changed
+        r"(toy_study/|toy-study|params\.yaml|dvc\.yaml|dvc\.lock|_toc\.yml|_byod_\w+\.md|\.gitignore)", ln)], changed
 
 
 def test_synthetic_toy_study_runs_its_stages(scaffolded):
@@ -70,7 +70,11 @@ def test_synthetic_toy_study_has_its_chapter_in_the_book(scaffolded):
 # The tests that list studies take the list from the registry, so they hold
 # for the toy study too (the copy's own package and tests).
 LISTING_TESTS = ["tests/unit/test_registry.py", "tests/unit/test_params.py", "tests/unit/test_notebooks_thin.py",
-                 "tests/unit/test_layers.py"]
+                 "tests/unit/test_layers.py", "tests/hostile/test_byod_page.py",
+                 "tests/hostile/test_corpus.py::test_corpus_size_and_coverage",
+                 "tests/unit/test_byod_corpus.py::test_broken_capture_gets_its_exact_error[session-wrong-study]",
+                 "tests/unit/test_byod_corpus.py::test_broken_capture_gets_its_exact_error[session-missing-study]",
+                 "tests/hostile/test_corpus.py::test_hostile_capture[cpu-gbps-manifest-study-list]"]
 
 
 def test_synthetic_toy_study_passes_the_tests_that_list_studies(scaffolded):

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mobitrace.core.capture_reader import hostname_hash
+from mobitrace.core.host_info import hostname_hash
 
 from .conftest import run
 from .test_browser import _QuietHandler, browser  # noqa: F401  (the Chromium fixture)

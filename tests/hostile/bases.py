@@ -1,5 +1,5 @@
-"""Small valid captures of the five studies, cut from the committed ones
-(data/raw) and the cpu-gbps smoke fixture, laid out as
+"""Small valid captures of the studies, cut from the committed ones each
+study's study.yaml names (data/raw, or a test fixture), laid out as
 <root>/<study>/<device>/<session> so that `validate` checks them in place.
 
 Each base keeps a few runs only (its runs.csv cut to match), so a hostile
@@ -13,25 +13,13 @@ from pathlib import Path
 from mobitrace.studies import registry
 
 from tests import ROOT
-RAW = ROOT / "data" / "raw"
-STUDIES = tuple(s.slug for s in registry.studies())
-CPU_BASE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
-SOURCES = {
-    "cpu-gbps": CPU_BASE,
-    "priority-boost": RAW / "priority-boost" / "vm-2core" / "s20261122",
-    "stack-trim": RAW / "stack-trim" / "vm-2core" / "s20261122",
-    "transfer-tuning": RAW / "transfer-tuning" / "vm-veth-40mbit-50ms" / "s20261122",
-    "mptcp-dualband": RAW / "mptcp-dualband" / "vm-veth-2path" / "s20261122",
-}
+
+# Each study's base is named in its study.yaml (test_capture, test_capture_runs):
+# a study without a capture kit has none yet, and no hostile cases.
+STUDIES = tuple(s.slug for s in registry.studies() if s.test_capture)
+SOURCES = {s.slug: ROOT / s.test_capture for s in registry.studies() if s.test_capture}
 # runs kept per study (from runs.csv); None: the session is copied whole.
-KEEP = {
-    "cpu-gbps": None,
-    "priority-boost": ["cpu-c0-x0-original-r00", "cpu-c0-x0-incr-r00", "cpu-c0-x0-decr-r00",
-                       "audio-c0-x0-original-r00"],
-    "stack-trim": ["lo-down-tcp16384-mem-copy-r1-00", "lo-down-tcp16384-mem-onecopy-r240-03"],
-    "transfer-tuning": ["sweep-video-cc1-p1-io16-r2", "sweep-image-cc1-p1-io8-r2"],
-    "mptcp-dualband": None,
-}
+KEEP = {s.slug: list(s.test_capture_runs) or None for s in registry.studies() if s.test_capture}
 
 
 def make_base(study: str, root: Path) -> Path:
@@ -44,7 +32,7 @@ def make_base(study: str, root: Path) -> Path:
         return dest
     (dest / "runs").mkdir(parents=True)
     manifest = (src / "manifest.yaml").read_text()
-    if study == "transfer-tuning":  # the manifest lists the runs too (its last key)
+    if "\nruns:\n" in manifest:  # the manifest lists the runs too (its last key)
         manifest = manifest[: manifest.index("\nruns:\n")] + "\nruns:\n" + "".join(f"- {r}\n" for r in keep)
     (dest / "manifest.yaml").write_text(manifest)
     lines = (src / "runs.csv").read_text().splitlines()

@@ -1,5 +1,5 @@
 """The hostile-capture corpus (tests/hostile/cases.yaml): tampered copies of
-committed captures of all five studies, each with the exact one-line error
+committed captures of every study with a capture kit, each with the exact one-line error
 `validate` must give (or `error: null` for inputs that must be accepted, such
 as a BOM), and proof that nothing was followed, written or left behind.
 
@@ -23,6 +23,8 @@ import yaml
 from mobitrace import devices
 from mobitrace.core.errors import InputError
 
+from mobitrace.studies import registry
+
 from .bases import STUDIES, make_base
 from .edits import apply
 from tests import ROOT
@@ -32,6 +34,8 @@ CASES = yaml.safe_load((HERE / "cases.yaml").read_text())["cases"]
 MALFORMED = yaml.safe_load((ROOT / "tests" / "fixtures" / "byod" / "corpus.yaml").read_text())["cases"]
 # Edits that could make a careless reader follow, hang or write: add-device
 # (which copies) is run on these too, not only validate.
+# {studies} in an error: the study names validate accepts (the registry's).
+KNOWN = str(sorted(registry.by_slug()))
 WRITES_AT_RISK = ("symlink", "fifo", "hardlink", "gzip_bomb", "new_symlink", "folder", "new_file")
 
 
@@ -90,6 +94,8 @@ def test_corpus_size_and_coverage():
     hostile = [c for c in CASES if c["error"] is not None] + MALFORMED
     assert len(hostile) >= 100
     assert {c["study"] for c in CASES} == set(STUDIES)
+    # A study with a capture kit has a base to cut hostile inputs from.
+    assert {s.slug for s in registry.studies() if s.capture_kit} <= set(STUDIES)
     for study in STUDIES:
         assert sum(c["study"] == study and c["error"] is not None for c in CASES) >= 12, study
     for c in CASES:
@@ -106,7 +112,7 @@ def test_hostile_capture(case, tmp_path, scratch_project):
     outside.mkdir()
     (outside / "canary").write_text("not part of any capture\n")
     apply(case, session, outside)
-    expected = None if case["error"] is None else case["error"].format(case=session)
+    expected = None if case["error"] is None else case["error"].format(case=session, studies=KNOWN)
     before, outside_before = digest(session.parent.parent), digest(outside)
     params_before = (scratch_project / "params.yaml").read_bytes()
     temps = temp_leftovers()

@@ -47,6 +47,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from mobitrace import devices  # noqa: E402
 from mobitrace.core import capture_reader  # noqa: E402
+from mobitrace.core import safe_yaml
 from mobitrace.core.errors import InputError  # noqa: E402
 
 from .bases import ROOT, STUDIES, make_base  # noqa: E402
@@ -227,7 +228,7 @@ def read_any(path: Path) -> None:
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
     capture_reader.read_raw(path)
     if name.endswith(".yaml"):
-        capture_reader.load_yaml(path)
+        safe_yaml.load_yaml(path)
     elif name.endswith(".jsonl"):
         for _, line in capture_reader.iter_lines(path):
             if line.strip():

@@ -11,6 +11,7 @@ import pytest
 
 from mobitrace.capture import netns
 from mobitrace.core import capture_reader
+from mobitrace.core import safe_yaml
 from mobitrace.studies.mptcp_dualband import ingest as md
 from tests.helpers import smoke_command
 
@@ -43,7 +44,7 @@ def test_capture_smoke_then_ingest(tmp_path, md_repo):
     assert "mtmp-ph" not in ns and "mtmp-ap" not in ns, "namespaces left behind"
     md.ingest(out / "smoke-host", tmp_path / "interim")
     runs = pd.read_parquet(tmp_path / "interim" / "runs.parquet")
-    gate = capture_reader.background_load(capture_reader.read_manifest(out / "smoke-host" / "smoke" / "manifest.yaml"))
+    gate = capture_reader.background_load(safe_yaml.read_manifest(out / "smoke-host" / "smoke" / "manifest.yaml"))
     assert gate["max_pct"] == 5.0 and set(gate["runs"]) == set(runs["run_id"])  # the idle gate: every run
     assert set(runs["part"]) == {"mptcp", "sweep", "backup"}
     assert (runs["tput_mbps"] > 0).all()

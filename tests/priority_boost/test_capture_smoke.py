@@ -10,6 +10,7 @@ import pytest
 
 from mobitrace.capture import netns
 from mobitrace.core import capture_reader
+from mobitrace.core import safe_yaml
 from mobitrace.studies.priority_boost import ingest as pb
 from tests.helpers import smoke_command
 
@@ -40,7 +41,7 @@ def test_capture_smoke_then_ingest(tmp_path, pb_repo):
     assert (folder / "manifest.yaml").exists()
     pb.ingest(out / "smoke-host", tmp_path / "interim")
     runs = pd.read_parquet(tmp_path / "interim" / "runs.parquet")
-    gate = capture_reader.background_load(capture_reader.read_manifest(folder / "manifest.yaml"))
+    gate = capture_reader.background_load(safe_yaml.read_manifest(folder / "manifest.yaml"))
     assert gate["max_pct"] == 5.0 and set(gate["runs"]) == set(runs["run_id"])  # the idle gate: every run
     assert len(runs) == 12 and (runs["status"] == "ok").all(), runs[["run_id", "status"]]
     assert runs.loc[runs["kind"] == "transfer", "transfer_s"].gt(0).all()

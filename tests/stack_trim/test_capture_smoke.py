@@ -14,6 +14,7 @@ import pytest
 
 from mobitrace import devices
 from mobitrace.core import capture_reader
+from mobitrace.core import safe_yaml
 from mobitrace.studies.stack_trim import ingest as st
 from tests.helpers import smoke_command
 
@@ -51,7 +52,7 @@ def test_capture_smoke_then_ingest(tmp_path):
     assert problems == [] and study.slug == "stack-trim"
     st.ingest(out / "smoke-host", tmp_path / "interim")
     runs = pd.read_parquet(tmp_path / "interim" / "runs.parquet")
-    gate = capture_reader.background_load(capture_reader.read_manifest(out / "smoke-host" / "smoke" / "manifest.yaml"))
+    gate = capture_reader.background_load(safe_yaml.read_manifest(out / "smoke-host" / "smoke" / "manifest.yaml"))
     assert gate["max_pct"] == 5.0 and set(gate["runs"]) == set(runs["run_id"])  # the idle gate: every run
     assert len(runs) == 16 and (runs["status"] == "ok").all()
     # At 10 and 100 Mbps over loopback everything sent arrives, at about the rate.

@@ -13,6 +13,7 @@ import pytest
 
 from mobitrace import devices
 from mobitrace.core import capture_reader
+from mobitrace.core import safe_yaml
 from mobitrace.studies.transfer_tuning import ingest as tt
 from tests.helpers import lock_args, smoke_command
 
@@ -45,7 +46,7 @@ def test_tt_capture_smoke_then_ingest(tmp_path):
     assert problems == [] and study.slug == "transfer-tuning"
     tt.ingest(out / "smoke-host", tmp_path / "interim")
     runs = pd.read_parquet(tmp_path / "interim" / "runs.parquet")
-    gate = capture_reader.background_load(capture_reader.read_manifest(folder / "manifest.yaml"))
+    gate = capture_reader.background_load(safe_yaml.read_manifest(folder / "manifest.yaml"))
     assert gate["max_pct"] == 5.0 and set(gate["runs"]) == set(runs["run_id"])  # the idle gate: every run
     assert len(runs) == 9
     assert (runs["bytes"] > 0).all() and (runs["throughput_mbps"] > 0).all()
@@ -55,7 +56,7 @@ def test_tt_capture_smoke_then_ingest(tmp_path):
     assert (runs["rate_mbit"] == 40.0).all()
     assert runs["achieved_mbit"].to_numpy() == pytest.approx(runs["throughput_mbps"].to_numpy(), rel=1e-3)
     assert (runs["link_peak_mbit"] < 40.0 * 1.05).all()
-    man = capture_reader.read_manifest(folder / "manifest.yaml")
+    man = safe_yaml.read_manifest(folder / "manifest.yaml")
     assert man["achieved_rate"]["configured_mbit"] == 40.0 and man["achieved_rate"]["runs"] == 9
     assert man["tools"]["delay_bridge"]["source"].endswith("delay_bridge.c")
     # The delay bridge adds the RTT: a first request on a new connection waits >= 1 RTT (50 ms).

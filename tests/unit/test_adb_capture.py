@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mobitrace import devices
-from mobitrace.core.capture_reader import hostname_hash
+from mobitrace.core.host_info import hostname_hash
 from mobitrace.studies.cpu_gbps import ingest as captures
 
 pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_adb_capture")]  # tests/conftest.py
@@ -56,7 +56,7 @@ def test_synthetic_phone_values_are_the_hand_computed_ones(synthetic_phone_sessi
     _, session = synthetic_phone_session
     sessions, runs = captures.load_device(session.parent)
     s = sessions.iloc[0]
-    # schema 2: the host name is recorded as a hash (capture_reader.hostname_hash)
+    # schema 2: the host name is recorded as a hash (host_info.hostname_hash)
     assert (s["n_cpus"], s["cpu_model"], s["hostname"], s["rps_device"]) == (8, "SYNTH8", hostname_hash("testphone"),
                                                                              "rx-0=0")
     r = runs.set_index("run_id").loc["down-100M-r1"]

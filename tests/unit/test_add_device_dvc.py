@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mobitrace import devices
+from mobitrace import devices, raw_storage
 from mobitrace.core.errors import InputError
 
 pytestmark = [pytest.mark.waits, pytest.mark.xdist_group("test_add_device_dvc")]  # tests/conftest.py
@@ -43,7 +43,7 @@ def _remote_files(tmp_path: Path) -> list[Path]:
 
 
 def test_a_session_over_the_threshold_goes_to_dvc_and_the_remote(dvc_project, tmp_path):
-    assert devices.session_bytes(SMOKE) > 10_000  # the fixture is over the threshold below
+    assert raw_storage.session_bytes(SMOKE) > 10_000  # the fixture is over the threshold below
     _threshold(dvc_project, 0.01)
     reg = devices.add_device(_upload(tmp_path), "synthetic-big", root=dvc_project)
     session = dvc_project / "data" / "raw" / "cpu-gbps" / "synthetic-big" / SMOKE.name

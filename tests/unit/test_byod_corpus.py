@@ -19,6 +19,7 @@ from mobitrace.studies.cpu_gbps import ingest as captures
 from mobitrace import devices
 from mobitrace.studies.priority_boost import ingest as priority_boost
 from mobitrace.core.errors import InputError
+from mobitrace.studies import registry
 
 from tests import ROOT
 CORPUS = yaml.safe_load((ROOT / "tests" / "fixtures" / "byod" / "corpus.yaml").read_text())["cases"]
@@ -124,7 +125,7 @@ def test_corpus_is_large_and_ids_are_unique():
 def test_broken_capture_gets_its_exact_error(case, tmp_path, scratch_project):
     session = make_base(case["base"], tmp_path / "captures")
     break_capture(case, session)
-    expected = case["error"].format(case=session)
+    expected = case["error"].format(case=session, studies=sorted(registry.by_slug()))
     before = tree_digest(session.parent)
     params_before = (scratch_project / "params.yaml").read_bytes()
 

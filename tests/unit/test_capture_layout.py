@@ -30,7 +30,7 @@ def synthetic_session(folder: Path) -> Path:
 
 
 def test_the_committed_captures_pass_the_raw_tree_check():
-    capture_layout.check_raw_tree(ROOT)
+    capture_layout.check_raw_tree(ROOT, registry.by_slug())
 
 
 def test_a_synthetic_session_with_only_named_files_passes(tmp_path):
@@ -77,7 +77,7 @@ def test_a_synthetic_raw_tree_with_add_devices_dvc_files_passes(tmp_path):
     device = synthetic_raw(tmp_path)
     (device / "s2.dvc").write_text(DVC_FILE)
     (device / ".gitignore").write_text("/s2\n")
-    capture_layout.check_raw_tree(tmp_path)
+    capture_layout.check_raw_tree(tmp_path, registry.by_slug())
 
 
 @pytest.mark.parametrize("name, content, found", [
@@ -96,7 +96,7 @@ def test_a_synthetic_raw_tree_with_a_planted_file_is_refused(tmp_path, name, con
     device = synthetic_raw(tmp_path)
     (device / name).write_text(content)
     with pytest.raises(InputError) as exc:
-        capture_layout.check_raw_tree(tmp_path)
+        capture_layout.check_raw_tree(tmp_path, registry.by_slug())
     assert str(exc.value).startswith(str(device / name) + ": ") and found in str(exc.value), str(exc.value)
 
 
@@ -107,7 +107,7 @@ def test_a_synthetic_raw_tree_refuses_files_at_every_level(tmp_path, where):
     (tmp_path / where).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / where).write_text("stages: {}\n")
     with pytest.raises(InputError):
-        capture_layout.check_raw_tree(tmp_path)
+        capture_layout.check_raw_tree(tmp_path, registry.by_slug())
 
 
 def test_a_run_folder_passed_as_the_capture_says_go_up(tmp_path):

@@ -20,8 +20,8 @@ import yaml
 from mobitrace.capture import MeasurementLock, Progress, SessionWriter, run
 from mobitrace.capture import host as capture_host
 from mobitrace.capture import netns
-from mobitrace.core import capture_reader
-from mobitrace.core.capture_reader import HOST_KEYS
+from mobitrace.core import host_info
+from mobitrace.core.host_info import HOST_KEYS
 from mobitrace.core.errors import InputError
 from mobitrace.studies import registry
 
@@ -166,7 +166,7 @@ def test_host_metadata_has_exactly_the_schema_2_keys():
     assert "net.core.somaxconn" in host["sysctls"] and "net.ipv4.tcp_rmem" in host["sysctls"]
     assert host["tools"]["sh"] == "v1" and host["note"] == "shared"
     # a schema-2 manifest reads back unchanged
-    assert capture_reader.host_metadata({"schema": 2, "host": host}, "m.yaml") == host
+    assert host_info.host_metadata({"schema": 2, "host": host}, "m.yaml") == host
 
 
 # --------------------------------------------------------------------------- session writer
@@ -257,11 +257,11 @@ VM = hashlib.sha256(b"vm").hexdigest()[:12]  # every committed capture was made 
 ])
 def test_committed_schema_1_manifests_map_to_the_schema_2_keys(study, cpu_model, user_hz, cpufreq):
     # Captures made since the capture library (schema 2, e.g. cpu-gbps 2026-11-23) are not this test's.
-    paths = [p for p in committed(study) if capture_reader.manifest_schema(yaml.safe_load(p.read_text())) == 1]
+    paths = [p for p in committed(study) if host_info.manifest_schema(yaml.safe_load(p.read_text())) == 1]
     assert paths
     for path in paths:
         doc = yaml.safe_load(path.read_text())
-        host = capture_reader.host_metadata(doc, path)
+        host = host_info.host_metadata(doc, path)
         assert tuple(host) == HOST_KEYS
         assert host["hostname_hash"] == VM and host["cpu_count"] == 2 and host["machine"] == "x86_64"
         assert host["cpu_model"] == cpu_model and host["user_hz"] == user_hz
@@ -271,15 +271,15 @@ def test_committed_schema_1_manifests_map_to_the_schema_2_keys(study, cpu_model,
 
 def test_schema_1_sources_are_named_as_in_the_file():
     tt = yaml.safe_load(committed("transfer-tuning")[0].read_text())
-    src = capture_reader.host_sources(tt)
+    src = host_info.host_sources(tt)
     assert src["cpu_count"] == ("host", "cpus") and src["hostname_hash"] == ("host", "hostname")
     assert src["user_hz"] is None
     tt["host"]["cpus"] = -2
     with pytest.raises(InputError, match=r"field 'host.cpus': expected an integer >= 1, found -2"):
-        capture_reader.host_metadata(tt, "manifest.yaml")
+        host_info.host_metadata(tt, "manifest.yaml")
     gbps = yaml.safe_load(committed("cpu-gbps")[0].read_text())
-    assert capture_reader.host_sources(gbps)["cpu_count"] == ("host", "cpu", "count")
-    assert capture_reader.host_metadata(gbps, "m")["os"] == "Debian GNU/Linux 12 (bookworm)"
+    assert host_info.host_sources(gbps)["cpu_count"] == ("host", "cpu", "count")
+    assert host_info.host_metadata(gbps, "m")["os"] == "Debian GNU/Linux 12 (bookworm)"
 
 
 @pytest.mark.parametrize("study", [s for s in registry.studies() if s.capture_kit], ids=lambda s: s.slug)

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from mobitrace.core import capture_reader
+from mobitrace.core import safe_yaml
 from mobitrace.studies.cpu_gbps import ingest as captures
 
 CAPTURE = ["scripts/capture/capture.py"]
@@ -52,7 +53,7 @@ def test_smoke_capture_and_ingest(capture_ok, root, tmp_path):
     assert namespaces() == before
     device_dir = tmp_path / "cpu-gbps" / "ci-smoke"
     sessions, runs = captures.load_device(device_dir)
-    gate = capture_reader.background_load(capture_reader.read_manifest(device_dir / "smoke" / "manifest.yaml"))
+    gate = capture_reader.background_load(safe_yaml.read_manifest(device_dir / "smoke" / "manifest.yaml"))
     assert gate["max_pct"] == 5.0 and set(gate["runs"]) == set(runs["run_id"])  # the idle gate: every run
     assert sessions.iloc[0]["kind"] == "smoke"
     assert len(runs) == 4 and set(runs["direction"]) == {"down", "up"}

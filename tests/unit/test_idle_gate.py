@@ -21,6 +21,7 @@ from mobitrace import devices
 from mobitrace.capture import idle
 from mobitrace.capture.idle import IdleGate, NotIdle, Proc, outside_ticks
 from mobitrace.core import capture_reader
+from mobitrace.core import safe_yaml
 from mobitrace.core.errors import InputError
 from mobitrace.studies import registry
 
@@ -222,9 +223,9 @@ def test_captures_without_the_gate_have_no_background_load():
     # captures made before the gate read as None; the re-captures carry a record
     paths = committed_manifests()
     assert len(paths) >= 5
-    loads = {path: capture_reader.background_load(capture_reader.read_manifest(path), path) for path in paths}
+    loads = {path: capture_reader.background_load(safe_yaml.read_manifest(path), path) for path in paths}
     for path, load in loads.items():
-        assert (load is None) == ("idle_gate" not in capture_reader.read_manifest(path)), path
+        assert (load is None) == ("idle_gate" not in safe_yaml.read_manifest(path)), path
     assert sum(load is None for load in loads.values()) >= 5
     assert capture_reader.background_load({"schema": 2, "host": {}}) is None
 

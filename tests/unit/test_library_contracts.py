@@ -4,7 +4,8 @@ do the job, and `make bench` states what it saves; a test here fails when
 the library changes under it, or starts doing the job itself, so that the
 piece is mended or removed, not left to drift.
 
-- mobitrace.repro (the runner) calls DVC's reproduce internals;
+- mobitrace.repro (the runner) calls DVC's reproduce internals and answers
+  scm.is_tracked from one read of .git/index;
 - mobitrace.warm and mobitrace/__main__.py keep pandera from importing
   hypothesis at its first validation;
 - tests/conftest.py's scheduler subclasses xdist's LoadGroupScheduling,
@@ -97,3 +98,28 @@ def test_xdist_loadgroup_alone_does_not_group_on_the_pinned_pytest_synthetic(tmp
     for name in ("_split_scope", "_assign_work_unit"):
         assert callable(getattr(LoadGroupScheduling, name)), name
     assert "self.workqueue" in inspect.getsource(LoadGroupScheduling.__mro__[1])
+
+
+def test_dvc_asks_scm_is_tracked_which_the_runner_answers_alike_synthetic(tmp_path):
+    """mobitrace.repro replaces scm.is_tracked (one read of .git/index per
+    version of it): DVC's Output.ignore still calls it, and on a synthetic
+    repository it answers as scmrepo's own for a tracked file, a folder
+    holding one, an untracked file and a missing path."""
+    from dvc.output import Output
+    from dvc.scm import SCM
+
+    from mobitrace import repro
+
+    assert "is_tracked" in inspect.getsource(Output.ignore)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "data" / "sub").mkdir(parents=True)
+    (tmp_path / "data" / "sub" / "a.txt").write_text("a\n")
+    (tmp_path / "loose.txt").write_text("b\n")
+    subprocess.run(["git", "add", "data"], cwd=tmp_path, check=True)
+    paths = [str(tmp_path / p) for p in ("data/sub/a.txt", "data", "data/sub", "loose.txt", "absent", "dat")]
+    theirs = SCM(str(tmp_path))
+    ours = SCM(str(tmp_path))
+    repro._read_git_index_once(ours)
+    assert "is_tracked" in vars(ours) and "is_tracked" not in vars(theirs), "the runner did not replace it"
+    assert [ours.is_tracked(p) for p in paths] == [theirs.is_tracked(p) for p in paths] \
+        == [True, True, True, False, False, False]

@@ -46,7 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "src"))  # a checkout without `pip install -e .`
 from mobitrace.capture import SKIP, Progress, SessionWriter  # noqa: E402
-from mobitrace.core.capture_reader import HOST_KEYS, hostname_hash  # noqa: E402
+from mobitrace.core.host_info import HOST_KEYS, hostname_hash  # noqa: E402
 
 RATES = {"100M": 100_000_000, "200M": 200_000_000, "400M": 400_000_000, "600M": 600_000_000,
          "800M": 800_000_000, "1G": 1_000_000_000, "1500M": 1_500_000_000, "max": 0}

@@ -1,5 +1,5 @@
 """The one host-metadata collector: `host:` of every session manifest, with
-exactly the schema-2 keys (mobitrace.core.capture_reader.HOST_KEYS, which
+exactly the schema-2 keys (mobitrace.core.host_info.HOST_KEYS, which
 also maps the schema-1 manifests already committed). The host name is
 recorded only as a hash."""
 
@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..core.capture_reader import HOST_KEYS, HOST_SCHEMA, hostname_hash
+from ..core.host_info import HOST_KEYS, HOST_SCHEMA, hostname_hash
 from mobitrace.capture.command import first_line, output, read
 from mobitrace.capture.sampler import cpuinfo_mhz
 

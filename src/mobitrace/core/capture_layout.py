@@ -23,6 +23,7 @@ import stat
 from pathlib import Path
 
 from mobitrace.core import capture_reader
+from mobitrace.core import safe_yaml
 from mobitrace.core.errors import InputError, Plain
 
 STAGING_PREFIX = ".staging-"  # add-device's own folders in data/raw (devices.STAGING_PREFIX)
@@ -80,12 +81,10 @@ def check_session(session: str | Path, study) -> None:
                              Plain(f"{'a folder' if is_dir else 'a file'} it does not name"))
 
 
-def looks_like(session: Path, declared) -> str | None:
-    """The other study whose capture format `session`'s files fit, if one
-    does (a manifest naming the wrong study)."""
-    from mobitrace.studies import registry
-
-    for study in registry.studies():
+def looks_like(session: Path, declared, studies) -> str | None:
+    """The other study of `studies` (the registry's) whose capture format
+    `session`'s files fit, if one does (a manifest naming the wrong study)."""
+    for study in studies:
         if study.slug != declared.slug and study.capture_files != ("manifest.yaml",):
             try:
                 check_session(session, study)
@@ -99,7 +98,7 @@ def _read_dvc_file(path: Path) -> dict:
     """A `<session>.dvc` as add-device writes it: one output (the session
     folder beside it, by its .dir hash), nothing else: no command, no
     dependency, no import, no other key."""
-    doc, _ = capture_reader.load_yaml(path)
+    doc, _ = safe_yaml.load_yaml(path)
     want = "a .dvc file as add-device writes it (only outs: one session folder and its .dir hash)"
     if not isinstance(doc, dict) or set(doc) != {"outs"}:
         found = sorted(set(doc) - {"outs"}) if isinstance(doc, dict) else type(doc).__name__
@@ -150,17 +149,14 @@ def check_device_folder(device_dir: Path, study, sessions: bool = True) -> list[
     return found
 
 
-def check_raw_tree(root: str | Path) -> None:
+def check_raw_tree(root: str | Path, known: dict) -> None:
     """Refuse to build on a data/raw that holds anything a capture may not:
-    every study folder is a registered study, every device folder passes
-    check_device_folder. add-device's live staging folders are skipped (their
-    sessions were checked before they were copied there)."""
-    from mobitrace.studies import registry
-
+    every study folder is a study of `known` (the registry's, by slug), every
+    device folder passes check_device_folder. add-device's live staging
+    folders are skipped (their sessions were checked before they were copied there)."""
     raw = Path(root) / "data" / "raw"
     if not raw.is_dir():
         return
-    known = registry.by_slug()
     with os.scandir(raw) as it:
         entries = sorted(it, key=lambda e: e.name)
     for entry in entries:

@@ -60,8 +60,8 @@ def problems(check: Callable[[Path], object], folder: Path) -> list[InputError]:
     """`check(folder)`'s InputError as a list (empty when it passes): a
     `validate_session` for studies whose session reader stops at the first
     problem. Its per-file pandera checks run once per table, as in ingest
-    (capture_reader.checked_once: the same first error)."""
-    from mobitrace.core.capture_reader import checked_once
+    (table_checks.checked_once: the same first error)."""
+    from mobitrace.core.table_checks import checked_once
 
     try:
         with checked_once():

@@ -3,8 +3,10 @@
 Writes the study's folder (src/mobitrace/studies/<package>/: description,
 ingest, analysis, schema), its notebook (notebooks/<name>.py), its
 published-numbers file (data/published/<name>.yaml) and its params.yaml
-section, then `sync` adds its stages to dvc.yaml and its chapter to the
-book's table of contents. Every TODO in the templates is for the person
+section, then `sync` adds its stages to dvc.yaml, its chapter to the
+book's table of contents and its rows to book/byod.md's tables. The tests
+that list studies take them from the registry; the hostile corpus covers a
+study once its capture kit exists (study.yaml's test_capture). Every TODO in the templates is for the person
 adding the study: the scaffold invents no result. The one published value
 it writes is a placeholder marked as such, replaced by the paper's numbers.
 """

@@ -90,6 +90,11 @@ class Study:
     # (`*`: one run id; `name` and `name.gz` alike): the allow-list that keeps a
     # capture data only (mobitrace.core.capture_layout).
     capture_files: tuple[str, ...] = ("manifest.yaml",)
+    # A small valid committed session the tests cut hostile inputs from
+    # (tests/hostile), relative to the repository, and the runs they keep
+    # (empty: the whole session). A study with a capture kit names one.
+    test_capture: str | None = None
+    test_capture_runs: tuple[str, ...] = ()
     package: str = field(default="", compare=False)
 
     @property
@@ -167,8 +172,9 @@ def _load(folder: Path) -> Study:
                          for c in doc.pop("chapters"))
         thumbnail = Thumbnail(**doc.pop("thumbnail"))
         params = doc.pop("device_analysis_params", None)
-        if "capture_files" in doc:
-            doc["capture_files"] = tuple(doc["capture_files"])
+        for key in ("capture_files", "test_capture_runs"):
+            if key in doc:
+                doc[key] = tuple(doc[key])
         mains = {c.name for c in chapters if not c.supplement_to}
         stray = [c.name for c in chapters if c.supplement_to and c.supplement_to not in mains]
         if stray:

@@ -54,6 +54,9 @@ import yaml
 
 from mobitrace.core.io import replacing_dir
 from mobitrace.core import capture_reader
+from mobitrace.core import table_checks
+from mobitrace.core import safe_yaml
+from mobitrace.core import host_info
 from mobitrace.core.errors import InputError, plain_check
 from mobitrace.studies.cpu_gbps.schema import (  # noqa: F401  (re-exported: ingest.SESSION_SCHEMA ...)
     CPUACCT_SCHEMA, CPUACCT_SOURCES, DIRECTIONS, IPERF_INTERVAL_SCHEMA, IPERF_SUMMARY_SCHEMA, PROC_PID_SCHEMA,
@@ -203,7 +206,7 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
         keys = IPERF_SUMMARY_KEYS.get(case["column"], [case["column"]])
         return InputError(path, "JSON record " + ".".join(keys[:-1]), ".".join(keys),
                           plain_check(case['check']), case["failure_case"])
-    capture_reader.validated_record(IPERF_SUMMARY_SCHEMA, summary, dtypes, summary_error)
+    table_checks.validated_record(IPERF_SUMMARY_SCHEMA, summary, dtypes, summary_error)
 
     raw_intervals = _get(doc, ["intervals"], path, "a list of intervals")
     if not isinstance(raw_intervals, list) or not raw_intervals:
@@ -223,7 +226,7 @@ def parse_iperf3(path: str | Path) -> tuple[dict, pd.DataFrame]:
         rows.append(row)
     intervals = pd.DataFrame(rows).astype({"start": float, "end": float, "seconds": float,
                                            "bytes": "int64", "bits_per_second": float, "line": int})
-    intervals = capture_reader.validated(IPERF_INTERVAL_SCHEMA, intervals,
+    intervals = table_checks.validated(IPERF_INTERVAL_SCHEMA, intervals,
                                          lambda exc: _schema_error(path, exc, intervals, "interval"))
     return summary, intervals
 
@@ -254,7 +257,7 @@ def parse_proc_stat(path: str | Path) -> pd.DataFrame:
         frame = pd.DataFrame({"t_ns": columns["t_ns"], "cpu": [p[1] for _, p in records],
                               **{f: columns.get(f, zeros) for f in PROC_STAT_FIELDS},
                               "line": np.array([n for n, _ in records], dtype="int64")})
-    frame = capture_reader.validated(PROC_STAT_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
+    frame = table_checks.validated(PROC_STAT_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
     check_monotonic(frame, "cpu", PROC_STAT_MONOTONIC, path)
     return frame
 
@@ -301,7 +304,7 @@ def parse_proc_pid(path: str | Path) -> pd.DataFrame:
         frame = pd.DataFrame({"t_ns": counts[:, 0], "role": [p[1] for _, p in records],
                               **dict(zip(PROC_PID_COLUMNS[2:], counts[:, 1:].T)),
                               "line": np.array([n for n, _ in records], dtype="int64")})
-    frame = capture_reader.validated(PROC_PID_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
+    frame = table_checks.validated(PROC_PID_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
     check_monotonic(frame, "role", ["t_ns", "schedstat_run_ns", "utime_ticks", "stime_ticks"], path)
     return frame
 
@@ -346,7 +349,7 @@ def parse_cpuacct(path: str | Path) -> pd.DataFrame:
                               "cpu": np.tile(np.arange(k, dtype="int64"), len(records)),
                               "usage_ns": counts[:, 1:].ravel(),
                               "line": np.repeat(np.array([n for n, _ in records], dtype="int64"), k)})
-    frame = capture_reader.validated(CPUACCT_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
+    frame = table_checks.validated(CPUACCT_SCHEMA, frame, lambda exc: _schema_error(path, exc, frame, "line"))
     check_monotonic(frame, "cpu", ["t_ns", "usage_ns"], path)
     return frame
 
@@ -386,7 +389,7 @@ def cpuacct_utilization(acct: pd.DataFrame, t0: int, t1: int, n_cpus: int, path:
 
 def _load_yaml(path: Path) -> tuple[dict, yaml.Node]:
     path, text = read_text(path)
-    doc, node = capture_reader.loads_yaml(text, path)
+    doc, node = safe_yaml.loads_yaml(text, path)
     if not isinstance(doc, dict):
         raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
     return doc, node
@@ -445,7 +448,7 @@ def parse_session_manifest(path: str | Path) -> dict:
     text, integer = (str,), (int,)
     offloads = f(["testbed", "device", "ethtool_k"], "a mapping of offloads", (dict,))
     rps = f(["testbed", "device", "rps_cpus"], "a mapping of rx queues to masks", (dict,))
-    hk = capture_reader.host_key_paths(doc, SESSION_KEYS, HOST_COLUMNS)  # schema-1 or schema-2 host keys
+    hk = host_info.host_key_paths(doc, SESSION_KEYS, HOST_COLUMNS)  # schema-1 or schema-2 host keys
     rec = {
         "study": f(["study"], "a study slug", text),
         "device": f(["device"], "a device name", text),
@@ -456,10 +459,10 @@ def parse_session_manifest(path: str | Path) -> dict:
         "duration_s": f(["configuration", "duration_s"], "an integer", integer),
         "sample_period_ms": f(["configuration", "sample_period_ms"], "an integer", integer),
         # A schema-1 manifest's plain host name is published hashed, as schema 2 records it.
-        "hostname": (capture_reader.hostname_hash if hk["hostname"][-1] == "hostname" else str)(
+        "hostname": (host_info.hostname_hash if hk["hostname"][-1] == "hostname" else str)(
             f(hk["hostname"], "a host name", text)),
         "kernel": f(hk["kernel"], "a kernel release", text),
-        "cpu_model": "; ".join(capture_reader.host_list(f(hk["cpu_model"], "a CPU model", (str, list)))),
+        "cpu_model": "; ".join(host_info.host_list(f(hk["cpu_model"], "a CPU model", (str, list)))),
         "n_cpus": f(hk["n_cpus"], "an integer", integer),
         "hypervisor": f(hk["hypervisor"], "true or false", (bool,)),
         "user_hz": f(hk["user_hz"], "an integer", integer),
@@ -496,7 +499,7 @@ def parse_session_manifest(path: str | Path) -> dict:
         keys = hk.get(case["column"]) or SESSION_KEYS.get(case["column"], [case["column"]])
         return InputError(path, _line_of(node, keys), ".".join(keys), plain_check(case['check']),
                           case["failure_case"])
-    capture_reader.validated(SESSION_SCHEMA, frame, session_error)
+    table_checks.validated(SESSION_SCHEMA, frame, session_error)
     rec["runs"] = runs
     return rec
 
@@ -569,7 +572,7 @@ def parse_run_manifest(path: str | Path) -> dict:
         keys = RUN_KEYS.get(case["column"], [case["column"]])
         return InputError(path, _line_of(node, keys), ".".join(keys),
                           plain_check(case['check']), case["failure_case"])
-    capture_reader.validated_record(RUN_SCHEMA, rec, {"client_cpu_s": float, "server_cpu_s": float}, run_error)
+    table_checks.validated_record(RUN_SCHEMA, rec, {"client_cpu_s": float, "server_cpu_s": float}, run_error)
     return rec
 
 
@@ -715,7 +718,7 @@ def load_device(device_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Validate every capture of a device and write sessions.parquet and
     runs.parquet to out_dir; on any error nothing is written."""
-    with capture_reader.checked_once():
+    with table_checks.checked_once():
         sessions, runs = load_device(device_dir)
     runs = runs.sort_values(["session", "direction", "target_rate_bps", "repetition"])
     for name, frame, schema in (("sessions", sessions, SESSIONS_TABLE_SCHEMA), ("runs", runs, RUNS_TABLE_SCHEMA)):
@@ -745,7 +748,7 @@ def validate_session(folder: Path) -> list[InputError]:
     # All runs read with one check per table first (ingest's path); only when
     # a run has a problem is each run read again alone, to list every problem.
     try:
-        with capture_reader.checked_once():
+        with table_checks.checked_once():
             for run_id in rec["runs"]:
                 if run_id in present:
                     run_row(runs_dir / run_id, rec["n_cpus"])

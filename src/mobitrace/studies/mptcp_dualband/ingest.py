@@ -34,6 +34,8 @@ import pandera.pandas as pa
 
 from mobitrace.core.io import replacing_dir, problems
 from mobitrace.core import capture_reader
+from mobitrace.core import safe_yaml
+from mobitrace.core import host_info
 from mobitrace.core.errors import InputError
 from mobitrace.studies.mptcp_dualband.schema import (DEVICE_RUNS_SCHEMA, DIRECTIONS, PATHS, RUN_COLUMNS,
                                                      RUNS_SCHEMA, STUDY, TRANSPORTS)
@@ -50,7 +52,7 @@ USER_HZ = 100  # /proc/stat unit (getconf CLK_TCK; recorded in the manifest)
 
 def _read_manifest(folder: Path) -> dict:
     path = folder / "manifest.yaml"
-    doc = capture_reader.read_manifest(path)
+    doc = safe_yaml.read_manifest(path)
     capture_reader.background_load(doc, path)  # the idle gate's record (newer kits): checked
     if doc.get("study") != STUDY:
         raise InputError(path, None, "study", f"'{STUDY}'", doc.get("study", "nothing"))
@@ -58,7 +60,7 @@ def _read_manifest(folder: Path) -> dict:
         if doc.get(key) != want:
             raise InputError(path, None, key, f"'{want}' (the folder's name)", doc.get(key, "nothing"))
     if isinstance(doc.get("host"), dict):
-        capture_reader.host_metadata(doc, path)  # schema 1 or 2; checks cpu_count
+        host_info.host_metadata(doc, path)  # schema 1 or 2; checks cpu_count
     config = doc.get("config")
     if not isinstance(config, dict):
         raise InputError(path, None, "config", "a mapping", config if config is not None else "nothing")

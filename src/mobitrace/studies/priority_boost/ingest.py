@@ -31,6 +31,8 @@ import pandera.pandas as pa
 
 from mobitrace.core.io import replacing_dir, problems
 from mobitrace.core import capture_reader
+from mobitrace.core import safe_yaml
+from mobitrace.core import host_info
 from mobitrace.core.errors import InputError, plain_check
 from mobitrace.studies.priority_boost.schema import (AUDIO_SCHEMA, CROSS_SCHEMA, ORACLE_SCHEMA, POLICIES,  # noqa: F401
                                                       RUN_COLUMNS, RUN_FIELDS, RUN_TABLE_SCHEMA, RUNS_SCHEMA,
@@ -220,7 +222,7 @@ def _oracle_summary(path: Path, checks: _Checks) -> dict:
 
 
 def read_manifest(path: Path) -> dict:
-    doc, _ = capture_reader.load_yaml(capture_reader.resolve(path))
+    doc, _ = safe_yaml.load_yaml(capture_reader.resolve(path))
     if not isinstance(doc, dict):
         raise InputError(path, None, None, "a mapping", type(doc).__name__)
     for key in MANIFEST_KEYS:
@@ -232,7 +234,7 @@ def read_manifest(path: Path) -> dict:
     for key in ("host", "configuration"):
         if not isinstance(doc[key], dict):
             raise InputError(path, None, key, "a mapping", doc[key])
-    capture_reader.host_metadata(doc, path)  # schema 1 or 2; checks cpu_count
+    host_info.host_metadata(doc, path)  # schema 1 or 2; checks cpu_count
     if "file_bytes" in doc["configuration"]:
         capture_reader.check_number(doc["configuration"]["file_bytes"], path, None, "configuration.file_bytes",
                                     integer=True)
@@ -314,7 +316,7 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame]:
         raise
     checks.run()
     digest, n_files, size = capture_hash(folder)
-    host = capture_reader.host_metadata(manifest, folder / "manifest.yaml")
+    host = host_info.host_metadata(manifest, folder / "manifest.yaml")
     conf = manifest.get("configuration") or {}
     session = {
         "device": device, "session": folder.name, "capture_sha256": digest, "files": n_files,

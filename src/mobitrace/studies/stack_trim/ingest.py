@@ -35,6 +35,8 @@ import pandera.pandas as pa
 
 from mobitrace.core.io import replacing_dir
 from mobitrace.core import capture_reader
+from mobitrace.core import safe_yaml
+from mobitrace.core import host_info
 from mobitrace.core.errors import InputError, plain_check
 from mobitrace.studies.stack_trim.schema import (RUN_COLUMNS, RUN_FIELDS, RUNS_CSV_SCHEMA, RUNS_SCHEMA,
                                                  SAMPLE_COLUMNS, SAMPLES_SCHEMA, SESSION_COLUMNS,
@@ -240,7 +242,7 @@ def run_tables(run_dir: Path, row: dict, n_cpus: int, user_hz: int) -> tuple[dic
 
 
 def read_manifest(path: Path) -> dict:
-    doc, _ = capture_reader.loads_yaml(_open_text(path), path)
+    doc, _ = safe_yaml.loads_yaml(_open_text(path), path)
     if not isinstance(doc, dict):
         raise InputError(path, None, None, "a YAML mapping", type(doc).__name__)
     for key in ("study", "device", "session", "configuration", "host"):
@@ -299,7 +301,7 @@ def read_session(folder: Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
         if man[key] != want:
             raise InputError(folder / "manifest.yaml", None, key, f"'{want}' (the folder's name)", man[key])
     runs = read_runs_csv(folder / "runs.csv")
-    host = capture_reader.host_metadata(man, folder / "manifest.yaml")
+    host = host_info.host_metadata(man, folder / "manifest.yaml")
     present = {p.name for p in (folder / "runs").iterdir() if p.is_dir()} if (folder / "runs").is_dir() else set()
     gate = capture_reader.background_load(man, folder / "manifest.yaml")
     flagged = {r for r, rec in (gate or {"runs": {}})["runs"].items() if rec["flagged"]}
@@ -353,7 +355,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
         man, r, s = read_session(folder)
         runs.append(r)
         samples.append(s)
-        cfg, host = man["configuration"], capture_reader.host_metadata(man, folder / "manifest.yaml")
+        cfg, host = man["configuration"], host_info.host_metadata(man, folder / "manifest.yaml")
         meta.append({"device": man["device"], "session": man["session"], "runs": len(r),
                      "kernel": str(host.get("kernel")), "cpu_model": "; ".join(map(str, host.get("cpu_model") or [])),
                      "cpu_count": int(host["cpu_count"]), "cpufreq": str(host.get("cpufreq")),
@@ -396,7 +398,7 @@ def validate_session(folder: Path) -> list[InputError]:
         if row["status"] != "ok":
             continue
         try:
-            host = capture_reader.host_metadata(man, folder / "manifest.yaml")
+            host = host_info.host_metadata(man, folder / "manifest.yaml")
             run_tables(runs_dir / row["run_id"], row, host["cpu_count"], host["user_hz"])
         except InputError as exc:
             problems.append(exc)

@@ -39,6 +39,9 @@ import pyarrow.parquet as pq
 from mobitrace.core.io import replacing_dir, problems
 from mobitrace.energy import power_traces as pt
 from mobitrace.core import capture_reader
+from mobitrace.core import table_checks
+from mobitrace.core import safe_yaml
+from mobitrace.core import host_info
 from mobitrace.core.errors import InputError
 from mobitrace.studies.transfer_tuning import schema
 
@@ -68,7 +71,7 @@ def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema, optiona
             found = frame.iloc[row].to_dict()
         check = str(exc.check) if getattr(exc, "check", None) is not None else "the schema"
         return InputError(path, f"line {row + 2}" if row is not None else None, col, check, found)
-    return capture_reader.validated(file_schema, frame, fail, lazy=False).assign(**{c: float("nan") for c in missing})
+    return table_checks.validated(file_schema, frame, fail, lazy=False).assign(**{c: float("nan") for c in missing})
 
 
 def _text_csv(path: Path, text: str, fields: list[str], file_schema: pa.DataFrameSchema, optional: tuple):
@@ -141,7 +144,7 @@ def _steps(path: Path, frame: pd.DataFrame, col: str, strict: bool) -> None:
 
 def read_manifest(folder: Path) -> dict:
     path = folder / "manifest.yaml"
-    doc = capture_reader.read_manifest(path)
+    doc = safe_yaml.read_manifest(path)
     for key in ("study", "device", "session", "configuration", "host", "runs"):
         if key not in doc:
             raise InputError(path, None, key, "a value", "nothing")
@@ -153,7 +156,7 @@ def read_manifest(folder: Path) -> dict:
             raise InputError(path, None, key, f"'{want}' (the folder's name)", doc[key])
     if not isinstance(doc["host"], dict):
         raise InputError(path, None, "host", "a mapping", doc["host"])
-    capture_reader.host_metadata(doc, path)  # schema 1 or 2; checks cpu_count (schema 1: `cpus`)
+    host_info.host_metadata(doc, path)  # schema 1 or 2; checks cpu_count (schema 1: `cpus`)
     cfg = doc["configuration"]
     if not isinstance(cfg, dict) or not isinstance(cfg.get("sample_ms"), int) or cfg["sample_ms"] <= 0:
         raise InputError(path, None, "configuration.sample_ms", "a sampling period in ms > 0",
@@ -307,7 +310,7 @@ def ingest(device_dir: str | Path, out_dir: str | Path) -> None:
     """Every session of a device -> runs/samples/power/sessions parquet (atomic)."""
     device_dir, out_dir = Path(device_dir), Path(out_dir)
     sessions = capture_reader.session_folders(device_dir)
-    with capture_reader.checked_once():
+    with table_checks.checked_once():
         parts = [read_session(s, stream_power=True) for s in sessions]
     sess = pd.DataFrame([{
         "device": p["manifest"]["device"], "session": p["manifest"]["session"],
