@@ -24,6 +24,7 @@ from mobitrace.core import capture_layout
 from mobitrace.core.errors import InputError
 from mobitrace.studies import registry
 
+
 def missing_captures(root: Path) -> list[tuple[Path, Path]]:
     """(.dvc file, the folder it tracks) for each DVC-kept capture under data/raw whose folder is absent."""
     found = []
