@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from mobitrace.core import capture_reader
+from mobitrace.core import capture_reader, host_info
 from mobitrace.core import claims as cl
 from mobitrace.energy import integrals as energy
 from mobitrace.energy import power_traces as pt
@@ -486,7 +486,7 @@ def captures_table(sessions: pd.DataFrame, kept: pd.DataFrame, left_out: pd.Data
     rows = []
     for device in devices:
         m = session_manifest(sessions, device)
-        host, conf = capture_reader.host_metadata(m, "manifest.yaml"), m["configuration"]
+        host, conf = host_info.host_metadata(m, "manifest.yaml"), m["configuration"]
         cpu = host.get("cpu_model")
         rows.append({
             "device": device, "sessions": ", ".join(sessions.loc[sessions["device"] == device, "session"]),
