@@ -22,27 +22,20 @@
 # {glue:text}`p_dl_gain`% more throughput at {glue:text}`p_dl_cost`% more
 # energy per bit.
 #
-# Khan et al. (WiNTECH'21) split an ASUS ROG Phone II's MPTCP packets
-# between an 802.11ad and an 802.11ac radio by a fixed ratio and asked which
-# ratio maximizes throughput and which minimizes energy per bit (nJ/bit),
-# per direction and demand. This chapter re-runs the experiments on two veth
-# paths shaped with `tc htb` to the paper's rates (path **a** for 802.11ad,
-# **b** for 802.11ac: {glue:text}`rate_dl_a` and {glue:text}`rate_dl_b` Mbps
-# downlink, {glue:text}`rate_ul_a` and {glue:text}`rate_ul_b` Mbps uplink),
-# Linux MPTCP for backlogged transfers and a sender that stripes one stream
-# over two TCP connections by a given ratio, optionally paced to a demand.
-# Throughput is **measured**; every power and nJ/bit is **modeled** (the
-# paper's backlogged radio powers scaled by each path's measured use, plus
-# measured CPU time priced by an *assumed* CPU model); no radio or battery
-# was measured.
+# Khan et al. (WiNTECH'21) split a phone's MPTCP packets between an
+# 802.11ad and an 802.11ac radio by a fixed ratio and asked which ratio
+# maximizes throughput and which minimizes energy per bit. Here two veth
+# paths shaped with `tc htb` stand in for the radios (path **a** for
+# 802.11ad at {glue:text}`rate_dl_a`/{glue:text}`rate_ul_a` Mbps down/up,
+# **b** for 802.11ac at {glue:text}`rate_dl_b`/{glue:text}`rate_ul_b`).
+# Throughput is **measured**; power and nJ/bit are **modeled** from the
+# paper's radio powers and measured CPU time: no radio was measured.
 #
-# The figures below are those of the reference device,
-# {glue:text}`ref_device` (params.yaml `reference_device`:
-# {glue:text}`ref_reason`); each of the {glue:text}`n_devices` devices has a
-# page with every figure, table and claim, linked from the
-# [comparison](mptcp-dualband-devices). How the capture, the power model and
-# the guideline work, the run conditions and the detail tables:
-# {doc}`mptcp-dualband-methods`.
+# The figures are those of the reference device, {glue:text}`ref_device`
+# (params.yaml `reference_device`: {glue:text}`ref_reason`); each of the
+# {glue:text}`n_devices` devices has its own page, linked from the
+# {ref}`comparison <mptcp-dualband-devices>`. Capture, power model, run
+# conditions and detail tables: {doc}`mptcp-dualband-methods`.
 
 # %% tags=["parameters"]
 study = "mptcp-dualband"
@@ -73,29 +66,15 @@ ch.fig1()
 # ({glue:text}`fig1_downlink_pct`% of the sum of the path rates, its 95% CI
 # {glue:text}`fig1_downlink_vs_sum` the sum), uplink
 # {glue:text}`fig1_uplink_total` Mbps ({glue:text}`fig1_uplink_pct`%,
-# {glue:text}`fig1_uplink_vs_sum` the sum): htb's rate counts frames with
-# their headers, TCP payload does not.
+# {glue:text}`fig1_uplink_vs_sum` the sum). GRO on against off on path b
+# gave {glue:text}`gro_gain` (95% CI {glue:text}`gro_gain_ci`%; the
+# throughput CDFs of Figure 2 are on the device pages): the receiver used a
+# median {glue:text}`phone_core_pct`% of one core, so here the CPU, which
+# the paper's GRO and SoftIRQ fixes relieved, does not limit throughput.
 
 # %% tags=["remove-cell"]
 ch.fig1_table()
-
-# %% [markdown]
-# (mptcp-dualband-fig2)=
-# ## Figure 2: GRO and SoftIRQ steering
-#
-# Downlink MPTCP with GRO on or off per path and with the receive SoftIRQ
-# steered to one CPU (the paper steered it to the big cores).
-
-# %% tags=["hide-input"]
 ch.fig2_cdf()
-
-# %% [markdown]
-# With GRO on the median was {glue:text}`cdf_default_median` Gbps; GRO on
-# against off on path b gave {glue:text}`gro_gain` (95% CI
-# {glue:text}`gro_gain_ci`%). The receiving process used a median
-# {glue:text}`phone_core_pct`% of one core and the sender
-# {glue:text}`ap_core_pct`%, so here the CPU, which the paper's fixes
-# relieved, is not what limits throughput.
 
 # %% tags=["remove-cell"]
 ch.cdf_table()
@@ -145,17 +124,15 @@ ch.device_sections()
 # %% tags=["hide-input"]
 ch.claims()
 
+# %% tags=["remove-cell"]
+ch.robustness()
+
 # %% [markdown]
 # {glue:text}`claims_tally` Throughput optima, sums and gains follow from
-# the paths our shaping sets to the paper's rates; energy optima, energy
-# costs, uplink power and backup mode follow from the linear power model with
-# radio idle 0 (90:10 is the grid's largest two-path ratio, 83:17 the shaped
-# 1450/1750); they are counted apart. The GRO gain is *testbed-bound*: htb
-# caps the path below the rate where a CPU-bound receiver would gain.
-# Verdicts on modeled values say whether the stated model, fed with this
-# host's measurements, agrees with the paper, not what a phone's radios do.
-#
-# {glue:text}`robustness_text`
+# the shaping, energy optima and costs from the linear power model with
+# radio idle 0, so they are counted apart; the GRO gain is testbed-bound
+# (htb caps path b). How the modeled verdicts move with the assumed
+# coefficients: {doc}`mptcp-dualband-methods`.
 
 # %% [markdown]
 # (mptcp-dualband-devices)=

@@ -240,7 +240,6 @@ STILL_LONG = {
     "priority-boost": "11.4 screens: the audit table and the stacked measured figures",
     "stack-trim": "15.0 screens: stacked figure panels and the robustness section",
     "transfer-tuning": "19.1 screens: the reference device's stacked figure panels",
-    "mptcp-dualband": "26.4 screens: Figures 3-8 stacked on a phone (one faceted figure to make)",
 }
 
 

@@ -23,6 +23,7 @@ from mobitrace.book.build import with_interval
 from mobitrace.book.chapter import (ChapterOutputs, DevicePage, NotebookChapter, paper_text, reference_first,
                                     shown_interval, site_href)
 from mobitrace.book.figures import PALETTE, legend_outside
+from mobitrace.book.robustness import robustness_shown
 from mobitrace.book.robustness import show as show_robustness
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
@@ -619,7 +620,32 @@ class Chapter(NotebookChapter):
         out.provenance("published paper values against measured throughput and modeled energy (the provenance "
                        "column says which); intervals: bootstrap over runs (seeded) or Student-t for a mean.")
         out.findings(self.claims_table, headline=[mda.claim_id(c, self.ref) for c in HEADLINE], intervals=intervals)
-        show_robustness(out, self.rob)
+
+    def robustness(self) -> None:
+        """The modeled verdicts at other assumed coefficients (every device's claims): saved, and glued as text."""
+        show_robustness(self.out, self.rob)
+
+    def robustness_saved(self) -> None:
+        """The robustness table and figure as the chapter saved them (the methods page shows them)."""
+        out = self.out
+        table = pd.read_csv(out.tables_dir / "robustness.csv")
+        out.show(robustness_shown(table), "Modeled verdicts with the assumed power coefficients varied (each at "
+                 "×0.5 and ×1.5, and all together over a Latin hypercube), every device's claims",
+                 csv_href=out.href("robustness"))
+        out.provenance("modeled: the chapter's claims recomputed from the measured data at each set of coefficients "
+                       "(params.yaml power-models, provenance assumed; robustness section).")
+        figure = out.figures_dir / "robustness.svg"
+        if figure.is_file():
+            out.figure(figure, "robustness",
+                       alt="Tornado plots, one panel per modeled claim whose value moves: for each assumed "
+                           "coefficient a bar from the claim's value with that coefficient halved to its value with "
+                           "it at 1.5 times, a solid line at the value with the assumed coefficients and a dashed "
+                           "line at the paper's value.",
+                       caption="How far each modeled value (that moves at all) shifts when one assumed coefficient "
+                               "is halved or raised by half; solid line: the assumed coefficients; dashed: the "
+                               "paper's value. Look for a bar that crosses the dashed line: that verdict depends on "
+                               "the coefficient.")
+            out.provenance("modeled from measured data at varied assumed coefficients.")
 
     def _ids(self, device: str) -> list[str]:
         key = "_" + mda.device_key(device)
