@@ -32,8 +32,8 @@
 # paper's radio powers and measured CPU time: no radio was measured.
 #
 # The figures are those of the reference device, {glue:text}`ref_device`
-# (params.yaml `reference_device`: {glue:text}`ref_reason`); each of the
-# {glue:text}`n_devices` devices has its own page, linked from the
+# (params.yaml `reference_device`: {glue:text}`ref_reason`);
+# {glue:text}`devices_text` has its own page, linked from the
 # {ref}`comparison <mptcp-dualband-devices>`. Capture, power model, run
 # conditions and detail tables: {doc}`mptcp-dualband-methods`.
 

@@ -196,3 +196,8 @@ def test_fig1_under_or_over_the_sum_from_the_interval_synthetic():
     assert (facts["fig1_downlink_vs_sum"], facts["fig1_uplink_vs_sum"]) == ("below", "above")
     wide = mda.fig1_facts(r1.assign(total_ci_low=[1900.0, 1900.0], total_ci_high=[2100.0, 2100.0]), values)
     assert wide["fig1_downlink_vs_sum"] == wide["fig1_uplink_vs_sum"] == "not distinguishable from"
+
+
+def test_change_phrase_prints_a_true_minus_synthetic():
+    assert "of −0.1%" in mda.change_phrase(-0.1, (-0.6, 0.2), "median throughput", 1)
+    assert mda.ci_text((-0.63, 0.25)) == "−0.6 to 0.2"

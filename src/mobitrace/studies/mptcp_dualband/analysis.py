@@ -21,7 +21,7 @@ import pandas as pd
 from mobitrace.stats.intervals import mean_ci
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
-from mobitrace.core.numbers import metric
+from mobitrace.core.numbers import metric, number
 from mobitrace.stats import resampling as rs
 from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
 from mobitrace.studies.mptcp_dualband import schema as sc
@@ -303,8 +303,13 @@ def change_phrase(pct: float, ci: tuple[float, float], quantity: str, digits: in
     "a change in energy per bit of 1.4% that the data cannot tell from none"."""
     word = cl.interval_direction(*ci, 0.0, "more", "less", "")
     if not word:
-        return f"a change in {quantity} of {pct:.{digits}f}% that the data cannot tell from none"
-    return f"{abs(pct):.{digits}f}% {word} {quantity}"
+        return f"a change in {quantity} of {number(pct, decimals=digits)}% that the data cannot tell from none"
+    return f"{number(abs(pct), decimals=digits)}% {word} {quantity}"
+
+
+def ci_text(ci: tuple[float, float], digits: int = 1) -> str:
+    """An interval for prose: "−0.6 to 0.2" (true minus signs)."""
+    return f"{number(ci[0], decimals=digits)} to {number(ci[1], decimals=digits)}"
 
 
 def cdf_facts(cdf: pd.DataFrame, dl_ref: pd.DataFrame, gro_ci: tuple[float, float]) -> dict:
@@ -316,7 +321,7 @@ def cdf_facts(cdf: pd.DataFrame, dl_ref: pd.DataFrame, gro_ci: tuple[float, floa
     return {"cdf_default_median": f"{c.loc['GRO on (default)', 'median_gbps']:.2f}",
             "cdf_default_below2": int(c.loc["GRO on (default)", "below_2gbps"]),
             "gro_gain": change_phrase(gro_gain_pct(cdf), gro_ci, "median throughput", 1),
-            "gro_gain_ci": f"{gro_ci[0]:.1f} to {gro_ci[1]:.1f}",
+            "gro_gain_ci": ci_text(gro_ci),
             "phone_core_pct": f"{100 * (d['phone_cpu_s'] / d['rx_seconds']).median():.0f}",
             "ap_core_pct": f"{100 * (d['ap_cpu_s'] / d['rx_seconds']).median():.0f}"}
 
@@ -468,12 +473,10 @@ def comparison_phrases(c: Comparisons, cis: dict) -> dict:
     direction from its 95% interval in `cis` (:func:`comparison_cis`)."""
     quantity = {"dl_tput_gain": "throughput", "dl_energy_cost": "energy per bit", "ul_tput_gain": "throughput",
                 "ul_energy_cost": "energy per bit"}
-    digits = {"dl_energy_cost": 1}
     facts = {"dl_tput_opt_rest": f"{100 - c.dl_t:g}"}
     for k, q in quantity.items():
-        n = digits.get(k, 0)
-        facts[f"{k}_phrase"] = change_phrase(getattr(c, k), cis[k], q, n)
-        facts[f"{k}_ci"] = f"{cis[k][0]:.{n}f} to {cis[k][1]:.{n}f}"
+        facts[f"{k}_phrase"] = change_phrase(getattr(c, k), cis[k], q, 1)
+        facts[f"{k}_ci"] = ci_text(cis[k])
     return facts
 
 
@@ -784,7 +787,8 @@ def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, 
                basis=f"measured, throughput-optimal ratio {c.dl_t:g} vs {c.dl_against:g}; the gain "
                      "follows from the path rates our shaping sets", provenance="measured",
                section="mptcp-dualband-fig4-7", abs_tol=5.0)
-    claims.add("dl_energy_cost", f"...at only {v('dl_energy_cost_pct'):g}% more energy per bit", location="§4.2",
+    claims.add("dl_energy_cost", f"Downlink: that ratio costs only {v('dl_energy_cost_pct'):g}% more energy per bit "
+               f"than {_pair(c.dl_against)}", location="§4.2",
                relation="=", paper=v("dl_energy_cost_pct"), artifact=float(c.dl_energy_cost), unit="%",
                basis=f"modeled nJ/bit, ratio {c.dl_t:g} vs {c.dl_against:g}", provenance="modeled",
                section="mptcp-dualband-fig4-7", abs_tol=2.0)
@@ -797,7 +801,8 @@ def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, 
                artifact=float(c.ul_tput_gain), unit="%",
                basis="measured; the gain follows from the path rates our shaping sets",
                provenance="measured", section="mptcp-dualband-fig4-7", abs_tol=5.0)
-    claims.add("ul_energy_cost", f"...at {v('ul_energy_cost_pct'):g}% more energy per bit", location="§4.2",
+    claims.add("ul_energy_cost", f"Uplink: {_pair(c.ul_a)} costs {v('ul_energy_cost_pct'):g}% more energy per bit "
+               f"than {_pair(c.ul_b)}", location="§4.2",
                relation="=", paper=v("ul_energy_cost_pct"), artifact=float(c.ul_energy_cost), unit="%",
                basis=f"modeled nJ/bit, {c.ul_a:g} vs {c.ul_b:g}", provenance="modeled", section="mptcp-dualband-fig4-7",
                abs_tol=3.0)

@@ -331,7 +331,8 @@ class Chapter(NotebookChapter):
         facts = mda.capture_facts(self.R)
         self.out.put_text("ref_device", facts.pop("ref_device"))  # a name: text, not a number
         self.out.put_text("ref_reason", self.reference_reason)
-        self.out.put("n_devices", len(self.devices))
+        self.out.put_text("devices_text", f"each of the {len(self.devices)} devices" if len(self.devices) > 1
+                          else "the one device captured so far")
         self._glue(facts)
 
     def _use(self, device: str) -> None:
