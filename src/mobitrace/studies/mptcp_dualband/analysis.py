@@ -490,14 +490,17 @@ def comparison_cis(draws: dict[str, pd.DataFrame], c: Comparisons,
             "ul_power_excess": ul_excess_ci}
 
 
-def _pair(ratio: float) -> str:
+def pair(ratio: float) -> str:
+    """A packet ratio as the paper writes it: 73 -> "73:27"."""
     return f"{ratio:g}:{100 - ratio:g}"
+
+
 
 
 def ratios_table(c: Comparisons, ul_excess: float, cis: dict, values) -> pd.DataFrame:
     """The paper's comparisons as ratios (1 + % / 100), ours with its
     interval and the paper's; `key` names each row (dropped when saved)."""
-    dl, ul = f"{_pair(c.dl_t)} / {_pair(c.dl_against)}", f"{_pair(c.ul_a)} / {_pair(c.ul_b)}"
+    dl, ul = f"{pair(c.dl_t)} / {pair(c.dl_against)}", f"{pair(c.ul_a)} / {pair(c.ul_b)}"
     ratios = pd.DataFrame([
         {"comparison": f"downlink throughput, {dl}", "key": "dl_tput_gain", "pct": c.dl_tput_gain,
          "paper_pct": values("dl_tput_gain_pct"), "provenance": "measured"},
@@ -709,13 +712,13 @@ def shared_claims(values, gl: pd.DataFrame) -> cl.Claims:
     dl_ad, dl_ac, ul_ad = v("sptcp_dl_ad"), v("sptcp_dl_ac"), v("sptcp_ul_ad")
     dl_opt = v("ratio_dl_tput_opt")
     claims.add("tput_opt_ratio_arith_dl", f"Downlink throughput-optimal ratio = ratio of the single-path throughputs, "
-               f"{_pair(dl_opt)}", location="§3.2", relation="=", paper=dl_opt,
+               f"{pair(dl_opt)}", location="§3.2", relation="=", paper=dl_opt,
                artifact=100 * dl_ad / (dl_ad + dl_ac), unit="%", basis=f"arithmetic {dl_ad:g} / ({dl_ad:g} + {dl_ac:g})",
                provenance="published", section="mptcp-dualband-fig4-7", abs_tol=1.0)
     for d, dem_id, vid in PAPER_ENERGY_OPT:
         dem, ratio = v(dem_id), v(vid)
         gl_row = gl[(gl["direction"] == d) & (gl["demand"] == float(dem))]
-        claims.add(f"{_short(d)}_{dem:g}_guideline", f"Guideline (Fig. 9 rules) gives {_pair(ratio)} for {d} "
+        claims.add(f"{_short(d)}_{dem:g}_guideline", f"Guideline (Fig. 9 rules) gives {pair(ratio)} for {d} "
                    f"{dem:g} Mbps", location="§4.2; Fig. 9", relation="=", paper=ratio,
                    artifact=float(gl_row["guideline_ratio"].iloc[0]) if len(gl_row) else None, unit="%",
                    basis=f"guideline_ratio(demand, {dl_ad:g}|{ul_ad:g}, {dl_ac:g}) (arithmetic on published rules)",
@@ -747,12 +750,12 @@ def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, 
     o = opt.set_index(["direction", "demand"])
     dl_ad, dl_ac, ul_ad = v("sptcp_dl_ad"), v("sptcp_dl_ac"), v("sptcp_ul_ad")
     dl_opt, ul_opt, ul_eopt = v("ratio_dl_tput_opt"), v("ul_tput_opt_ratio"), v("ul_energy_opt_ratio")
-    claims.add("tput_opt_ratio_dl", f"Downlink throughput-optimal ratio is {_pair(dl_opt)} (rate ratio "
+    claims.add("tput_opt_ratio_dl", f"Downlink throughput-optimal ratio is {pair(dl_opt)} (rate ratio "
                f"{dl_ad:g}:{dl_ac:g})", location="§3.2", relation="=", paper=dl_opt,
                artifact=float(o.loc[("downlink", 0.0), "tput_opt_ratio"]), unit="%",
                basis=TESTBED_RATIO, provenance="measured", section="mptcp-dualband-fig4-7",
                abs_tol=tol.ratio_pp)
-    claims.add("tput_opt_ratio_ul", f"Uplink throughput-optimal ratio is {_pair(ul_opt)} (rate ratio "
+    claims.add("tput_opt_ratio_ul", f"Uplink throughput-optimal ratio is {pair(ul_opt)} (rate ratio "
                f"{ul_ad:g}:{v('sptcp_ul_ac'):g})", location="§3.2; §4.2", relation="=", paper=ul_opt,
                artifact=c.ul_t, unit="%", basis=TESTBED_RATIO, provenance="measured",
                section="mptcp-dualband-fig4-7", abs_tol=tol.ratio_pp)
@@ -777,32 +780,32 @@ def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, 
              "mptcp-dualband-power", {"rel_tol": 0.2})):
         claims.add(cid, text, location=where, relation="=", paper=v(vid), artifact=float(art), unit=unit, basis=basis,
                    provenance=prov, section=section, **tolerance)
-    claims.add("dl_tput_opt_is_energy_opt", f"Downlink: the throughput-optimal ratio ({_pair(dl_opt)}) is also the "
+    claims.add("dl_tput_opt_is_energy_opt", f"Downlink: the throughput-optimal ratio ({pair(dl_opt)}) is also the "
                "energy-optimal two-path ratio", location="§4.2", relation="=", paper=dl_opt, artifact=c.dl_ratio,
                unit="%", basis="modeled nJ/bit over the measured two-path ratios", provenance="modeled",
                section="mptcp-dualband-fig4-7", abs_tol=tol.ratio_pp)
     claims.add("dl_tput_gain", f"Downlink: the right two-path ratio gives {v('dl_tput_gain_pct'):g}% more throughput "
-               f"than {_pair(c.dl_against)}", location="§4.2", relation="=", paper=v("dl_tput_gain_pct"),
+               f"than {pair(c.dl_against)}", location="§4.2", relation="=", paper=v("dl_tput_gain_pct"),
                artifact=float(c.dl_tput_gain), unit="%",
                basis=f"measured, throughput-optimal ratio {c.dl_t:g} vs {c.dl_against:g}; the gain "
                      "follows from the path rates our shaping sets", provenance="measured",
                section="mptcp-dualband-fig4-7", abs_tol=5.0)
     claims.add("dl_energy_cost", f"Downlink: that ratio costs only {v('dl_energy_cost_pct'):g}% more energy per bit "
-               f"than {_pair(c.dl_against)}", location="§4.2",
+               f"than {pair(c.dl_against)}", location="§4.2",
                relation="=", paper=v("dl_energy_cost_pct"), artifact=float(c.dl_energy_cost), unit="%",
                basis=f"modeled nJ/bit, ratio {c.dl_t:g} vs {c.dl_against:g}", provenance="modeled",
                section="mptcp-dualband-fig4-7", abs_tol=2.0)
-    claims.add("ul_energy_opt", f"Uplink energy-optimal ratio is {_pair(ul_eopt)} (among two-path ratios)",
+    claims.add("ul_energy_opt", f"Uplink energy-optimal ratio is {pair(ul_eopt)} (among two-path ratios)",
                location="§4.2", relation="=", paper=ul_eopt, artifact=c.ul_e, unit="%",
                basis="modeled nJ/bit over the measured two-path ratios", provenance="modeled",
                section="mptcp-dualband-fig4-7", abs_tol=tol.ratio_pp)
-    claims.add("ul_tput_gain", f"Uplink: {_pair(c.ul_a)} gives {v('ul_tput_gain_pct'):g}% more throughput than "
-               f"{_pair(c.ul_b)}", location="§4.2", relation="=", paper=v("ul_tput_gain_pct"),
+    claims.add("ul_tput_gain", f"Uplink: {pair(c.ul_a)} gives {v('ul_tput_gain_pct'):g}% more throughput than "
+               f"{pair(c.ul_b)}", location="§4.2", relation="=", paper=v("ul_tput_gain_pct"),
                artifact=float(c.ul_tput_gain), unit="%",
                basis="measured; the gain follows from the path rates our shaping sets",
                provenance="measured", section="mptcp-dualband-fig4-7", abs_tol=5.0)
-    claims.add("ul_energy_cost", f"Uplink: {_pair(c.ul_a)} costs {v('ul_energy_cost_pct'):g}% more energy per bit "
-               f"than {_pair(c.ul_b)}", location="§4.2",
+    claims.add("ul_energy_cost", f"Uplink: {pair(c.ul_a)} costs {v('ul_energy_cost_pct'):g}% more energy per bit "
+               f"than {pair(c.ul_b)}", location="§4.2",
                relation="=", paper=v("ul_energy_cost_pct"), artifact=float(c.ul_energy_cost), unit="%",
                basis=f"modeled nJ/bit, {c.ul_a:g} vs {c.ul_b:g}", provenance="modeled", section="mptcp-dualband-fig4-7",
                abs_tol=3.0)
@@ -811,7 +814,7 @@ def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, 
         key = (d, float(dem))
         art = float(o.loc[key, "energy_opt_satisfying_ratio"]) if key in o.index else None
         claims.add(f"{_short(d)}_{dem:g}_energy_opt", f"{d.capitalize()}, {dem:g} Mbps: energy-optimal ratio "
-                   f"{_pair(ratio)}", location="§4.2", relation="=", paper=ratio, artifact=art, unit="%",
+                   f"{pair(ratio)}", location="§4.2", relation="=", paper=ratio, artifact=art, unit="%",
                    basis=f"modeled nJ/bit over measured ratios meeting >= {tol.satisfied_frac:.0%} of the demand",
                    provenance="modeled", section="mptcp-dualband-fig4-7", abs_tol=tol.ratio_pp)
     claims.add("backup_similar", "Backup mode and a 0-packet ratio draw very similar power", location="§4.2, Fig. 8",
