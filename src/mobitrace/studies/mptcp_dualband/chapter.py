@@ -482,7 +482,8 @@ class Chapter(NotebookChapter):
                         caption="Figures 4 to 7 in one: modeled energy per bit against the packet ratio for each "
                                 "demand, means over runs with 95% bootstrap CI bands. Look at where the dash-dotted "
                                 "line (lowest nJ/bit among the filled marks, which meet the demand) sits against "
-                                "the dashed one (most throughput). Throughput per ratio: the device pages.")
+                                "the dashed one (most throughput). Throughput per ratio: the four-panel Figures 4 "
+                                "to 7 of each device's page.")
         self._prov("measured throughput (runs of the ratio sweep); modeled nJ/bit from it and the measured CPU time.")
 
     def ratios_vs_paper(self) -> None:
