@@ -112,7 +112,9 @@ def test_synthetic_every_device_has_a_page_citing_only_its_capture(synthetic_run
         for name in _names(work / "results/figures" / device, "*.svg"):
             if not name.endswith("-narrow.svg"):
                 assert f"figures/{device}/{name}" in page, name
-        assert page.count("_" + device.replace("-", "_")) >= 10  # its claims
+        claims = page[page.index("## Claims"):]  # its claims, one row each
+        n = int(pd.read_csv(work / "results/claims.csv")["claim_id"].str.endswith("_" + device.replace("-", "_")).sum())
+        assert n >= 10 and f"checked on {device}" in claims and claims.count("<tr") >= n
         stages = {s for line in STAGE.findall(page) for s in line.split()}
         assert f"ingest_mptcp_dualband@{device}" in stages
         assert not any(other in s for s in stages), stages
