@@ -237,7 +237,6 @@ def chapter_heights(browser, site, repo) -> dict:
 STILL_LONG = {
     "cpu-gbps-measured": "12.2 screens: the findings box, the comparison table and the claims (sections are "
                          "claim anchors)",
-    "mptcp-dualband": "26.4 screens: Figures 3-8 stacked on a phone (one faceted figure to make)",
 }
 
 

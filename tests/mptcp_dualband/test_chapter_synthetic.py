@@ -88,7 +88,7 @@ def test_cdf_helpers_synthetic():
     cdf = cdf.reset_index()
     assert mda.gro_gain_pct(cdf) == pytest.approx(100 * (2.1 / 1.9 - 1))
     assert mda.cdf_spread_pct(cdf) == pytest.approx(100 * (2.1 / 1.9 - 1))
-    facts = mda.cdf_facts(cdf, dl)
+    facts = mda.cdf_facts(cdf, dl, mda.gro_gain_ci(dl))
     assert facts["cdf_default_median"] == "2.10" and facts["phone_core_pct"] == "50"  # median of 50, 25, 50 %
 
 
@@ -139,3 +139,65 @@ def test_ingest_does_not_import_the_analysis():
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
         a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert not {m for m in imported if m and any(x in m for x in ("analysis", "energy", "chapter", "power_models"))}
+
+
+# Direction words come from intervals, never from a point estimate: each
+# sentence's word flips when the data flip, and says "cannot tell" when the
+# interval holds no change.
+
+def test_change_phrase_flips_with_the_interval_synthetic():
+    assert mda.change_phrase(32.0, (30.0, 34.0), "throughput") == "32% more throughput"
+    assert mda.change_phrase(-32.0, (-34.0, -30.0), "throughput") == "32% less throughput"
+    # A positive point estimate whose interval holds 0 is not "more".
+    cannot = mda.change_phrase(1.4, (-0.5, 3.0), "energy per bit", 1)
+    assert "more" not in cannot and "cannot tell" in cannot and "1.4%" in cannot
+
+
+def test_comparison_phrases_follow_the_intervals_not_the_points_synthetic():
+    c = mda.Comparisons(dl_t=73.0, dl_ratio=90.0, dl_against=100.0, ul_t=70.0, ul_e=90.0, ul_a=70.0, ul_b=90.0,
+                        dl_tput_gain=37.0, dl_energy_cost=8.7, ul_tput_gain=24.0, ul_energy_cost=48.0)
+    cis = {"dl_tput_gain": (36.0, 38.0), "dl_energy_cost": (8.5, 8.9), "ul_tput_gain": (23.0, 25.0),
+           "ul_energy_cost": (47.0, 49.0)}
+    phrases = mda.comparison_phrases(c, cis)
+    assert phrases["dl_energy_cost_phrase"] == "8.7% more energy per bit"
+    assert phrases["dl_tput_opt_rest"] == "27"
+    flipped = mda.comparison_phrases(c, {**cis, "dl_energy_cost": (-8.9, -8.5)})
+    assert flipped["dl_energy_cost_phrase"] == "8.7% less energy per bit"  # the interval decides, not the point
+    straddles = mda.comparison_phrases(c, {**cis, "dl_tput_gain": (-1.0, 70.0)})
+    assert "more" not in straddles["dl_tput_gain_phrase"] and "cannot tell" in straddles["dl_tput_gain_phrase"]
+
+
+def test_gro_gain_words_and_interval_flip_with_the_data_synthetic():
+    def runs(on, off):
+        return pd.DataFrame({"configuration": ["GRO on (default)"] * len(on) + ["gro-off-b"] * len(off),
+                             "tput_eq_mbps": on + off})
+
+    gain = runs([2100.0, 2110.0, 2090.0, 2105.0, 2095.0], [1900.0, 1910.0, 1890.0, 1905.0, 1895.0])
+    lo, hi = mda.gro_gain_ci(gain)
+    assert 0 < lo <= 100 * (2100 / 1900 - 1) <= hi
+    cdf = pd.DataFrame({"configuration": ["GRO on (default)", "gro-off-b"], "median_gbps": [2.1, 1.9],
+                        "below_2gbps": [0, 5]})
+    dl = pd.DataFrame({"config": ["default"], "phone_cpu_s": [1.0], "ap_cpu_s": [1.0], "rx_seconds": [10.0]})
+    assert "more median throughput" in mda.cdf_facts(cdf, dl, (lo, hi))["gro_gain"]
+    loss = runs([1900.0, 1910.0, 1890.0, 1905.0, 1895.0], [2100.0, 2110.0, 2090.0, 2105.0, 2095.0])
+    lo2, hi2 = mda.gro_gain_ci(loss)
+    flipped = cdf.assign(median_gbps=[1.9, 2.1])
+    assert hi2 < 0 and "less median throughput" in mda.cdf_facts(flipped, dl, (lo2, hi2))["gro_gain"]
+    same = mda.cdf_facts(cdf.assign(median_gbps=[2.0, 2.0]), dl, (-0.6, 0.3))["gro_gain"]
+    assert "cannot tell" in same
+
+
+def test_fig1_under_or_over_the_sum_from_the_interval_synthetic():
+    values = {"expected_dl": 2000.0, "expected_ul": 2000.0, "mptcp_dl_default": 1000.0}.get
+    r1 = pd.DataFrame({"total": [1950.0, 2050.0], "sum of path rates": [2000.0, 2000.0], "% of sum": [97.5, 102.5],
+                       "total_ci_low": [1940.0, 2040.0], "total_ci_high": [1960.0, 2060.0]},
+                      index=["downlink", "uplink"])
+    facts = mda.fig1_facts(r1, values)
+    assert (facts["fig1_downlink_vs_sum"], facts["fig1_uplink_vs_sum"]) == ("below", "above")
+    wide = mda.fig1_facts(r1.assign(total_ci_low=[1900.0, 1900.0], total_ci_high=[2100.0, 2100.0]), values)
+    assert wide["fig1_downlink_vs_sum"] == wide["fig1_uplink_vs_sum"] == "not distinguishable from"
+
+
+def test_change_phrase_prints_a_true_minus_synthetic():
+    assert "of −0.1%" in mda.change_phrase(-0.1, (-0.6, 0.2), "median throughput", 1)
+    assert mda.ci_text((-0.63, 0.25)) == "−0.6 to 0.2"

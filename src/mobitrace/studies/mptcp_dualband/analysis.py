@@ -21,7 +21,7 @@ import pandas as pd
 from mobitrace.stats.intervals import mean_ci
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
-from mobitrace.core.numbers import direction, metric
+from mobitrace.core.numbers import metric, number
 from mobitrace.stats import resampling as rs
 from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
 from mobitrace.studies.mptcp_dualband import schema as sc
@@ -89,6 +89,16 @@ class Runs:
     def ref_energy(self) -> pd.DataFrame:
         """The runs used of the reference device."""
         return self.energy[self.energy["device"] == self.ref]
+
+    def on(self, device: str) -> "Runs":
+        """The runs of `device` alone, with `device` as the reference: every
+        figure, table and claim made from it is that device's."""
+        mine = lambda f: f[f["device"] == device].reset_index(drop=True)  # noqa: E731
+        manifest = next(iter(self.manifests[device].values()))
+        return Runs(runs=mine(self.runs), manifests={device: self.manifests[device]}, energy=mine(self.energy),
+                    aside=mine(self.aside), early=mine(self.early), ref=device, ref_runs=mine(self.energy),
+                    ref_manifest=manifest, scale=float(manifest["config"]["scale"]),
+                    rates_paper=manifest["config"]["paper_path_rates_mbps"])
 
 
 def load_runs(interim_dir: str | Path, devices: list[str], radio, cpu) -> Runs:
@@ -209,6 +219,10 @@ def fig1_facts(r1: pd.DataFrame, values) -> dict:
     and the paper's expected sums and pre-fix downlink throughput."""
     facts = {}
     for d in DIRECTIONS:
+        # Under or over the sum: from the total's interval, not its mean.
+        facts[f"fig1_{d}_vs_sum"] = cl.interval_direction(
+            r1.loc[d, "total_ci_low"], r1.loc[d, "total_ci_high"], r1.loc[d, "sum of path rates"],
+            "above", "below", "not distinguishable from")
         facts[f"fig1_{d}_pct"] = f"{r1.loc[d, '% of sum']:.1f}"
         facts[f"fig1_{d}_total"] = f"{r1.loc[d, 'total']:.0f}"
         facts[f"fig1_{d}_sum"] = f"{r1.loc[d, 'sum of path rates']:.0f}"
@@ -266,14 +280,44 @@ def gro_gain_pct(cdf: pd.DataFrame) -> float:
     return 100 * (c.loc["GRO on (default)", "median_gbps"] / c.loc["gro-off-b", "median_gbps"] - 1)
 
 
-def cdf_facts(cdf: pd.DataFrame, dl_ref: pd.DataFrame) -> dict:
+def gro_gain_ci(dl_ref: pd.DataFrame, level: float = 0.95, n_boot: int = rs.N_BOOT,
+                seed: int = rs.SEED) -> tuple[float, float]:
+    """95% BCa bootstrap interval of :func:`gro_gain_pct` (a ratio of
+    medians: BCa, as for every median at small n, stats.resampling.bca_ci),
+    the runs of the two configurations resampled independently; none below
+    stats.intervals.MIN_N runs per configuration."""
+    on = dl_ref.loc[dl_ref["configuration"] == "GRO on (default)", "tput_eq_mbps"].to_numpy(dtype=float)
+    off = dl_ref.loc[dl_ref["configuration"] == "gro-off-b", "tput_eq_mbps"].to_numpy(dtype=float)
+    return rs.bca_ci((on, off), lambda a, b, axis=-1: 100 * (np.median(a, axis=axis) / np.median(b, axis=axis) - 1),
+                     level=level, n_resamples=n_boot, seed=seed)
+
+
+def change_phrase(pct: float, ci: tuple[float, float], quantity: str, digits: int = 0) -> str:
+    """A % change in words whose direction comes from its interval
+    (claims.interval_direction), never from the point estimate: "32% more
+    throughput", "4% less energy per bit", or, when the interval holds 0,
+    "a change in energy per bit of 1.4% that the data cannot tell from none"."""
+    word = cl.interval_direction(*ci, 0.0, "more", "less", "")
+    if not word:
+        return f"a change in {quantity} of {number(pct, decimals=digits)}% that the data cannot tell from none"
+    return f"{number(abs(pct), decimals=digits)}% {word} {quantity}"
+
+
+def ci_text(ci: tuple[float, float], digits: int = 1) -> str:
+    """An interval for prose: "−0.6 to 0.2" (true minus signs)."""
+    return f"{number(ci[0], decimals=digits)} to {number(ci[1], decimals=digits)}"
+
+
+def cdf_facts(cdf: pd.DataFrame, dl_ref: pd.DataFrame, gro_ci: tuple[float, float]) -> dict:
     """Figure 2's glued values: default median and runs below the threshold,
-    the GRO gain, and the median share of a core used by each process."""
+    the GRO gain in words (its direction from its interval `gro_ci`), and
+    the median share of a core used by each process."""
     c = cdf.set_index("configuration")
     d = dl_ref[dl_ref["config"] == "default"]
     return {"cdf_default_median": f"{c.loc['GRO on (default)', 'median_gbps']:.2f}",
             "cdf_default_below2": int(c.loc["GRO on (default)", "below_2gbps"]),
-            "gro_gain": f"{gro_gain_pct(cdf):.1f}",
+            "gro_gain": change_phrase(gro_gain_pct(cdf), gro_ci, "median throughput", 1),
+            "gro_gain_ci": ci_text(gro_ci),
             "phone_core_pct": f"{100 * (d['phone_cpu_s'] / d['rx_seconds']).median():.0f}",
             "ap_core_pct": f"{100 * (d['ap_cpu_s'] / d['rx_seconds']).median():.0f}"}
 
@@ -418,8 +462,18 @@ def comparison_facts(c: Comparisons, opt: pd.DataFrame, radio: dict, values) -> 
                   "ul_tput_opt": f"{c.ul_t:g}", "ul_energy_opt_both": f"{c.ul_e:g}",
                   "ul_energy_opt": f"{o.loc[('uplink', 0.0), 'energy_opt_ratio']:g}",
                   "ul_tput_gain": f"{abs(c.ul_tput_gain):.0f}", "ul_energy_cost": f"{abs(c.ul_energy_cost):.0f}"})
-    for k in ("dl_tput_gain", "dl_energy_cost", "ul_tput_gain", "ul_energy_cost"):
-        facts[f"{k}_word"] = direction(getattr(c, k), "more", "less", zero="no more")
+    return facts
+
+
+def comparison_phrases(c: Comparisons, cis: dict) -> dict:
+    """The backlogged comparisons in words (:func:`change_phrase`): each
+    direction from its 95% interval in `cis` (:func:`comparison_cis`)."""
+    quantity = {"dl_tput_gain": "throughput", "dl_energy_cost": "energy per bit", "ul_tput_gain": "throughput",
+                "ul_energy_cost": "energy per bit"}
+    facts = {"dl_tput_opt_rest": f"{100 - c.dl_t:g}"}
+    for k, q in quantity.items():
+        facts[f"{k}_phrase"] = change_phrase(getattr(c, k), cis[k], q, 1)
+        facts[f"{k}_ci"] = ci_text(cis[k])
     return facts
 
 
@@ -433,14 +487,17 @@ def comparison_cis(sweep: pd.DataFrame, c: Comparisons,
             "ul_power_excess": ul_excess_ci}
 
 
-def _pair(ratio: float) -> str:
+def pair(ratio: float) -> str:
+    """A packet ratio as the paper writes it: 73 -> "73:27"."""
     return f"{ratio:g}:{100 - ratio:g}"
+
+
 
 
 def ratios_table(c: Comparisons, ul_excess: float, cis: dict, values) -> pd.DataFrame:
     """The paper's comparisons as ratios (1 + % / 100), ours with its
     interval and the paper's; `key` names each row (dropped when saved)."""
-    dl, ul = f"{_pair(c.dl_t)} / {_pair(c.dl_against)}", f"{_pair(c.ul_a)} / {_pair(c.ul_b)}"
+    dl, ul = f"{pair(c.dl_t)} / {pair(c.dl_against)}", f"{pair(c.ul_a)} / {pair(c.ul_b)}"
     ratios = pd.DataFrame([
         {"comparison": f"downlink throughput, {dl}", "key": "dl_tput_gain", "pct": c.dl_tput_gain,
          "paper_pct": values("dl_tput_gain_pct"), "provenance": "measured"},
@@ -541,13 +598,13 @@ def guideline_facts(gl: pd.DataFrame) -> dict:
 FLOOR_ASSUMPTION = "the radio floor (idle 0 and linearity assumed)"
 
 
-def floor_labels(claims: pd.DataFrame, floor_wide: pd.DataFrame, tol: Tolerances) -> dict[str, str]:
+def floor_labels(claims: pd.DataFrame, floor_wide: pd.DataFrame, tol: Tolerances, device: str) -> dict[str, str]:
     """Robustness of the energy-optimal-ratio claims at a demand to the
     radio model's assumptions: each claim's verdict recomputed
     (mobitrace.core.claims.decide) from `floor_wide` (:func:`floor_table`) at
     every floor f; {claim_id: "depends on the radio floor ... (f = ...)"}
     for the claims whose verdict changes at some f > 0."""
-    by_key = {f"{_short(d)}_{dem:g}_energy_opt": row for (d, dem), row in
+    by_key = {claim_id(f"{_short(d)}_{dem:g}_energy_opt", device): row for (d, dem), row in
               floor_wide.set_index(["direction", "demand"]).iterrows() if dem > 0}
     labels = {}
     for c in claims.itertuples():
@@ -627,35 +684,78 @@ def _short(direction: str) -> str:
     return "dl" if direction == "downlink" else "ul"
 
 
+def device_key(device: str) -> str:
+    """A device name as it ends a claim id (vm-veth-2path -> vm_veth_2path)."""
+    return device.replace("-", "_")
+
+
+def claim_id(base: str, device: str) -> str:
+    """The id of claim `base` checked on `device`: each device's claims are its own rows of the ledger."""
+    return f"{base}_{device_key(device)}"
+
+
 # The throughput-optimal ratio follows from the two path rates, which our htb
 # shaping sets to the paper's (data/published/claim-categories.yaml).
 TESTBED_RATIO = ("measured ratio sweep, backlogged, over paths shaped to the paper's rates "
                  "(the optimum follows from the shaped rates)")
 
 
-def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, gro_gain: float,
-                   cdf: pd.DataFrame, ul_excess: float, gl: pd.DataFrame, bk_diff: float,
-                   tol: Tolerances) -> cl.Claims:
-    """The chapter's claims table: each paper value (from `values`,
-    mobitrace.core.published.Values) against ours, with its tolerance."""
+def shared_claims(values, gl: pd.DataFrame) -> cl.Claims:
+    """The claims that no device's data decide (arithmetic on the paper's
+    own numbers and rules): checked once, on the guideline table `gl` of
+    the reference device, whose path rates are the paper's."""
     v = values
     claims = cl.Claims(sc.STUDY)
+    dl_ad, dl_ac, ul_ad = v("sptcp_dl_ad"), v("sptcp_dl_ac"), v("sptcp_ul_ad")
+    dl_opt = v("ratio_dl_tput_opt")
+    claims.add("tput_opt_ratio_arith_dl", f"Downlink throughput-optimal ratio = ratio of the single-path throughputs, "
+               f"{pair(dl_opt)}", location="§3.2", relation="=", paper=dl_opt,
+               artifact=100 * dl_ad / (dl_ad + dl_ac), unit="%", basis=f"arithmetic {dl_ad:g} / ({dl_ad:g} + {dl_ac:g})",
+               provenance="published", section="mptcp-dualband-fig4-7", abs_tol=1.0)
+    for d, dem_id, vid in PAPER_ENERGY_OPT:
+        dem, ratio = v(dem_id), v(vid)
+        gl_row = gl[(gl["direction"] == d) & (gl["demand"] == float(dem))]
+        claims.add(f"{_short(d)}_{dem:g}_guideline", f"Guideline (Fig. 9 rules) gives {pair(ratio)} for {d} "
+                   f"{dem:g} Mbps", location="§4.2; Fig. 9", relation="=", paper=ratio,
+                   artifact=float(gl_row["guideline_ratio"].iloc[0]) if len(gl_row) else None, unit="%",
+                   basis=f"guideline_ratio(demand, {dl_ad:g}|{ul_ad:g}, {dl_ac:g}) (arithmetic on published rules)",
+                   provenance="published", section="mptcp-dualband-guideline", abs_tol=1.0)
+    return claims
+
+
+class _DeviceClaims(cl.Claims):
+    """Claims of one device: each id ends with the device (claim_id), each
+    basis starts with it."""
+
+    def __init__(self, device: str):
+        super().__init__(sc.STUDY)
+        self.device = device
+
+    def add(self, cid: str, text: str, **kwargs) -> str:
+        kwargs["basis"] = f"on {self.device}: {kwargs['basis']}"
+        return super().add(claim_id(cid, self.device), text, **kwargs)
+
+
+def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, gro_gain: float,
+                   cdf: pd.DataFrame, ul_excess: float, bk_diff: float,
+                   tol: Tolerances, device: str) -> cl.Claims:
+    """The claims checked on one device: each paper value (from `values`,
+    mobitrace.core.published.Values) against that device's, with its
+    tolerance; ids end with the device (claim_id)."""
+    v = values
+    claims = _DeviceClaims(device)
     o = opt.set_index(["direction", "demand"])
     dl_ad, dl_ac, ul_ad = v("sptcp_dl_ad"), v("sptcp_dl_ac"), v("sptcp_ul_ad")
     dl_opt, ul_opt, ul_eopt = v("ratio_dl_tput_opt"), v("ul_tput_opt_ratio"), v("ul_energy_opt_ratio")
-    claims.add("tput_opt_ratio_dl_arith", f"Downlink throughput-optimal ratio = ratio of the single-path throughputs, "
-               f"{_pair(dl_opt)}", location="§3.2", relation="=", paper=dl_opt,
-               artifact=100 * dl_ad / (dl_ad + dl_ac), unit="%", basis=f"arithmetic {dl_ad:g} / ({dl_ad:g} + {dl_ac:g})",
-               provenance="published", section="mptcp-dualband-fig4", abs_tol=1.0)
-    claims.add("tput_opt_ratio_dl", f"Downlink throughput-optimal ratio is {_pair(dl_opt)} (rate ratio "
+    claims.add("tput_opt_ratio_dl", f"Downlink throughput-optimal ratio is {pair(dl_opt)} (rate ratio "
                f"{dl_ad:g}:{dl_ac:g})", location="§3.2", relation="=", paper=dl_opt,
                artifact=float(o.loc[("downlink", 0.0), "tput_opt_ratio"]), unit="%",
-               basis=TESTBED_RATIO, provenance="measured", section="mptcp-dualband-fig4",
+               basis=TESTBED_RATIO, provenance="measured", section="mptcp-dualband-fig4-7",
                abs_tol=tol.ratio_pp)
-    claims.add("tput_opt_ratio_ul", f"Uplink throughput-optimal ratio is {_pair(ul_opt)} (rate ratio "
+    claims.add("tput_opt_ratio_ul", f"Uplink throughput-optimal ratio is {pair(ul_opt)} (rate ratio "
                f"{ul_ad:g}:{v('sptcp_ul_ac'):g})", location="§3.2; §4.2", relation="=", paper=ul_opt,
                artifact=c.ul_t, unit="%", basis=TESTBED_RATIO, provenance="measured",
-               section="mptcp-dualband-fig4", abs_tol=tol.ratio_pp)
+               section="mptcp-dualband-fig4-7", abs_tol=tol.ratio_pp)
     for d, vid in (("downlink", "expected_dl"), ("uplink", "expected_ul")):
         claims.add(f"mptcp_sum_{d}", f"Backlogged MPTCP reaches the sum of the two paths ({d}, about {v(vid):g} Mbps)",
                    location="§3.2", relation="~", paper=v(vid), artifact=float(r1.loc[d, "total"]), unit="Mbps",
@@ -677,47 +777,43 @@ def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, 
              "mptcp-dualband-power", {"rel_tol": 0.2})):
         claims.add(cid, text, location=where, relation="=", paper=v(vid), artifact=float(art), unit=unit, basis=basis,
                    provenance=prov, section=section, **tolerance)
-    claims.add("dl_tput_opt_is_energy_opt", f"Downlink: the throughput-optimal ratio ({_pair(dl_opt)}) is also the "
+    claims.add("dl_tput_opt_is_energy_opt", f"Downlink: the throughput-optimal ratio ({pair(dl_opt)}) is also the "
                "energy-optimal two-path ratio", location="§4.2", relation="=", paper=dl_opt, artifact=c.dl_ratio,
                unit="%", basis="modeled nJ/bit over the measured two-path ratios", provenance="modeled",
-               section="mptcp-dualband-fig4", abs_tol=tol.ratio_pp)
+               section="mptcp-dualband-fig4-7", abs_tol=tol.ratio_pp)
     claims.add("dl_tput_gain", f"Downlink: the right two-path ratio gives {v('dl_tput_gain_pct'):g}% more throughput "
-               f"than {_pair(c.dl_against)}", location="§4.2", relation="=", paper=v("dl_tput_gain_pct"),
+               f"than {pair(c.dl_against)}", location="§4.2", relation="=", paper=v("dl_tput_gain_pct"),
                artifact=float(c.dl_tput_gain), unit="%",
                basis=f"measured, throughput-optimal ratio {c.dl_t:g} vs {c.dl_against:g}; the gain "
                      "follows from the path rates our shaping sets", provenance="measured",
-               section="mptcp-dualband-fig4", abs_tol=5.0)
-    claims.add("dl_energy_cost", f"...at only {v('dl_energy_cost_pct'):g}% more energy per bit", location="§4.2",
+               section="mptcp-dualband-fig4-7", abs_tol=5.0)
+    claims.add("dl_energy_cost", f"Downlink: that ratio costs only {v('dl_energy_cost_pct'):g}% more energy per bit "
+               f"than {pair(c.dl_against)}", location="§4.2",
                relation="=", paper=v("dl_energy_cost_pct"), artifact=float(c.dl_energy_cost), unit="%",
                basis=f"modeled nJ/bit, ratio {c.dl_t:g} vs {c.dl_against:g}", provenance="modeled",
-               section="mptcp-dualband-fig4", abs_tol=2.0)
-    claims.add("ul_energy_opt", f"Uplink energy-optimal ratio is {_pair(ul_eopt)} (among two-path ratios)",
+               section="mptcp-dualband-fig4-7", abs_tol=2.0)
+    claims.add("ul_energy_opt", f"Uplink energy-optimal ratio is {pair(ul_eopt)} (among two-path ratios)",
                location="§4.2", relation="=", paper=ul_eopt, artifact=c.ul_e, unit="%",
                basis="modeled nJ/bit over the measured two-path ratios", provenance="modeled",
-               section="mptcp-dualband-fig4", abs_tol=tol.ratio_pp)
-    claims.add("ul_tput_gain", f"Uplink: {_pair(c.ul_a)} gives {v('ul_tput_gain_pct'):g}% more throughput than "
-               f"{_pair(c.ul_b)}", location="§4.2", relation="=", paper=v("ul_tput_gain_pct"),
+               section="mptcp-dualband-fig4-7", abs_tol=tol.ratio_pp)
+    claims.add("ul_tput_gain", f"Uplink: {pair(c.ul_a)} gives {v('ul_tput_gain_pct'):g}% more throughput than "
+               f"{pair(c.ul_b)}", location="§4.2", relation="=", paper=v("ul_tput_gain_pct"),
                artifact=float(c.ul_tput_gain), unit="%",
                basis="measured; the gain follows from the path rates our shaping sets",
-               provenance="measured", section="mptcp-dualband-fig4", abs_tol=5.0)
-    claims.add("ul_energy_cost", f"...at {v('ul_energy_cost_pct'):g}% more energy per bit", location="§4.2",
+               provenance="measured", section="mptcp-dualband-fig4-7", abs_tol=5.0)
+    claims.add("ul_energy_cost", f"Uplink: {pair(c.ul_a)} costs {v('ul_energy_cost_pct'):g}% more energy per bit "
+               f"than {pair(c.ul_b)}", location="§4.2",
                relation="=", paper=v("ul_energy_cost_pct"), artifact=float(c.ul_energy_cost), unit="%",
-               basis=f"modeled nJ/bit, {c.ul_a:g} vs {c.ul_b:g}", provenance="modeled", section="mptcp-dualband-fig4",
+               basis=f"modeled nJ/bit, {c.ul_a:g} vs {c.ul_b:g}", provenance="modeled", section="mptcp-dualband-fig4-7",
                abs_tol=3.0)
     for d, dem_id, vid in PAPER_ENERGY_OPT:
         dem, ratio = v(dem_id), v(vid)
         key = (d, float(dem))
         art = float(o.loc[key, "energy_opt_satisfying_ratio"]) if key in o.index else None
         claims.add(f"{_short(d)}_{dem:g}_energy_opt", f"{d.capitalize()}, {dem:g} Mbps: energy-optimal ratio "
-                   f"{_pair(ratio)}", location="§4.2", relation="=", paper=ratio, artifact=art, unit="%",
+                   f"{pair(ratio)}", location="§4.2", relation="=", paper=ratio, artifact=art, unit="%",
                    basis=f"modeled nJ/bit over measured ratios meeting >= {tol.satisfied_frac:.0%} of the demand",
-                   provenance="modeled", section="mptcp-dualband-fig5-7", abs_tol=tol.ratio_pp)
-        gl_row = gl[(gl["direction"] == d) & (gl["demand"] == float(dem))]
-        claims.add(f"{_short(d)}_{dem:g}_guideline", f"Guideline (Fig. 9 rules) gives {_pair(ratio)} for {d} "
-                   f"{dem:g} Mbps", location="§4.2; Fig. 9", relation="=", paper=ratio,
-                   artifact=float(gl_row["guideline_ratio"].iloc[0]) if len(gl_row) else None, unit="%",
-                   basis=f"guideline_ratio(demand, {dl_ad:g}|{ul_ad:g}, {dl_ac:g}) (arithmetic on published rules)",
-                   provenance="published", section="mptcp-dualband-guideline", abs_tol=1.0)
+                   provenance="modeled", section="mptcp-dualband-fig4-7", abs_tol=tol.ratio_pp)
     claims.add("backup_similar", "Backup mode and a 0-packet ratio draw very similar power", location="§4.2, Fig. 8",
                relation="~", paper=v("backup_power_diff_pct"), artifact=bk_diff, unit="%",
                basis="largest modeled power difference between the two modes (measured per-path bytes)",
@@ -748,25 +844,45 @@ def modeled_at(r: Runs, values, tol: Tolerances) -> dict:
             "bk_diff": backup_diff_pct(bk_sum)}
 
 
-def claims_at(m: dict, values, r1: pd.DataFrame, cdf: pd.DataFrame, tol: Tolerances,
+@dataclass
+class Measured:
+    """What one device's claims take besides the modeled quantities: its
+    Figure 1 rows (fig1_ref) and its downlink CDF summary (cdf_table)."""
+    r1: pd.DataFrame
+    cdf: pd.DataFrame
+
+
+def claims_at(m: dict[str, dict], values, measured: dict[str, Measured], tol: Tolerances,
               intervals: dict | None = None) -> pd.DataFrame:
-    """The claims table from the modeled quantities `m` (:func:`modeled_at`)
-    and the measured throughput tables (Figure 1 of the reference device,
-    the downlink CDF summary), each verdict decided on its interval in
-    `intervals` (:func:`claim_intervals`) where it has one."""
-    return chapter_claims(values, m["cmp"], m["opt"], r1, gro_gain_pct(cdf), cdf, m["ul_excess"], m["gl"],
-                          m["bk_diff"], tol).frame(intervals)
+    """The claims table, the shared claims first, then each device's (in
+    the order of `m`, the reference device first) from its modeled
+    quantities `m[device]` (:func:`modeled_at`) and its measured tables
+    `measured[device]`; each verdict decided on its interval in `intervals`
+    (:func:`claim_intervals`) where it has one."""
+    first = next(iter(m))
+    frames = [shared_claims(values, m[first]["gl"]).frame(intervals)]
+    for device, md in m.items():
+        r1, cdf = measured[device].r1, measured[device].cdf
+        frames.append(chapter_claims(values, md["cmp"], md["opt"], r1, gro_gain_pct(cdf), cdf, md["ul_excess"],
+                                     md["bk_diff"], tol, device).frame(intervals))
+    return cl.claims_frame(pd.concat(frames, ignore_index=True).to_dict("records"))
 
 
-def claim_intervals(oci: pd.DataFrame, r1: pd.DataFrame, cis: dict) -> dict[str, tuple]:
-    """The 95% interval of each claim's artifact value where it has one:
-    bootstrap for ratios and comparisons, Student-t for the MPTCP means."""
+def claim_intervals(oci: pd.DataFrame, r1: pd.DataFrame, cis: dict, device: str) -> dict[str, tuple]:
+    """The 95% interval of each of `device`'s claims (claim_id) where it has
+    one: bootstrap for ratios, comparisons and the GRO gain, Student-t for
+    the MPTCP means."""
+    return {claim_id(k, device): v for k, v in _intervals(oci, r1, cis).items()}
+
+
+def _intervals(oci: pd.DataFrame, r1: pd.DataFrame, cis: dict) -> dict[str, tuple]:
     o_ci = oci.set_index(["direction", "demand"])
 
     def pair(key, col):
         return tuple(o_ci.loc[key, [f"{col}_low", f"{col}_high"]])
 
     return {
+        "gro_gain": cis["gro_gain"],
         "tput_opt_ratio_dl": pair(("downlink", 0.0), "tput_opt_ratio"),
         "tput_opt_ratio_ul": pair(("uplink", 0.0), "tput_opt_ratio"),
         "mptcp_sum_downlink": tuple(r1.loc["downlink", ["total_ci_low", "total_ci_high"]]),
@@ -782,12 +898,9 @@ def claim_intervals(oci: pd.DataFrame, r1: pd.DataFrame, cis: dict) -> dict[str,
 
 
 
-def metrics(r: Runs, r1: pd.DataFrame, cdf: pd.DataFrame, c: Comparisons, gl: pd.DataFrame,
-            claims_table: pd.DataFrame) -> dict:
-    """metrics.json: the key numbers (rounded, mobitrace.core.numbers.metric)."""
-    counts = cl.verdict_counts(claims_table)
+def device_metrics(r: Runs, r1: pd.DataFrame, cdf: pd.DataFrame, c: Comparisons, gl: pd.DataFrame) -> dict:
+    """One device's key numbers for metrics.json (rounded, mobitrace.core.numbers.metric)."""
     return {
-        "reference_device": r.ref,
         "scale": r.scale,
         "runs": int(len(r.ref_runs)),
         "mptcp_mbps": {d: metric(r1.loc[d, "total"]) for d in DIRECTIONS},
@@ -796,8 +909,41 @@ def metrics(r: Runs, r1: pd.DataFrame, cdf: pd.DataFrame, c: Comparisons, gl: pd
                        "ul_tput_opt_ratio": metric(c.ul_t), "ul_energy_opt_both_ratio": metric(c.ul_e),
                        "dl_tput_gain_pct": metric(c.dl_tput_gain), "dl_energy_cost_pct": metric(c.dl_energy_cost)},
         "guideline_max_excess_energy_pct": metric(gl["excess_energy_pct"].max()),
-        "claims": cl.keyed(counts),
     }
+
+
+def metrics(ref: str, per_device: dict[str, dict], claims_table: pd.DataFrame) -> dict:
+    """metrics.json: the reference device's key numbers (device_metrics) at
+    the top, every device's under "devices", and the claims per verdict."""
+    return {"reference_device": ref, **per_device[ref], "devices": per_device,
+            "claims": cl.keyed(cl.verdict_counts(claims_table))}
+
+
+def comparison_table(rows: dict[str, dict]) -> pd.DataFrame:
+    """The cross-device comparison, one row per device: `rows[device]` holds
+    its runs used, its Figure 1 rows (r1), optima with intervals (opt, oci),
+    comparisons and their intervals (cmp, cis) and claims (a claims frame)."""
+    out = []
+    for device, x in rows.items():
+        o = x["opt"].merge(x["oci"], on=["direction", "demand"]).set_index(["direction", "demand"])
+        dl, ul = o.loc[("downlink", 0.0)], o.loc[("uplink", 0.0)]
+        counts = cl.counted_as(x["claims"]).value_counts()
+        out.append({"device": device, "runs": int(x["runs"]),
+                    "dl_mptcp_mbps": float(x["r1"].loc["downlink", "total"]),
+                    "ul_mptcp_mbps": float(x["r1"].loc["uplink", "total"]),
+                    "dl_tput_opt_ratio": float(dl["tput_opt_ratio"]),
+                    "dl_tput_opt_ratio_low": float(dl["tput_opt_ratio_low"]),
+                    "dl_tput_opt_ratio_high": float(dl["tput_opt_ratio_high"]),
+                    "ul_energy_opt_both_ratio": float(ul["energy_opt_both_ratio"]),
+                    "dl_tput_gain_pct": float(x["cmp"].dl_tput_gain), "dl_tput_gain_low": x["cis"]["dl_tput_gain"][0],
+                    "dl_tput_gain_high": x["cis"]["dl_tput_gain"][1],
+                    "dl_energy_cost_pct": float(x["cmp"].dl_energy_cost),
+                    "dl_energy_cost_low": x["cis"]["dl_energy_cost"][0],
+                    "dl_energy_cost_high": x["cis"]["dl_energy_cost"][1],
+                    "claims_reproduced": int(counts.get(cl.REPRODUCED, 0)),
+                    "claims_not_reproduced": int(counts.get(cl.NOT_REPRODUCED, 0)),
+                    "claims_inconclusive": int(counts.get(cl.INCONCLUSIVE, 0))})
+    return validated(pd.DataFrame(out), "device_comparison")
 
 
 def sweep_summary(ref_energy: pd.DataFrame) -> pd.DataFrame:

@@ -9,6 +9,10 @@ Later sections use what earlier ones computed (the runs, the sweep, the optima).
 
 from __future__ import annotations
 
+import copy
+import html
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -16,8 +20,10 @@ import seaborn as sns
 from IPython.display import Markdown, display
 
 from mobitrace.book.build import with_interval
-from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, reference_first, shown_interval, site_href
+from mobitrace.book.chapter import (ChapterOutputs, DevicePage, NotebookChapter, paper_text, reference_first,
+                                    shown_interval, site_href)
 from mobitrace.book.figures import PALETTE, legend_outside
+from mobitrace.book.robustness import robustness_shown
 from mobitrace.book.robustness import show as show_robustness
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
@@ -30,6 +36,7 @@ from mobitrace.stats.resampling import SEED
 from mobitrace.studies.mptcp_dualband import analysis as mda
 from mobitrace.studies.mptcp_dualband import ratios as ratio_sweep
 from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
+from mobitrace.studies import registry
 from mobitrace.studies.mptcp_dualband.schema import DIRECTIONS
 
 STAGE = "analyze_mptcp_dualband"
@@ -82,10 +89,17 @@ def cdf_lines(dl_ref: pd.DataFrame, medians: list[tuple[float, str, str]]):
     return fig
 
 
+# Short row labels (a phone's narrow layout has room for about 22 characters); the caption names the ratios.
+RATIO_LABELS = {"dl_tput_gain": "downlink throughput", "dl_energy_cost": "downlink nJ/bit",
+                "ul_tput_gain": "uplink throughput", "ul_energy_cost": "uplink nJ/bit",
+                "ul_power_excess": "power, up / down"}
+
+
 def ratio_dots(ratios: pd.DataFrame):
     """The paper's comparisons as ratios with their intervals
     (mobitrace.stats.resampling.ratio_points), legend outside."""
-    ax = rs.ratio_points(ratios, xlabel="ratio (1 = the same; throughput measured, nJ/bit and power modeled)")
+    ax = rs.ratio_points(ratios.assign(comparison=ratios["key"].map(RATIO_LABELS)),
+                         xlabel="ratio (1 = the same; throughput measured, nJ/bit and power modeled)")
     legend_outside(ax)
     return ax.figure
 
@@ -164,87 +178,246 @@ def sweep_figure(runs: pd.DataFrame, opt: pd.DataFrame, demand: dict[str, float]
     return fig
 
 
+def facets_figure(runs: pd.DataFrame, opt: pd.DataFrame, summary: pd.DataFrame, cases: list[dict[str, float]],
+                  satisfied_frac: float, colors: dict = COLORS, n_boot: int = rs.N_BOOT, seed: int = SEED):
+    """Figures 4 to 7 as one faceted figure: modeled nJ/bit (radio + CPU)
+    against the share of packets on path a, one row per demand case
+    (`cases`: {direction: demand}, 0 = backlogged), one column per direction;
+    means over runs with 95% CI bands, hollow marks at the ratios
+    that miss `satisfied_frac` of the demand, and vertical lines at the
+    throughput-optimal and energy-optimal ratios."""
+    fig, axes = plt.subplots(len(cases), 2, figsize=(8, 2.1 * len(cases)), sharex=True, squeeze=False)
+    o = opt.set_index(["direction", "demand"])
+    for i, case in enumerate(cases):
+        for j, direction in enumerate(DIRECTIONS):
+            ax, demand = axes[i, j], case[direction]
+            g = runs[(runs["direction"] == direction) & (runs["demand"] == demand)]
+            sns.lineplot(data=g, x="ratio_a_pct", y="nj_per_bit", color="k", errorbar=rs.mean_ci_errorbar(0.95, n_boot, seed),
+                         ax=ax, label="energy per bit (modeled)" if i == j == 0 else None)
+            s = summary[(summary["direction"] == direction) & (summary["demand"] == demand)]
+            meets = s["tput_mbps"] >= satisfied_frac * demand if demand > 0 else s["tput_mbps"] > -1
+            ax.scatter(s.loc[meets, "ratio_a_pct"], s.loc[meets, "nj_per_bit"], color="k", s=14, zorder=3,
+                       label="meets the demand" if i == j == 0 else None)
+            ax.scatter(s.loc[~meets, "ratio_a_pct"], s.loc[~meets, "nj_per_bit"], facecolors="white",
+                       edgecolors="k", s=14, zorder=3, label="misses the demand" if i == j == 0 else None)
+            best = o.loc[(direction, demand)]
+            ax.axvline(best["tput_opt_ratio"], color=colors["total"], ls="--", lw=1.2,
+                       label="throughput-optimal ratio" if i == j == 0 else None)
+            ax.axvline(best["energy_opt_satisfying_ratio"], color="k", ls="-.", lw=1.2,
+                       label="energy-optimal ratio" if i == j == 0 else None)
+            ax.set(title=f"{direction}, {'backlogged' if demand == 0 else f'{demand:g} Mbps'}",
+                   xlabel="packets on path a (%)" if i == len(cases) - 1 else "",
+                   ylabel="nJ/bit" if j == 0 else "")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    axes[0, 0].get_legend().remove()
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, frameon=False)
+    fig.set_layout_engine("constrained")
+    return fig
+
+
+def demand_caption(dem: dict[str, float], opt: pd.DataFrame, paper: dict) -> str:
+    """A demand figure's caption: what it shows and what this demand's optima are (each caption its own)."""
+    o = opt.set_index(["direction", "demand"])
+    found = "; ".join(
+        f"{d} {dem[d]:g} Mbps: throughput-optimal {o.loc[(d, dem[d]), 'tput_opt_ratio']:g}%, energy-optimal "
+        f"{o.loc[(d, dem[d]), 'energy_opt_satisfying_ratio']:g}%"
+        + (f" (paper {paper[(d, dem[d])]:g}%)" if (d, dem[d]) in paper else "") for d in DIRECTIONS)
+    return (f"Paced demand of {dem['downlink']:g} Mbps downlink and {dem['uplink']:g} Mbps uplink: throughput "
+            f"(measured) and energy per bit (modeled), 95% CI bands; dotted: the demand. Packets on path "
+            f"a at the optima: {found}.")
+
+
+class PageOutputs(ChapterOutputs):
+    """One device's outputs for its generated page (registry.Chapter.
+    device_pages): files under tables/<device>/ and figures/<device>/ of
+    the chapter's results, each shown on the device's DevicePage with a
+    provenance box naming only that device's stage (and the published
+    numbers where the text names them); nothing is glued or shown in the
+    notebook. `reuse`: a folder of figures already drawn for this device
+    (the chapter's own, for the reference device), copied, not drawn again."""
+
+    def __init__(self, results_dir: str | Path, stage: str, device: str, page: DevicePage,
+                 reuse: Path | None = None):
+        super().__init__(results_dir, stage)
+        self.tables_dir, self.figures_dir = self.tables_dir / device, self.figures_dir / device
+        self.tables_dir.mkdir(parents=True, exist_ok=True)
+        self.figures_dir.mkdir(parents=True, exist_ok=True)
+        self.device, self.page, self.reuse = device, page, reuse
+        self._csv: dict[str, Path] = {}
+
+    def put(self, name, value) -> None:  # noqa: D102 - the chapter's prose is the reference device's
+        pass
+
+    put_text = put
+
+    def put_counts(self, counts) -> None:
+        pass
+
+    def put_all(self, values) -> None:
+        pass
+
+    def href(self, name: str) -> str:
+        href = super().href(name)
+        self._csv[href] = self.tables_dir / f"{name}.csv"
+        return href
+
+    def table(self, frame, name, caption, shown=None, index=False, digits=3):
+        self.save_table(frame, name)
+        self.show(frame if shown is None else shown, caption, digits=digits, index=index, csv_href=self.href(name))
+        return frame
+
+    def show(self, frame, caption, digits=3, index=False, csv_href=None, html_columns=()) -> None:
+        self.page.table(frame, caption, csv=self._csv.get(csv_href), index=index, html_columns=html_columns)
+
+    def provenance(self, text: str, stage: str | None = None) -> None:
+        from mobitrace.studies.registry import by_slug
+        self.page.provenance(text, [by_slug()[STUDY].device_sources_stage(self.device),
+                                    *(["ingest_published"] if "published" in text.lower() else [])])
+
+    def device_provenance(self, text: str, study: str, device: str, published: bool = False) -> None:
+        self.provenance(text)
+
+    def figure(self, fig, name, alt, caption, folded=None) -> None:
+        path = self.figures_dir / f"{name}.svg"
+        drawn = self.reuse / f"{name}.svg" if self.reuse else None
+        if drawn is not None and drawn.is_file():
+            self._copy_svg(drawn, name)
+        else:
+            fig = fig() if callable(fig) else fig
+            self._save_svg(fig, name)
+            plt.close(fig)
+        self.page.figure(path, f"{name}-{self.device}", alt, caption)
+
+    def findings(self, *args, **kwargs) -> None:
+        pass
+
+
+STUDY = "mptcp-dualband"
+
+
 class Chapter(NotebookChapter):
     """The chapter's state: the notebook's parameters, the power models, the
-    runs and what later sections reuse (throughput, sweep, optima, claims)."""
+    runs and what later sections reuse (throughput, sweep, optima, claims).
+    Its sections work on one device, `ref` (the runs `R`); the chapter
+    itself is the reference device's, and `device_sections` runs every
+    section again for each device (`on_device`) onto that device's page."""
 
-    def __init__(self, *, study: str, devices: list[str], reference_device: str, published_dir: str, interim_dir: str,
-                 results_dir: str,
+    def __init__(self, *, study: str, devices: list[str], reference_device: str, reference_reason: str,
+                 published_dir: str, interim_dir: str, results_dir: str,
                  radio_models: dict, cpu_model: str, radio_floor_fracs: list[float], satisfied_frac: float,
                  rel_tol_equal: float, rel_tol_approx: float, ratio_tol: float, power_models: dict,
                  robustness: dict):
         self.study, self.devices, self.interim_dir = study, reference_first(devices, reference_device), interim_dir
+        self.reference_reason = reference_reason
         self.radio_floor_fracs, self.satisfied_frac = radio_floor_fracs, satisfied_frac
         self.out = ChapterOutputs(results_dir, STAGE)
         self.v = Values(published_dir)
         self.radio_all, self.cpu, self.radio = energy_per_bit.chapter_models(power_models, radio_models, cpu_model)
         self.tol = mda.Tolerances(rel_tol_equal, rel_tol_approx, ratio_tol, satisfied_frac)
         self.robustness_settings = robustness
+        self.memo: dict = {}  # shared with the per-device copies: what is computed once per device
+        self.dev: dict[str, Chapter] = {}
+
+    def _once(self, key, make):
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
 
     def _glue(self, numbers: dict) -> None:
         for k, x in numbers.items():
             self.out.put(k, x)
 
+    def _prov(self, text: str) -> None:
+        """A provenance box of a figure or table of this device alone: its capture, and the published numbers
+        where the text names them."""
+        self.out.device_provenance(text, STUDY, self.ref, published="published" in text.lower())
+
     def load_runs(self) -> None:
-        self.R = mda.load_runs(self.interim_dir, self.devices, self.radio, self.cpu)
-        self.ref = self.R.ref
-        self.m = mda.modeled_at(self.R, self.v, self.tol)
+        self.R_all = mda.load_runs(self.interim_dir, self.devices, self.radio, self.cpu)
+        self._use(self.devices[0])
         facts = mda.capture_facts(self.R)
         self.out.put_text("ref_device", facts.pop("ref_device"))  # a name: text, not a number
+        self.out.put_text("ref_reason", self.reference_reason)
+        self.out.put_text("devices_text", f"each of the {len(self.devices)} devices" if len(self.devices) > 1
+                          else "the one device captured so far")
         self._glue(facts)
+
+    def _use(self, device: str) -> None:
+        self.ref = device
+        self.R = self.R_all.on(device)
+        self.m = self._once(("m", device), lambda: mda.modeled_at(self.R, self.v, self.tol))
+
+    def on_device(self, device: str, out: ChapterOutputs) -> "Chapter":
+        """A copy of the chapter for `device` alone, writing to `out`."""
+        dev = copy.copy(self)
+        dev.out, dev.devices, dev.R_all = out, [device], self.R_all.on(device)
+        dev._use(device)
+        return dev
 
     def captures(self) -> None:
         out = self.out
-        out.table(mda.captures_table(self.R, self.devices), "captures", "Captures behind the measured results")
+        out.table(mda.captures_table(self.R_all, self.devices), "captures", "Captures behind the measured results")
         out.provenance("measured: data/raw/mptcp-dualband/<device>/<session>/ (manifest.yaml with host, link and "
                        "configuration; runs.jsonl.gz with every run's tool output).")
         self._glue(mda.load_facts(self.R))
 
     def set_aside(self) -> None:
         out = self.out
-        ea = mda.set_aside_table(self.R.early)
+        ea = mda.set_aside_table(self.R_all.early)
         if len(ea):
             out.table(ea, "mptcp_runs_set_aside",
                       "MPTCP runs of the first session (set aside): runs that used both paths",
                       shown=ea.rename(columns={"both_paths": "runs on both paths",
                                                "median_mbps": "median throughput (Mbps)"}))
             out.provenance("measured: per-path bytes from the phone's interface counters.")
+        elif isinstance(out, PageOutputs):
+            out.page.text("*No MPTCP runs were set aside.*")
         else:
             display(Markdown("*No MPTCP runs were set aside.*"))
-        self._glue(mda.set_aside_facts(self.R))
+        self._glue(mda.set_aside_facts(self.R_all))
 
     def fig1(self) -> None:
         out, ref = self.out, self.ref
         self.mp = mp = self.m["mp"]
-        fig1 = mda.fig1_table(mp, self.R.rates_paper)
-        out.table(fig1, "fig1_mptcp_throughput", "Backlogged MPTCP throughput: mean [95% CI], and SD, over runs",
-                  shown=fig1_shown(fig1))
-        out.provenance("measured: receiver payload over first-to-last byte; per path by the phone's interface byte "
-                       "counters.")
-        self.r = r = mda.fig1_ref(fig1, ref)
-        out.figure(lambda: fig1_bars(mp[mp["device"] == ref], r), "fig1_mptcp_throughput",
+        self.fig1_frame = mda.fig1_table(mp, self.R.rates_paper)
+        self.r = r = mda.fig1_ref(self.fig1_frame, ref)
+        out.figure(lambda: fig1_bars(mp, r), "fig1_mptcp_throughput",
                    alt="Bar chart of backlogged MPTCP throughput in Mbps per direction: path a, path b and the MPTCP "
                        "total, with 95% confidence intervals and a dashed line at the sum of the two paths' rates.",
                    caption="Mean throughput over the backlogged MPTCP runs (measured), bars: 95% CI over "
                            "runs. Look at how close the green total bar comes to the dashed sum of the path rates.")
+        self._prov("measured: receiver payload over first-to-last byte; per path by the phone's interface byte "
+                   "counters.")
         self._glue(mda.fig1_facts(r, self.v))
+
+    def fig1_table(self) -> None:
+        fig1 = self.fig1_frame
+        self.out.table(fig1, "fig1_mptcp_throughput", "Backlogged MPTCP throughput: mean [95% CI], and SD, over runs",
+                       shown=fig1_shown(fig1))
+        self._prov("measured: receiver payload over first-to-last byte; per path by the phone's interface byte "
+                   "counters.")
 
     def fig2_cdf(self) -> None:
         out, v = self.out, self.v
         self.dl_ref = dl_ref = mda.downlink_ref(mda.downlink_mptcp(self.R), self.ref)
         self.cdf = cdf = mda.cdf_table(dl_ref, self.R.rates_paper, v("cdf_below_threshold"))
+        self.gro_ci = self._once(("gro_ci", self.ref), lambda: mda.gro_gain_ci(dl_ref))
         out.figure(lambda: cdf_lines(dl_ref, [(v("cdf_default_median"), "paper median, default", ":"),
                                               (v("cdf_affinity_median"), "paper median, SIRQ on big cores", "--")]),
                    "fig2_throughput_cdf",
                    alt="Empirical CDFs of downlink MPTCP throughput in Gbps, one curve per GRO or SoftIRQ "
                        "configuration, with vertical lines at the paper's two published medians.",
-                   caption="Throughput CDFs per configuration (measured, reference host); black lines: the paper's "
-                           "medians (published, §3.4). Look at whether the curves separate: on this host the medians "
+                   caption="Throughput CDFs per configuration (measured); black lines: the paper's "
+                           "medians (published, §3.4). Look at whether the curves separate: here the medians "
                            f"differ by at most {mda.cdf_spread_pct(cdf):.1f}%.")
-        out.table(cdf, "fig2_cdf_summary", "Downlink MPTCP throughput per configuration",
-                  shown=cdf.rename(columns=mda.CDF_SHOWN))
-        out.provenance("measured: throughput and the per-process CPU time (getrusage) of the phone and AP processes.")
-        self._glue(mda.cdf_facts(cdf, dl_ref))
+        self._prov("measured: throughput of each run; published: the paper's medians.")
+        self._glue(mda.cdf_facts(cdf, dl_ref, self.gro_ci))
+
+    def cdf_table(self) -> None:
+        cdf = self.cdf
+        self.out.table(cdf, "fig2_cdf_summary", "Downlink MPTCP throughput per configuration",
+                       shown=cdf.rename(columns=mda.CDF_SHOWN))
+        self._prov("measured: throughput and the per-process CPU time (getrusage) of the phone and AP processes.")
 
     def cpu_sources(self) -> None:
         out = self.out
@@ -252,18 +425,20 @@ class Chapter(NotebookChapter):
         out.table(cpu_cmp, "cpu_sources",
                   "CPU seconds per run: per-process (precise) vs /proc/stat (whole host, tick-sampled)",
                   shown=cpu_cmp.rename(columns=mda.CPU_SHOWN))
-        out.provenance("measured: getrusage of each mtmp_xfer process; /proc/stat of the whole (shared) host.")
+        self._prov("measured: getrusage of each mtmp_xfer process; /proc/stat of the whole (shared) host.")
 
     def power(self) -> None:
         out, mp, ref = self.out, self.mp, self.ref
         out.table(mda.power_models_table(self.radio_all, self.cpu), "power_models",
                   "Power models used (params.yaml power-models)")
-        out.provenance("published radio powers (§4.1) and rates (§3.2); the CPU coefficients are assumed (modeled).")
+        out.provenance("published radio powers (§4.1) and rates (§3.2); the CPU coefficients are assumed (modeled).",
+                       "ingest_published")
         pw = self.m["pw"]
         out.table(pw, "fig3_power", "Modeled power of backlogged MPTCP (above base)",
                   shown=pw.rename(columns=mda.POWER_SHOWN))
-        out.provenance("modeled from measured per-path throughput and CPU time.")
-        self.ul_excess, self.ul_excess_ci = mda.uplink_power_excess(pw, mp[mp["device"] == ref], ref)
+        self._prov("modeled from measured per-path throughput and CPU time.")
+        self.ul_excess, self.ul_excess_ci = self._once(("ul_excess", ref),
+                                                       lambda: mda.uplink_power_excess(pw, mp, ref))
         self._glue(mda.power_facts(self.ul_excess, self.ul_excess_ci, self.v))
 
     def backlogged_sweep(self) -> None:
@@ -271,8 +446,8 @@ class Chapter(NotebookChapter):
         self.summary = out.save_table(self.m["summary"], "ratio_sweep")
         self.opt = opt = self.m["opt"]
         self.sweep = ratio_sweep.sweep_runs(self.R.ref_energy())
-        self.draws = ratio_sweep.boot(self.sweep)
-        self.oci = oci = ratio_sweep.optima_ci(self.draws, satisfied_frac)
+        self.draws = self._once(("draws", self.ref), lambda: ratio_sweep.boot(self.sweep))
+        self.oci = oci = self._once(("oci", self.ref), lambda: ratio_sweep.optima_ci(self.draws, satisfied_frac))
         out.save_table(mda.optima_table(opt, oci), "optima")
         same = mda.coincide(opt)
         out.figure(lambda: sweep_figure(self.sweep, opt, {"downlink": 0.0, "uplink": 0.0}, "Backlogged traffic",
@@ -285,31 +460,55 @@ class Chapter(NotebookChapter):
                            "with 95% CI bands. Look at the dashed line (throughput peak, near the rate "
                            "ratio) against the dash-dotted line (lowest nJ/bit): under this model they "
                            f"{same['downlink']} in the downlink and {same['uplink']} in the uplink.")
-        out.provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit from it and the measured CPU "
-                       "time.")
-        out.show(optima_shown(opt[opt["demand"] == 0], oci), "Throughput- and energy-optimal ratios, backlogged "
-                 "(95% percentile bootstrap interval over runs, from 30 runs per ratio)", csv_href=out.href("optima"))
-        out.provenance("measured throughput; modeled nJ/bit; intervals over the runs of each ratio: percentile bootstrap from 30 runs per ratio, none below.")
+        self._prov("measured throughput (runs of the ratio sweep); modeled nJ/bit from it and the measured CPU "
+                   "time.")
+
+    def optima(self) -> None:
+        """The optima of every case, backlogged and per demand, with their intervals (one table)."""
+        self.out.show(optima_shown(self.opt, self.oci), "Throughput- and energy-optimal ratios, backlogged and "
+                      f"per demand (energy over the ratios meeting at least {self.satisfied_frac:.0%} of the "
+                      "demand; 95% percentile bootstrap interval over runs, from 30 runs per ratio)", csv_href=self.out.href("optima"))
+        self._prov("measured throughput; modeled nJ/bit; intervals over the runs of each ratio: percentile bootstrap from 30 runs per ratio, none below.")
+
+    def sweep_facets(self) -> None:
+        """Figures 4 to 7 in one faceted figure (energy per bit per demand case)."""
+        cases = [{"downlink": 0.0, "uplink": 0.0}, *mda.demands(self.summary)]
+        self.out.figure(lambda: facets_figure(self.sweep, self.opt, self.summary, cases, self.satisfied_frac),
+                        "fig4_7_energy_facets",
+                        alt="Small multiples, one row per demand (backlogged, then each paced demand) and one column "
+                            "per direction: modeled energy per bit (nJ/bit) against the share of packets on path a "
+                            "(%), with 95% confidence bands, hollow marks where a ratio misses the demand, and "
+                            "vertical lines at the throughput-optimal and energy-optimal ratios.",
+                        caption="Figures 4 to 7 in one: modeled energy per bit against the packet ratio for each "
+                                "demand, means over runs with 95% CI bands. Look at where the dash-dotted "
+                                "line (lowest nJ/bit among the filled marks, which meet the demand) sits against "
+                                "the dashed one (most throughput). Throughput per ratio: the four-panel Figures 4 "
+                                "to 7 of each device's page.")
+        self._prov("measured throughput (runs of the ratio sweep); modeled nJ/bit from it and the measured CPU time.")
 
     def ratios_vs_paper(self) -> None:
         out, v = self.out, self.v
         self.cmp = cmp = self.m["cmp"]
         self._glue(mda.comparison_facts(cmp, self.opt, self.radio, v))
-        self.cmp_ci = mda.comparison_cis(self.sweep, cmp, self.ul_excess_ci)
+        self.cmp_ci = {**mda.comparison_cis(self.sweep, cmp, self.ul_excess_ci), "gro_gain": self.gro_ci}
+        self._glue(mda.comparison_phrases(cmp, self.cmp_ci))
         ratios = mda.ratios_table(cmp, self.ul_excess, self.cmp_ci, v)
         out.figure(lambda: ratio_dots(ratios), "ratios_vs_paper",
                    alt="Dot plot of five ratios with 95% intervals and a dashed reference line at 1: "
                        "downlink and uplink throughput and energy per bit of the paper's ratio comparisons, and "
                        "uplink over downlink power; the paper's ratios are crosses.",
                    caption=f"The paper's comparisons as ratios (points: this artifact, lines: 95% CI over "
-                           f"runs; crosses: the paper). Right of the dashed line at 1 means more. The paper's ratio "
+                           f"runs; crosses: the paper): downlink {mda.pair(cmp.dl_t)} over {mda.pair(cmp.dl_against)}, "
+                           f"uplink {mda.pair(cmp.ul_a)} over {mda.pair(cmp.ul_b)}, and uplink over downlink power of "
+                           f"backlogged MPTCP. Right of the dashed line at 1 means more. The paper's ratio "
                            f"lies outside our interval in {mda.n_outside(ratios)} of {len(ratios)} rows.")
         out.save_table(ratios.drop(columns=["key"]), "ratios_vs_paper")
-        out.provenance("measured throughput and modeled nJ/bit and power of the ratio sweep and the backlogged MPTCP "
-                       "runs; published ratios (§4.1, §4.2); intervals over runs: t of the log ratio, none below 3 runs.")
+        self._prov("measured throughput and modeled nJ/bit and power of the ratio sweep and the backlogged MPTCP "
+                   "runs; published ratios (§4.1, §4.2); intervals over runs: t of the log ratio, none below 3 runs.")
 
     def demand_sweeps(self) -> None:
         out, opt = self.out, self.opt
+        paper = mda.paper_energy_optima(self.v)
         for k, dem in enumerate(mda.demands(self.summary)):
             title = f"Demand: {dem['downlink']:g} Mbps downlink, {dem['uplink']:g} Mbps uplink"
             out.figure(lambda dem=dem, title=title: sweep_figure(self.sweep, opt, dem, title, COLORS),
@@ -318,15 +517,9 @@ class Chapter(NotebookChapter):
                            f"{dem['downlink']:g} Mbps downlink and {dem['uplink']:g} Mbps uplink: throughput in Mbps "
                            "(top) and modeled nJ/bit (bottom), with 95% confidence bands and the throughput- and "
                            "energy-optimal ratios.",
-                       caption=f"Paced demand of {dem['downlink']:g} Mbps downlink and {dem['uplink']:g} Mbps "
-                               "uplink: throughput (measured) and energy per bit (modeled), means over runs "
-                               "with 95% CI bands; dotted: the demand. Look at which ratios reach the "
-                               "demand, and where among them the nJ/bit curve is lowest (dash-dotted line).")
-            out.provenance("measured throughput (runs of the ratio sweep); modeled nJ/bit.")
-        out.show(optima_shown(opt[opt["demand"] > 0], self.oci), "Throughput- and energy-optimal ratios per "
-                 f"demand (energy over the ratios meeting at least {self.satisfied_frac:.0%} of the demand; 95% "
-                 "percentile bootstrap interval over runs, from 30 runs per ratio)", csv_href=out.href("optima"))
-        out.provenance("measured throughput; modeled nJ/bit; intervals over the runs of each ratio: percentile bootstrap from 30 runs per ratio, none below.")
+                       caption=demand_caption(dem, opt, paper))
+            self._prov("measured throughput (runs of the ratio sweep); modeled nJ/bit; published energy-optimal "
+                       "ratios (§4.2).")
 
     def optima_compared(self) -> None:
         out = self.out
@@ -339,22 +532,23 @@ class Chapter(NotebookChapter):
                            "intervals over runs (lines; absent below 30 runs per ratio or when every resample agrees), and the paper's "
                            "energy-optimal ratio (published). Look at the rows where the paper's cross sits far from "
                            "the black square.")
-        out.provenance("measured throughput; modeled nJ/bit; published energy-optimal ratios (§4.2).")
+        self._prov("measured throughput; modeled nJ/bit; published energy-optimal ratios (§4.2).")
 
     def guideline(self) -> None:
         out = self.out
         self.gl = gl = self.m["gl"]
         out.table(gl, "guideline_vs_search", "Figure 9 guideline vs exhaustive search", shown=mda.guideline_shown(gl))
-        out.provenance("measured throughput; modeled nJ/bit; the guideline from the paper's published rules (§4.2).")
+        self._prov("measured throughput; modeled nJ/bit; the guideline from the paper's published rules (§4.2).")
         self._glue(mda.guideline_facts(gl))
 
     def floor_sensitivity(self) -> None:
         out = self.out
-        sens_wide = mda.floor_table(self.summary, self.radio, self.radio_floor_fracs, self.satisfied_frac)
+        self.floor_wide = sens_wide = mda.floor_table(self.summary, self.radio, self.radio_floor_fracs,
+                                                      self.satisfied_frac)
         out.table(sens_wide, "floor_sensitivity",
                   "Energy-optimal ratio (% on path a) against the assumed wake-up floor f",
                   shown=sens_wide.rename(columns={"demand": "demand (Mbps, 0 = backlogged)"}))
-        out.provenance("modeled (floor assumed) from measured throughput and CPU time.")
+        self._prov("modeled (floor assumed) from measured throughput and CPU time.")
 
     def backup(self) -> None:
         out = self.out
@@ -370,44 +564,164 @@ class Chapter(NotebookChapter):
                    caption="Modeled power from measured per-path throughput and CPU time, means over runs with 95% "
                            "CI. Look at whether the backup-mode line and the 0-packet line of the same "
                            f"path separate: they differ by at most {bk_diff:.1f}%.")
-        out.provenance("measured throughput and per-path bytes; modeled power from them and the measured CPU time "
-                       "(table and figure).")
+        self._prov("measured throughput and per-path bytes; modeled power from them and the measured CPU time "
+                   "(table and figure).")
         out.put("backup_leak_max", mda.backup_leak_max(bk_sum))
 
+    # Every section of one device, in the order its page reads: (heading, methods).
+    SECTIONS = (("Capture", ("captures", "set_aside")),
+                ("Figure 1: MPTCP throughput per path and in total", ("fig1", "fig1_table")),
+                ("Figure 2: throughput CDFs, GRO and SoftIRQ steering", ("fig2_cdf", "cdf_table")),
+                ("CPU sources", ("cpu_sources",)),
+                ("Figure 3 analog: modeled power", ("power",)),
+                ("Figure 4: the packet ratio, backlogged", ("backlogged_sweep", "ratios_vs_paper")),
+                ("Figures 5 to 7: paced demands", ("demand_sweeps", "sweep_facets", "optima", "optima_compared")),
+                ("The Figure 9 guideline against exhaustive search", ("guideline", "floor_sensitivity")),
+                ("Figure 8: backup mode vs a 0-packet ratio", ("backup",)))
+
+    def device_sections(self) -> None:
+        """Every section again for each device, onto its page
+        (registry.Chapter.device_pages; written by device_pages once the
+        claims are made): the same figures and tables as the reference
+        device's, each box naming only that device's capture."""
+        reuse = self.out.figures_dir
+        for device in self.devices:
+            page = DevicePage(CHAPTER, device, "MPTCP over two emulated paths",
+                              "Its figures and tables, the same as the reference device's, and its claims. How each "
+                              f"is made: {{doc}}`../{CHAPTER}-methods`.")
+            dev = self.on_device(device, PageOutputs(self.out.results_dir, STAGE, device, page,
+                                                     reuse if device == self.ref else None))
+            for heading, methods in self.SECTIONS:
+                page.heading(heading)
+                for method in methods:
+                    getattr(dev, method)()
+            self.dev[device] = dev
+
     def claims(self) -> None:
-        """The claims table, its verdicts and the key findings."""
-        out = self.out
-        intervals = mda.claim_intervals(self.oci, self.r, self.cmp_ci)
-        claims = mda.claims_at(self.m, self.v, self.r, self.cdf, self.tol, intervals)
-        self.rob = robustness.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims, self.robustness_settings)
+        """The claims of every device (ids ending with the device) and the
+        shared ones; the table shows the reference device's and the shared
+        ones (each other device's are on its page)."""
+        out, tol = self.out, self.tol
+        intervals = {k: v for d in self.dev.values() for k, v in mda.claim_intervals(d.oci, d.r, d.cmp_ci, d.ref).items()}
+        claims = mda.claims_at({d: x.m for d, x in self.dev.items()}, self.v,
+                               {d: mda.Measured(x.r, x.cdf) for d, x in self.dev.items()}, tol, intervals)
+        self.rob = robustness.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims,
+                                               self.robustness_settings)
         # The radio model's own assumptions (idle 0, linearity) vary with the CPU coefficients.
-        floors = mda.floor_labels(self.rob.claims, mda.floor_table(self.summary, self.radio, self.radio_floor_fracs,
-                                                                   self.satisfied_frac), self.tol)
+        floors = {k: v for d, x in self.dev.items() for k, v in mda.floor_labels(self.rob.claims, x.floor_wide, tol,
+                                                                                 d).items()}
         self.rob = robustness.with_labels(self.rob, floors)
         self.claims_table = self.rob.claims
-        ref = self.R.manifests[self.R.ref].values()
-        if any(capture_reader.background_load(m) is None for m in ref):
+        ungated = [d for d in self.devices
+                   if any(capture_reader.background_load(m) is None for m in self.R_all.manifests[d].values())]
+        mine = self.claims_table["claim_id"].isin([c for d in ungated for c in self._ids(d)])
+        if mine.any():
             self.claims_table = cl.with_note(self.claims_table,
-                                             self.claims_table["provenance"].isin(["measured", "modeled"]), cl.UNGATED)
+                                             mine & self.claims_table["provenance"].isin(["measured", "modeled"]),
+                                             cl.UNGATED)
         cl.write_claims(self.claims_table, out.results_dir / "claims.csv")
-        out.show(claims_shown(self.claims_table, intervals),
-                 "Claims of the mptcp-dualband paper and their verdicts",
+        self.claims_people = claims_shown(self.claims_table, intervals)
+        self.intervals = intervals
+        elsewhere = self.claims_table["claim_id"].isin([c for d in self.devices if d != self.ref
+                                                        for c in self._ids(d)]).to_numpy()
+        out.show(self.claims_people[~elsewhere],
+                 f"Claims of the mptcp-dualband paper and their verdicts on {self.ref} (each other device's on its "
+                 f"page; all {len(self.claims_table)} in the CSV)",
                  csv_href=site_href(out.results_dir / "claims.csv"))
         out.provenance("published paper values against measured throughput and modeled energy (the provenance "
                        "column says which); intervals: Student-t of a mean or a log ratio, none below 3 runs.")
-        out.findings(self.claims_table, headline=HEADLINE, intervals=intervals)
-        show_robustness(out, self.rob)
+        out.findings(self.claims_table, headline=[mda.claim_id(c, self.ref) for c in HEADLINE], intervals=intervals)
+
+    def robustness(self) -> None:
+        """The modeled verdicts at other assumed coefficients (every device's claims): saved, and glued as text."""
+        show_robustness(self.out, self.rob)
+
+    def robustness_saved(self) -> None:
+        """The robustness table and figure as the chapter saved them (the methods page shows them)."""
+        out = self.out
+        table = pd.read_csv(out.tables_dir / "robustness.csv")
+        out.show(robustness_shown(table), "Modeled verdicts with the assumed power coefficients varied (each at "
+                 "×0.5 and ×1.5, and all together over a Latin hypercube), every device's claims",
+                 csv_href=out.href("robustness"))
+        out.provenance("modeled: the chapter's claims recomputed from the measured data at each set of coefficients "
+                       "(params.yaml power-models, provenance assumed; robustness section).")
+        figure = out.figures_dir / "robustness.svg"
+        if figure.is_file():
+            out.figure(figure, "robustness",
+                       alt="Tornado plots, one panel per modeled claim whose value moves: for each assumed "
+                           "coefficient a bar from the claim's value with that coefficient halved to its value with "
+                           "it at 1.5 times, a solid line at the value with the assumed coefficients and a dashed "
+                           "line at the paper's value.",
+                       caption="How far each modeled value (that moves at all) shifts when one assumed coefficient "
+                               "is halved or raised by half; solid line: the assumed coefficients; dashed: the "
+                               "paper's value. Look for a bar that crosses the dashed line: that verdict depends on "
+                               "the coefficient.")
+            out.provenance("modeled from measured data at varied assumed coefficients.")
+
+    def _ids(self, device: str) -> list[str]:
+        key = "_" + mda.device_key(device)
+        return [c for c in self.claims_table["claim_id"] if c.endswith(key)]
 
     def _claims_at(self, models: dict) -> pd.DataFrame:
-        """The claims with the runs' CPU time priced by models[<the CPU model>]."""
-        R = self.R
+        """Every device's claims with the runs' CPU time priced by models[<the CPU model>]."""
+        R = self.R_all
         priced = mda.priced_runs(R.runs, R.manifests, self.devices, self.radio, models[self.cpu.name])
-        return mda.claims_at(mda.modeled_at(priced, self.v, self.tol), self.v, self.r, self.cdf, self.tol)
+        return mda.claims_at({d: mda.modeled_at(priced.on(d), self.v, self.tol) for d in self.devices}, self.v,
+                             {d: mda.Measured(x.r, x.cdf) for d, x in self.dev.items()}, self.tol)
+
+    def comparison(self) -> None:
+        """One row per device, each linking to its page."""
+        rows = {d: {"runs": len(x.R.ref_runs), "r1": x.r, "opt": x.opt, "oci": x.oci, "cmp": x.cmp, "cis": x.cmp_ci,
+                    "claims": self.claims_table[self.claims_table["claim_id"].isin(self._ids(d))]}
+                for d, x in self.dev.items()}
+        table = self.out.save_table(mda.comparison_table(rows), "device_comparison")
+        shown = comparison_shown(table)
+        shown["device"] = [link(d, DevicePage.href(CHAPTER, d)) for d in table["device"]]
+        self.out.show(shown, "Every device: backlogged MPTCP, the downlink throughput-optimal ratio and its gain "
+                      "over path a alone with the energy-per-bit cost, and its claims (each device links to its "
+                      "page)", csv_href=self.out.href("device_comparison"), html_columns=("device",))
+        self.out.provenance("measured throughput and modeled nJ/bit of every device; intervals over runs: t of the log "
+                            "ratio for a gain or a cost, Student-t for the MPTCP means, none below 3 runs.")
+
+    def device_pages(self) -> None:
+        """Write each device's page, its claims last."""
+        folder = next(c for c in registry.chapters() if c.name == CHAPTER).device_pages
+        for device, dev in self.dev.items():
+            page = dev.out.page
+            page.heading("Claims")
+            mine = self.claims_table["claim_id"].isin(self._ids(device)).to_numpy()
+            page.table(self.claims_people[mine], f"The paper's claims checked on {device}",
+                       csv=self.out.results_dir / "claims.csv")
+            page.provenance("published (paper values); measured or modeled (artifact values).",
+                            [registry.by_slug()[STUDY].device_sources_stage(device), "ingest_published"])
+            page.write(folder)
 
     def metrics(self) -> None:
         self.out.put_counts(cl.verdict_counts(self.claims_table))
-        write_metrics(self.out.results_dir / "metrics.json",
-                      mda.metrics(self.R, self.r, self.cdf, self.cmp, self.gl, self.claims_table))
+        per = {d: mda.device_metrics(x.R, x.r, x.cdf, x.cmp, x.gl) for d, x in self.dev.items()}
+        write_metrics(self.out.results_dir / "metrics.json", mda.metrics(self.ref, per, self.claims_table))
+
+
+CHAPTER = "mptcp-dualband"
+
+
+def link(text: str, href: str) -> str:
+    """An escaped HTML link (a table cell shown as HTML)."""
+    return f'<a href="{html.escape(href)}">{html.escape(text, quote=False)}</a>'
+
+
+def comparison_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """The cross-device comparison for people: intervals joined, units in headers."""
+    f = with_interval(table, "dl_tput_opt_ratio", "dl_tput_opt_ratio_low", "dl_tput_opt_ratio_high")
+    f = with_interval(f, "dl_tput_gain_pct", "dl_tput_gain_low", "dl_tput_gain_high")
+    f = with_interval(f, "dl_energy_cost_pct", "dl_energy_cost_low", "dl_energy_cost_high")
+    f["claims"] = [f"{r} reproduced, {n} not, {i} inconclusive" for r, n, i in
+                   zip(table["claims_reproduced"], table["claims_not_reproduced"], table["claims_inconclusive"])]
+    return f[["device", "dl_tput_opt_ratio", "dl_tput_gain_pct", "dl_energy_cost_pct", "dl_mptcp_mbps",
+              "ul_mptcp_mbps", "runs", "claims"]].rename(columns={
+        "dl_tput_opt_ratio": "downlink throughput-optimal (% on a)", "dl_tput_gain_pct": "throughput gain (%)",
+        "dl_energy_cost_pct": "nJ/bit change (%)", "dl_mptcp_mbps": "MPTCP downlink (Mbps)",
+        "ul_mptcp_mbps": "MPTCP uplink (Mbps)"})
 
 
 OPTIMA_SHOWN = {"tput_opt_ratio": "throughput-optimal (% on a)", "tput_opt_mbps": "throughput there (Mbps)",

@@ -170,7 +170,17 @@ FIG8_BACKUP = _table({
                                                  "radio_mw", "power_mw")},
 }, unique=["on path", "demand_mbps", "mode"])
 
+DEVICE_COMPARISON = _table({
+    "device": pa.Column(str), "runs": _COUNT, "dl_mptcp_mbps": _num(), "ul_mptcp_mbps": _num(),
+    "dl_tput_opt_ratio": _RATIO, "dl_tput_opt_ratio_low": _RATIO_NULLABLE, "dl_tput_opt_ratio_high": _RATIO_NULLABLE,
+    "ul_energy_opt_both_ratio": _RATIO,
+    **{c: _num(True) for c in ("dl_tput_gain_pct", "dl_tput_gain_low", "dl_tput_gain_high", "dl_energy_cost_pct",
+                               "dl_energy_cost_low", "dl_energy_cost_high")},
+    **{c: _COUNT for c in ("claims_reproduced", "claims_not_reproduced", "claims_inconclusive")},
+}, unique=["device"])
+
 TABLES = {
+    "device_comparison": DEVICE_COMPARISON,
     "captures": CAPTURES, "mptcp_runs_set_aside": SET_ASIDE, "fig1_mptcp_throughput": FIG1,
     "fig2_cdf_summary": CDF_SUMMARY, "cpu_sources": CPU_SOURCES, "power_models": POWER_MODELS,
     "fig3_power": FIG3_POWER, "ratio_sweep": RATIO_SWEEP, "optima": OPTIMA, "ratios_vs_paper": RATIOS_VS_PAPER,
