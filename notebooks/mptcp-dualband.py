@@ -16,9 +16,9 @@
 #
 # On {glue:text}`ref_device`, striping downlink packets
 # {glue:text}`dl_tput_opt`:{glue:text}`dl_tput_opt_rest` over the two paths
-# gave, against path a alone, {glue:text}`dl_tput_gain_phrase` (95% CI
-# {glue:text}`dl_tput_gain_ci`%) at {glue:text}`dl_energy_cost_phrase`
-# (95% CI {glue:text}`dl_energy_cost_ci`%); the paper found
+# gave, against path a alone, {glue:text}`dl_tput_gain_phrase`
+# ({glue:text}`dl_tput_gain_ci`) at {glue:text}`dl_energy_cost_phrase`
+# ({glue:text}`dl_energy_cost_ci`); the paper found
 # {glue:text}`p_dl_gain`% more throughput at {glue:text}`p_dl_cost`% more
 # energy per bit.
 #
@@ -67,7 +67,7 @@ ch.fig1()
 # {glue:text}`fig1_downlink_vs_sum` the sum), uplink
 # {glue:text}`fig1_uplink_total` Mbps ({glue:text}`fig1_uplink_pct`%,
 # {glue:text}`fig1_uplink_vs_sum` the sum). GRO on against off on path b
-# gave {glue:text}`gro_gain` (95% CI {glue:text}`gro_gain_ci`%; the
+# gave {glue:text}`gro_gain` ({glue:text}`gro_gain_ci`; the
 # throughput CDFs of Figure 2 are on the device pages): the receiver used a
 # median {glue:text}`phone_core_pct`% of one core, so here the CPU, which
 # the paper's GRO and SoftIRQ fixes relieved, does not limit throughput.

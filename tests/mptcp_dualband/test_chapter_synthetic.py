@@ -200,4 +200,11 @@ def test_fig1_under_or_over_the_sum_from_the_interval_synthetic():
 
 def test_change_phrase_prints_a_true_minus_synthetic():
     assert "of −0.1%" in mda.change_phrase(-0.1, (-0.6, 0.2), "median throughput", 1)
-    assert mda.ci_text((-0.63, 0.25)) == "−0.6 to 0.2"
+    assert mda.ci_text((-0.63, 0.25)) == "95% CI −0.6 to 0.2%"
+
+
+def test_too_few_runs_for_an_interval_give_no_direction_synthetic():
+    nan = (float("nan"), float("nan"))
+    assert mda.change_phrase(37.0, nan, "throughput", 1) == \
+        "a change in throughput of 37.0% that the data cannot tell from none"
+    assert mda.ci_text(nan) == "no interval: fewer than 3 runs"

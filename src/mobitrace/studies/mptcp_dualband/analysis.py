@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mobitrace.stats.intervals import mean_ci
+from mobitrace.stats.intervals import MIN_N, mean_ci
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
 from mobitrace.core.numbers import metric, number
@@ -295,17 +295,21 @@ def gro_gain_ci(dl_ref: pd.DataFrame, level: float = 0.95, n_boot: int = rs.N_BO
 def change_phrase(pct: float, ci: tuple[float, float], quantity: str, digits: int = 0) -> str:
     """A % change in words whose direction comes from its interval
     (claims.interval_direction), never from the point estimate: "32% more
-    throughput", "4% less energy per bit", or, when the interval holds 0,
-    "a change in energy per bit of 1.4% that the data cannot tell from none"."""
-    word = cl.interval_direction(*ci, 0.0, "more", "less", "")
+    throughput", "4% less energy per bit", or, when the interval holds 0 or
+    there is none (too few runs), "a change in energy per bit of 1.4% that
+    the data cannot tell from none"."""
+    word = "" if any(np.isnan(ci)) else cl.interval_direction(*ci, 0.0, "more", "less", "")
     if not word:
         return f"a change in {quantity} of {number(pct, decimals=digits)}% that the data cannot tell from none"
     return f"{number(abs(pct), decimals=digits)}% {word} {quantity}"
 
 
 def ci_text(ci: tuple[float, float], digits: int = 1) -> str:
-    """An interval for prose: "−0.6 to 0.2" (true minus signs)."""
-    return f"{number(ci[0], decimals=digits)} to {number(ci[1], decimals=digits)}"
+    """An interval of a % for prose: "95% CI −0.6 to 0.2%" (true minus
+    signs), or why there is none."""
+    if any(np.isnan(ci)):
+        return f"no interval: fewer than {MIN_N} runs"
+    return f"95% CI {number(ci[0], decimals=digits)} to {number(ci[1], decimals=digits)}%"
 
 
 def cdf_facts(cdf: pd.DataFrame, dl_ref: pd.DataFrame, gro_ci: tuple[float, float]) -> dict:
