@@ -158,6 +158,11 @@ def stack_for_phones(fig) -> None:
             below = [o.get_xlabel() for o in panels if spec(o).colspan.start == spec(ax).colspan.start
                      and o.get_xlabel()]
             ax.set_xlabel(below[-1] if below else "")
+    for ax in panels:  # and one whose y label its row's first panel carried (shared y axes)
+        if not ax.get_ylabel() and len(columns) > 1:
+            beside = [o.get_ylabel() for o in panels if spec(o).rowspan.start == spec(ax).rowspan.start
+                      and o.get_ylabel()]
+            ax.set_ylabel(beside[0] if beside else "")
     for ax in fig.axes:
         if ax.get_subplotspec() is not None and not ax.axison and ax not in panels and ax not in bars:
             ax.set_visible(False)  # an empty cell of the grid
