@@ -18,7 +18,7 @@
 # on a Linux 2.6 machine clocked down to 325 MHz (a PDA stand-in) while an
 # oracle switched its 10 Mbps link on and off (exponential times, mean 5 s).
 # They compared three policies, the unmodified scheduler (*original*), priority
-# incrementing per I/O event (*INCR*) and priority decrementing per 60 KB moved
+# incrementing per I/O event (*INCR*) and priority decrementing per 60 kB moved
 # (*DECR*), on the time to copy a 41 MB file with SCP under CPU and network
 # load, and on the send-time jitter of an audio-like UDP sender, with n = 10
 # runs per cell and t-tests whose variance is estimated by the Satterthwaite

@@ -21,8 +21,8 @@
 # `read()`+`send()` and `recv()`+`write()`, §4) and **offloading TCP** to the
 # access point (§5), over WiFi and over the loopback interface to emulate
 # faster links. On loopback they also compare TCP with UDP and find that UDP
-# with 1.5 KB datagrams costs *more* CPU energy than TCP from {glue:text}`p_cross:g` Mbps up,
-# unless the MTU and the datagrams are raised to 20 KB.
+# with 1.5 kB datagrams costs *more* CPU energy than TCP from {glue:text}`p_cross:g` Mbps up,
+# unless the MTU and the datagrams are raised to 20 kB.
 #
 # This chapter repeats the one-copy and the TCP-vs-UDP experiments on a Linux
 # host with the capture kit `scripts/capture/stack_trim/`: constant-bit-rate
@@ -86,7 +86,7 @@ ch.onecopy_summary()
 # (stack-trim-transport)=
 # ## TCP vs UDP (Figure 5 c/d analogs)
 #
-# Uplink, the device sends a file with `read()`+`send()`: TCP (16 KB writes,
+# Uplink, the device sends a file with `read()`+`send()`: TCP (16.4 kB writes,
 # MTU 1500), UDP with 1472-byte datagrams (MTU 1500) and UDP with 20000-byte
 # datagrams on a link with its MTU raised to 21000. The figure shows the
 # CPU energy ratio of each UDP variant to TCP, $E(\text{UDP})/E(\text{TCP})$
@@ -103,7 +103,7 @@ ch.transport_section()
 # sender makes
 # {glue:text}`calls_udp1:.0f` system calls per MB with 1472-byte datagrams,
 # {glue:text}`calls_udp20:.0f` with 20000-byte datagrams and
-# {glue:text}`calls_tcp:.0f` with TCP's 16 KB writes (medians over the
+# {glue:text}`calls_tcp:.0f` with TCP's 16.4 kB writes (medians over the
 # runs), and each datagram goes through layers 4 to 2 on its own, while TCP
 # batches (segmentation offload on loopback and veth).
 

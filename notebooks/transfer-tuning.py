@@ -92,7 +92,7 @@ ch.gains()  # tables/ratios_ci.csv, tables/gains_vs_paper.csv, the ratio figure
 # and image by {glue:text}`p8_image_xfold:.2f`x (the paper: a reduction for
 # both); for video the best parallelism ({glue:text}`p_video_best`) gave
 # {glue:text}`p_video_xfold:.2f`x (paper {glue:text}`p_p_video_xfold:g`x).
-# Raising the I/O size from 1 to 16 KiB changed video throughput by
+# Raising the I/O size from {glue:text}`io_sizes` changed video throughput by
 # {glue:text}`io_video_16_over_1:.2f`x.
 
 # %% [markdown]

@@ -19,6 +19,7 @@ from mobitrace.book.build import with_interval
 from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, reference_first, site_href
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
+from mobitrace.core.numbers import data_size
 from mobitrace.core import numbers
 from mobitrace.core.published import Values
 from mobitrace.energy import power_models as power
@@ -88,6 +89,7 @@ class Chapter(NotebookChapter):
         put("rate_mbit", float(conf["link"]["rate_mbit"]))
         put("rtt_ms", float(conf["rtt_ms"]))
         put("rmem_kib", conf["client_tcp_rmem_max"] / 1024)
+        self.out.put_text("rmem_size", data_size(conf["client_tcp_rmem_max"]))
         put("reps", int(conf["repetitions"]))
         put("energy_kind", self.energy_kind)
         put("lock_s", float(sum(inv["lock_held_s"] for inv in self.manifest["invocations"])))
@@ -122,7 +124,7 @@ class Chapter(NotebookChapter):
             d = self.conf["datasets"][name]
             out.put(f"files_{name}", int(d["files"]))
             out.put(f"paper_files_{name}", int(v(f"{name}_files")))
-            out.put_text(f"served_sizes_{name}", f"{d['min_kib'] / 1024:g}-{d['max_kib'] / 1024:g} MiB")
+            out.put_text(f"served_sizes_{name}", f"{data_size(d['min_kib'] * 1024)} to {data_size(d['max_kib'] * 1024)}")
             out.put_text(f"paper_sizes_{name}", tta.paper_sizes(v, name))
         self._table(frame, "datasets", "Table 2 (published) and the datasets the kit served (measured bytes)")
         out.provenance("published (Table 2) and measured (bytes served in the reference capture).")
@@ -131,6 +133,7 @@ class Chapter(NotebookChapter):
         """The power model's components and coefficients."""
         out = self.out
         out.put("default_io", float(self.io_kib))
+        out.put_text("default_io_size", data_size(self.io_kib * 1024))
         out.put("r_max", float(self.radio.max_rate_mbps))
         out.put("tail_tol_mw", self.tail_tolerance_w * 1e3)
         self._table(tta.power_model_table(self.cpu, self.radio, self.base_w), "power_model",
@@ -147,7 +150,7 @@ class Chapter(NotebookChapter):
             self._save(frame, f"sweep_{name}")
         for device in self.devices:
             out.figure(ttf.sweep_figure(self.knob_runs[self.knob_runs["device"] == device], kind), f"fig2_{device}",
-                       alt=f"Six panels for {device}: throughput in Mbit/s (top) and energy per 100 MB in joules "
+                       alt=f"Six panels for {device}: throughput in Mbps (top) and energy per 100 MB in joules "
                            "(bottom) against concurrency, parallelism and I/O request size (log scale), one line "
                            "per dataset (html, image, video) with 95% confidence bands.",
                        caption=f"One knob at a time on {device}: throughput (measured) and energy per 100 MB "
@@ -211,6 +214,7 @@ class Chapter(NotebookChapter):
         out.put("p_video_xfold", float(p_best["x_fold"]))
         out.put("p_p_video_xfold", v("p_video_xfold"))
         io_f = self.ref["io_kib"][self.ref["io_kib"]["dataset"] == "video"].set_index("level")
+        out.put_text("io_sizes", f"{data_size(1024)} to {data_size(16 * 1024)}")
         out.put("io_video_16_over_1", float(io_f.loc[16, "throughput_mbps"] / io_f.loc[1, "throughput_mbps"]) if
                 {1, 16} <= set(io_f.index) else float("nan"))
         self.xf = xf = [self.at("concurrency", ds, cc_top, "x_fold") for ds in DATASETS]
@@ -241,10 +245,10 @@ class Chapter(NotebookChapter):
         grid = self._save(a["grid"], "grid")
         for device in self.devices:
             out.figure(ttf.grid_figure(grid[grid["device"] == device], kind), f"fig7_{device}",
-                       alt=f"Six annotated heat maps for {device}, one column per dataset: mean throughput in Mbit/s "
+                       alt=f"Six annotated heat maps for {device}, one column per dataset: mean throughput in Mbps "
                            f"(top) and energy per 100 MB in joules (bottom) over concurrency (x) and parallelism (y).",
                        caption=f"Combined knobs on {device}: mean throughput (measured) and energy per 100 MB "
-                               f"({kind}) over repetitions, I/O size {self.io_kib} KiB. Look for the brightest "
+                               f"({kind}) over repetitions, I/O size {data_size(self.io_kib * 1024)}. Look for the brightest "
                                "throughput cell and the darkest energy cell of each dataset.",
                        folded=self._replicate(device))
             out.device_provenance(f"measured throughput and {kind} energy per 100 MB ({device}), mean "
