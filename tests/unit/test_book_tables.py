@@ -98,3 +98,13 @@ def test_a_column_of_magnitudes_far_apart_shows_significant_figures_synthetic():
 
     assert format_column(pd.Series([3.36066, 0.22875, 0.59, 373.88]), "value") == ["3.36", "0.229", "0.590", "374"]
     assert format_column(pd.Series([2.7654, 5.49]), "value") == ["2.77", "5.49"]
+
+
+def test_verdicts_and_categories_read_as_badges_synthetic():
+    from mobitrace.book.chapter import badge_html
+    from mobitrace.core import claims as cl
+
+    assert badge_html(cl.NOT_REPRODUCED) == '<span class="verdict verdict-not-reproduced">not reproduced</span>'
+    assert badge_html(cl.EVIDENCE, "category") == '<span class="verdict verdict-evidence">evidence</span>'
+    assert 'verdict-testbed-off">testbed-bound<' in badge_html(cl.TESTBED_BOUND, "category")
+    assert badge_html(float("nan"), "category") == "–"
