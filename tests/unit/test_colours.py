@@ -14,7 +14,7 @@ import pytest
 from matplotlib.colors import to_rgb
 
 from mobitrace.book.chapter import VERDICT_BADGES
-from mobitrace.book.landing import VERDICT_COLORS, VERDICT_HATCHES
+from mobitrace.book.figures import SOURCE_COLOURS, VERDICT_COLORS, VERDICT_HATCHES
 
 MACHADO_2009 = {
     "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
@@ -72,3 +72,10 @@ def test_verdicts_are_told_apart_by_more_than_colour():
     for verdict, badge in VERDICT_BADGES.items():
         rule = re.search(rf"span\.verdict-{badge} \{{([^}}]*)\}}", css)
         assert rule and f"border-color: {VERDICT_COLORS[verdict]}" in rule.group(1), badge
+
+
+def test_each_colour_has_one_meaning_across_the_book():
+    """A verdict's colour is not also a source's (measured, published, modeled)."""
+    verdicts = {to_rgb(c) for c in VERDICT_COLORS.values()}
+    assert len(verdicts) == len(VERDICT_COLORS)
+    assert not verdicts & {to_rgb(c) for c in SOURCE_COLOURS.values()}

@@ -19,9 +19,31 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from mobitrace.core import claims as cl  # noqa: E402
+
 # Okabe-Ito via seaborn's "colorblind": distinguishable with every common
 # colour-vision deficiency.
 PALETTE = sns.color_palette("colorblind")
+# Its colours by the name a caption gives them (tests/e2e/test_phone_reading.py
+# checks that a caption names only colours its figure draws).
+COLOUR_NAMES = {"blue": "#0173b2", "orange": "#de8f05", "green": "#029e73", "vermilion": "#d55e00",
+                "purple": "#cc78bc", "brown": "#ca9161", "pink": "#fbafe4", "grey": "#949494",
+                "yellow": "#ece133", "sky blue": "#56b4e9", "black": "#000000"}
+
+# One meaning per colour across the book. Verdicts: Okabe-Ito hues, grey and
+# near-black chosen so that every pair stays apart under deuteranopia,
+# protanopia and tritanopia (tests/unit/test_colours.py), the badges' borders
+# in book/_static/mobitrace.css; bars carry a hatch as well, so no verdict
+# rests on colour alone.
+VERDICT_COLORS = {cl.REPRODUCED: COLOUR_NAMES["green"], cl.NOT_REPRODUCED: COLOUR_NAMES["vermilion"],
+                  cl.INCONCLUSIVE: COLOUR_NAMES["yellow"], cl.NOT_CHECKABLE: "#bdbdbd",
+                  cl.FOLLOWS_FROM_MODEL: "#333333", cl.TESTBED_BOUND: COLOUR_NAMES["purple"]}
+VERDICT_HATCHES = {cl.REPRODUCED: "", cl.NOT_REPRODUCED: "xx", cl.INCONCLUSIVE: "..", cl.NOT_CHECKABLE: "//",
+                   cl.FOLLOWS_FROM_MODEL: "", cl.TESTBED_BOUND: "\\\\"}
+# Where a value comes from, when a figure draws several sources: what this
+# artifact measured, what a paper printed, what a model computed from them.
+SOURCE_COLOURS = {"measured": COLOUR_NAMES["blue"], "published": COLOUR_NAMES["black"],
+                  "modeled": COLOUR_NAMES["orange"]}
 FIGSIZE = (7.0, 4.2)
 SVG_METADATA = {"Date": None, "Creator": None}
 

@@ -38,7 +38,7 @@ STAGE = "analyze_mptcp_dualband"
 HEADLINE = ["dl_energy_cost", "dl_500_energy_opt", "ul_power_excess", "mptcp_sum_downlink", "tput_opt_ratio_dl",
             "dl_tput_gain"]
 
-COLORS = {"a": PALETTE[0], "b": PALETTE[1], "total": PALETTE[2]}
+COLORS = {"a": PALETTE[0], "b": PALETTE[1], "total": PALETTE[5]}  # not green/vermilion: verdict colours
 
 
 def fig1_bars(mp_ref: pd.DataFrame, r: pd.DataFrame, colors: dict = COLORS, n_boot: int = rs.N_BOOT,

@@ -284,8 +284,8 @@ class Chapter(NotebookChapter):
                            alt=f"Three power traces in watts against time in seconds on {device}: one file, two "
                                "files back to back, two files at once, with the transfer's energy and the tail "
                                "shaded.",
-                           caption=f"Transfer (shaded orange) and tail (shaded teal) energy of one, two sequential "
-                                   f"and two concurrent files ({kind}, {device}). Look at the teal tails: the "
+                           caption=f"Transfer (shaded orange) and tail (shaded sky blue) energy of one, two sequential "
+                                   f"and two concurrent files ({kind}, {device}). Look at the sky-blue tails: the "
                                    "modeled radio has no tail state.",
                            folded=self._replicate(device))
                 tab = self._save(tta.tail_table(tails, device), f"tail_{device}")

@@ -76,7 +76,7 @@ def power_panel(ax, row, t, p, title: str) -> None:
     x = np.asarray(t) - row.t_start_s
     end = row.t_end_s - row.t_start_s
     sns.lineplot(x=x, y=np.asarray(p), color="k", lw=0.8, errorbar=None, ax=ax)
-    for a, b, color, label in ((0.0, end, PALETTE[3], "transfer (E_d)"), (end, end + row.tail_s, PALETTE[2], "tail")):
+    for a, b, color, label in ((0.0, end, PALETTE[1], "transfer (E_d)"), (end, end + row.tail_s, PALETTE[9], "tail")):
         if b > a:
             xs = np.linspace(a, b, 200)
             ax.fill_between(xs, row.base_w, np.interp(xs, x, p), color=color, alpha=0.55, lw=0, label=label)
