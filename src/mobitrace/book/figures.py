@@ -9,6 +9,7 @@ figures and save with `save_svg`; anything random (bootstrap intervals) takes
 
 from __future__ import annotations
 
+import re
 import textwrap
 from contextlib import contextmanager
 from pathlib import Path
@@ -109,6 +110,7 @@ def save_svg(fig: "plt.Figure", path: str | Path) -> Path:
     (panels stacked, legends below, narrower) at narrow_path(path)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    whole_ticks_on_counts(fig)
     text_at_least(fig, WIDE_COLUMN_PX, WIDE_TEXT_PX)
     fig.savefig(path, format="svg", metadata=SVG_METADATA, bbox_inches="tight", pad_inches=TIGHT_PAD_IN)
     stack_for_phones(fig)
@@ -116,6 +118,20 @@ def save_svg(fig: "plt.Figure", path: str | Path) -> Path:
     fig.savefig(narrow_path(path), format="svg", metadata=SVG_METADATA, bbox_inches="tight",
                 pad_inches=TIGHT_PAD_IN)
     return path
+
+
+# An axis of counts (its label says "(count)", or counts runs, claims, files...)
+COUNT_LABEL = re.compile(r"\(count\)|^(?:number of|count|runs|claims|files|repetitions)\b", re.IGNORECASE)
+
+
+def whole_ticks_on_counts(fig) -> None:
+    """Ticks at whole numbers on every axis that counts things (no 2.5 runs)."""
+    from matplotlib.ticker import MaxNLocator
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if COUNT_LABEL.search(axis.get_label_text().strip()) and axis.get_scale() == "linear":
+                axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _saved_width_px(fig) -> float:
