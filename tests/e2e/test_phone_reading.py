@@ -294,7 +294,7 @@ def _article_text(page_html: str) -> str:
     article = soup.select_one("article") or soup
     for tag in article.select("pre, code, script, style, .cell_input"):
         tag.decompose()
-    return article.get_text(" ", strip=True)
+    return re.sub(r"\s+", " ", article.get_text(" ", strip=True))
 
 
 # Sizes in SI (kB, MB, GB; mobitrace.core.numbers.data_size) and rates in bps:
@@ -463,3 +463,38 @@ def test_no_float_noise_in_what_a_reader_sees(browser, site, width):
             if hits:
                 noisy[page] = hits[:3]
     assert not noisy, noisy
+
+
+_INTERVAL = re.compile(r"^([−\-]?[\d,]+(?:\.(\d+))?) \[([−\-]?[\d,]+(?:\.\d+)?), ([−\-]?[\d,]+(?:\.\d+)?)\]")
+
+
+def _value(text: str) -> float:
+    return float(text.replace(",", "").replace("−", "-"))
+
+
+def test_intervals_carry_the_digits_their_width_supports(site):
+    """In every table, an interval ``2.75 [−0.05, 5.49]`` has no more
+    decimals than its largest number to 3 significant figures or its width to
+    1 needs (not ``2.7510 [−0.0542, 5.4947]``)."""
+    from bs4 import BeautifulSoup
+
+    from mobitrace.core.numbers import decimals_for
+
+    _, html_dir = site
+    noisy, seen = {}, 0
+    for page in _landing_and_chapters(html_dir):
+        soup = BeautifulSoup((html_dir / page).read_text(encoding="utf-8"), "html.parser")
+        for cell in soup.select("article td"):
+            m = _INTERVAL.match(cell.get_text(" ", strip=True))
+            if not m:
+                continue
+            seen += 1
+            estimate, low, high = (_value(m.group(i)) for i in (1, 3, 4))
+            largest = max(abs(estimate), abs(low), abs(high))
+            shown = len(m.group(2) or "")
+            width = high - low - 10 ** -shown  # the narrowest width these rounded bounds allow
+            allowed = max(decimals_for(largest, 3) if largest else 0, decimals_for(width, 1) if width > 0 else 0)
+            if shown > allowed:
+                noisy.setdefault(page, []).append(m.group(0))
+    assert seen > 20
+    assert not noisy, {p: v[:3] for p, v in noisy.items()}

@@ -226,7 +226,7 @@ class Chapter(NotebookChapter):
                    alt="Bar chart of backlogged MPTCP throughput in Mbps per direction: path a, path b and the MPTCP "
                        "total, with 95% confidence intervals and a dashed line at the sum of the two paths' rates.",
                    caption="Mean throughput over the backlogged MPTCP runs (measured), bars: 95% bootstrap CI over "
-                           "runs. Look at how close the green total bar comes to the dashed sum of the path rates.")
+                           "runs. Look at how close the brown total bar comes to the dashed sum of the path rates.")
         self._glue(mda.fig1_facts(r, self.v))
 
     def fig2_cdf(self) -> None:
