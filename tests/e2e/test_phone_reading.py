@@ -423,8 +423,8 @@ def test_ledger_badges_read_by_text_sign_and_colour(browser, site, repo, width):
         cells = browser.execute_script("""return Array.from(document.querySelectorAll(".bd-article table"))
             .filter(t => Array.from(t.tHead?.rows[0]?.cells || []).some(c => c.textContent.includes("interval")))
             .map(t => Array.from(t.tBodies[0].rows).map(r => r.cells[3].textContent));""")
-        browser.execute_script("""const b = document.querySelectorAll(".mobitrace-table-scroll")[1];
-            b.scrollIntoView(); window.scrollBy(0, -80); b.scrollLeft = b.scrollWidth / 2;""")
+        browser.execute_script("""const b = document.querySelector(".bd-article td span.verdict");
+            b.scrollIntoView({block: "center", inline: "center"});""")
         _shot(browser, repo, f"ledger-{width}")
     in_tables = [b for b in badges if b["inTable"]]
     from mobitrace.core import claims as cl
