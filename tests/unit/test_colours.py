@@ -101,3 +101,14 @@ def test_provenance_labels_use_the_sources_colours():
         assert nearest(text) == nearest(colour), (source, text)
         background = re.search(r"div\.provenance \{[^}]*background: (#[0-9a-f]{6})", css).group(1)
         assert _contrast(text, background) >= 4.5, (source, text, background)
+
+
+def test_the_figures_default_colours_leave_the_verdicts_colours_alone():
+    """Categories drawn with the theme's cycle (datasets, paths) never take
+    the green of "reproduced" or the vermilion of "not reproduced"."""
+    import matplotlib.pyplot as plt
+
+    import mobitrace.book.figures  # noqa: F401  (applies the theme)
+
+    cycle = {to_rgb(c) for c in plt.rcParams["axes.prop_cycle"].by_key()["color"]}
+    assert not cycle & {to_rgb(VERDICT_COLORS[v]) for v in ("reproduced", "not reproduced")}

@@ -45,13 +45,16 @@ VERDICT_HATCHES = {cl.REPRODUCED: "", cl.NOT_REPRODUCED: "xx", cl.INCONCLUSIVE: 
 # artifact measured, what a paper printed, what a model computed from them.
 SOURCE_COLOURS = {"measured": COLOUR_NAMES["blue"], "published": COLOUR_NAMES["black"],
                   "modeled": COLOUR_NAMES["orange"]}
+# The colours of any other categories (datasets, paths, series): the theme's
+# cycle, without the verdicts' and the sources' meanings where it can.
+SERIES = [COLOUR_NAMES[n] for n in ("blue", "orange", "sky blue", "brown", "pink", "grey")]
 FIGSIZE = (7.0, 4.2)
 SVG_METADATA = {"Date": None, "Creator": None}
 
 
 def apply_theme() -> None:
     """Set the book's figure theme (called on import)."""
-    sns.set_theme(context="notebook", style="whitegrid", palette=PALETTE, font="DejaVu Sans",
+    sns.set_theme(context="notebook", style="whitegrid", palette=SERIES, font="DejaVu Sans",
                   rc={
                       "figure.figsize": FIGSIZE,
                       "axes.titlesize": 12, "axes.labelsize": 11,
