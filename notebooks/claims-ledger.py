@@ -57,7 +57,7 @@ from IPython.display import HTML, display
 from mobitrace.core import claims as cl
 from mobitrace.book import landing
 from mobitrace.book.build import link
-from mobitrace.book.chapter import KEY_FINDINGS, ChapterOutputs, paper_text, site_href
+from mobitrace.book.chapter import KEY_FINDINGS, ChapterOutputs, badge_html, paper_text, site_href
 from mobitrace.core import numbers
 
 results = Path(results_dir)
@@ -120,12 +120,12 @@ shown = ledger.assign(
     artifact=[numbers.claim_value(a, u, low=lo, high=hi) for a, u, lo, hi in
               zip(ledger["artifact_value"], ledger["unit"], ledger["ci_low"], ledger["ci_high"])],
     derived_in=[link(f"{c} ↗", f"{c}.html#{a}") for c, a in zip(chapter_of, ledger["section"])],
+    verdict=ledger["verdict"].map(badge_html), category=[badge_html(c, "category") for c in ledger["category"]],
 )
-columns = {"claim": "claim", "location": "location", "paper": "paper", "artifact": "this artifact [interval]",
-           "verdict": "verdict", "category": "category", "tolerance": "rule", "basis": "basis", "provenance": "provenance", "robustness": "robustness",
-           "derived_in": "derived in"}
+columns = {"claim": "claim", "location": "location", "paper": "paper", "artifact": "this artifact [interval]", "verdict": "verdict",
+           "category": "category", "tolerance": "rule", **{c: c for c in ("basis", "provenance", "robustness")}, "derived_in": "derived in"}
 for chapter in chapters:
     rows = shown[shown["chapter"] == chapter]
     out.show(rows[list(columns)].rename(columns=columns), f"{chapter}: {len(rows)} claims",
-             csv_href=site_href(results / "claims.csv"), html_columns=("derived in",))
+             csv_href=site_href(results / "claims.csv"), html_columns=("derived in", "verdict", "category"))
 out.provenance("Paper values are published; artifact values are measured, published or modeled as their row says.")

@@ -137,7 +137,7 @@ ch.conclusions()
 #   (`setpriority`), counting I/O events as write system calls and bytes moved
 #   as bytes written (`/proc/<pid>/io`): original (never), INCR (nice -1 at the
 #   first event after link-up, one step per event, up to -20), DECR (-20 at the
-#   first event, one step lower per 60 KB, down to -1); reset to 0 when the
+#   first event, one step lower per 60 kB, down to -1); reset to 0 when the
 #   link goes down;
 # - **workloads**: an encrypted bulk transfer (`openssl enc -des-ede3-cbc`
 #   piped into a TCP socket, a stand-in for SCP; file scaled down, see the

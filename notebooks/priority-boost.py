@@ -26,7 +26,7 @@
 # on a Linux 2.6 machine clocked down to 325 MHz while an oracle switched its
 # 10 Mbps link on and off. They compared the unmodified scheduler
 # (*original*), priority incrementing per I/O event (*INCR*) and decrementing
-# per 60 KB moved (*DECR*) on the time to copy a 41 MB file with SCP under CPU
+# per 60 kB moved (*DECR*) on the time to copy a 41 MB file with SCP under CPU
 # and network load, and on the jitter of an audio-like UDP sender (n = 10 runs
 # per cell, Welch's t-tests), and concluded that boosting helps only slightly,
 # and only under heavy load. This chapter audits the published tables and

@@ -34,7 +34,7 @@ ch = Chapter.from_parameters(globals())
 # receiver stores into a file in tmpfs (page cache, no disk) or discards into
 # memory. The *device* under test is the sender in uplink runs and the
 # receiver in downlink runs; the other end moves memory only. Links run at
-# MTU 1500 (a WiFi-sized MTU), the 20 KB UDP runs at MTU 21000 (loopback and
+# MTU 1500 (a WiFi-sized MTU), the 20 kB UDP runs at MTU 21000 (loopback and
 # veth alike). The CPU time of each process is measured precisely
 # (`getrusage` around the data phase, in the tool); `/proc/stat` and the
 # `cpu MHz` of `/proc/cpuinfo` are sampled every 500 ms as the paper's logger

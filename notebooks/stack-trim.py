@@ -82,7 +82,7 @@ ch.onecopy_summary()
 # (stack-trim-transport)=
 # ## TCP vs UDP (Figure 5 c/d analogs)
 #
-# Uplink, the device sends a file with `read()`+`send()`: TCP (16 KB writes,
+# Uplink, the device sends a file with `read()`+`send()`: TCP (16.4 kB writes,
 # MTU 1500), UDP with 1472-byte datagrams (MTU 1500) and UDP with 20000-byte
 # datagrams on a link with its MTU raised to 21000. The figure shows the
 # CPU energy ratio of each UDP variant to TCP, $E(\text{UDP})/E(\text{TCP})$
@@ -99,7 +99,7 @@ ch.transport_section()
 # times TCP's CPU energy. The mechanism is the paper's: the sender makes
 # {glue:text}`calls_udp1:.0f` system calls per MB with 1472-byte datagrams,
 # {glue:text}`calls_udp20:.0f` with 20000-byte ones and
-# {glue:text}`calls_tcp:.0f` with TCP's 16 KB writes (medians over the runs).
+# {glue:text}`calls_tcp:.0f` with TCP's 16.4 kB writes (medians over the runs).
 
 # %% [markdown]
 # (stack-trim-breakdown)=

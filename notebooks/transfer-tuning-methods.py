@@ -46,7 +46,7 @@ ch.captures()  # the run conditions of every device (tables/captures.csv)
 # %% [markdown]
 # Three network namespaces: nginx (Debian, one worker, keep-alive,
 # `sendfile`) in one, the client in another, and in between a link shaped
-# with `tc tbf` to {glue:text}`rate_mbit:.0f` Mbit/s. Achieved rates:
+# with `tc tbf` to {glue:text}`rate_mbit:.0f` Mbps. Achieved rates:
 # {glue:text}`achieved_rate`.
 #
 # **Round-trip time without netem.** This kernel has no netem, so the RTT is
@@ -57,7 +57,7 @@ ch.captures()  # the run conditions of every device (tables/captures.csv)
 # This emulates propagation delay, which is what makes TCP's window and slow
 # start matter; it does not emulate jitter, reordering, random loss or the
 # radio's MAC. The client's TCP receive buffer is capped at
-# {glue:text}`rmem_kib:.0f` KiB (`tcp_rmem` in its namespace), a phone-sized
+# {glue:text}`rmem_size` (`tcp_rmem` in its namespace), a phone-sized
 # window, so one stream is window-limited below the link rate, as on the
 # paper's long paths ({glue:text}`p_rtt_sydney:.0f` ms to Sydney). The paper's paths were
 # longer and ran over shared WiFi/LTE; ours is a shorter, clean path, so
@@ -93,7 +93,7 @@ ch.datasets()  # Table 2 beside the served datasets (tables/datasets.csv)
 # file is split into $p$ byte ranges fetched with HTTP Range requests; the
 # I/O size is the size of every `recv()` and of every write of the received
 # data. Sweeps hold the other knobs at concurrency 1, parallelism 1 and
-# {glue:text}`default_io:.0f` KiB.
+# {glue:text}`default_io_size`.
 #
 # (transfer-tuning-power-model)=
 # ## Power: the model and the energy functions

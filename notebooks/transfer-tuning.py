@@ -72,7 +72,7 @@ ch.cpu_time()  # tables/cpu_concurrency.csv (device pages)
 # {glue:text}`p8_html_xfold:.2f`x and image by {glue:text}`p8_image_xfold:.2f`x
 # (the paper: a reduction for both); for video the best parallelism
 # ({glue:text}`p_video_best`) gave {glue:text}`p_video_xfold:.2f`x (paper
-# {glue:text}`p_p_video_xfold:g`x). Raising the I/O size from 1 to 16 KiB
+# {glue:text}`p_p_video_xfold:g`x). Raising the I/O size from {glue:text}`io_sizes`
 # changed video throughput by {glue:text}`io_video_16_over_1:.2f`x.
 
 # %% tags=["remove-cell"]

@@ -280,3 +280,217 @@ def test_tables_show_numbers_and_labels_for_people(site):
                 found[(page, table.caption.get_text(strip=True)[:50] if table.caption else "")] = bad[:5]
     assert tables > 50
     assert not found, found
+
+
+def _article_text(page_html: str) -> str:
+    """A page's article as a reader reads it: no code, no scripts."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page_html, "html.parser")
+    article = soup.select_one("article") or soup
+    for tag in article.select("pre, code, script, style, .cell_input"):
+        tag.decompose()
+    return re.sub(r"\s+", " ", article.get_text(" ", strip=True))
+
+
+# Sizes in SI (kB, MB, GB; mobitrace.core.numbers.data_size) and rates in bps:
+# no binary prefixes, no "KB", no "Mbit/s" beside "Mbps".
+_OTHER_UNITS = re.compile(r"\d\s?(?:KiB|MiB|GiB|TiB|KB|Kb|Mbit/s|Gbit/s|kbit/s)\b")
+
+
+def test_sizes_and_rates_read_in_one_unit_system(site):
+    _, html_dir = site
+    found = {}
+    for page in sorted(html_dir.rglob("*.html")):
+        if "_static" in page.parts or "_sources" in page.parts:
+            continue
+        hits = _OTHER_UNITS.findall(_article_text(page.read_text(encoding="utf-8")))
+        if hits:
+            found[str(page.relative_to(html_dir))] = sorted(set(hits))[:5]
+    assert not found, found
+
+
+def _svg_colour_names(svg: str) -> set[str]:
+    """The names (COLOUR_NAMES) of the colours an SVG fills or strokes with,
+    each drawn colour named by the nearest of them in CIELAB."""
+    import numpy as np
+
+    from mobitrace.book.figures import COLOUR_NAMES
+    from tests.unit.test_colours import seen_with
+
+    named = {name: seen_with(None, hexa) for name, hexa in COLOUR_NAMES.items()}
+    drawn = set(re.findall(r"(?:fill|stroke)(?:=\"|:\s*)(#[0-9a-fA-F]{6})", svg)) - {"#ffffff"}
+    return {min(named, key=lambda n: np.linalg.norm(named[n] - seen_with(None, c))) for c in drawn}
+
+
+# A caption's colour word, and the palette names it may stand for.
+_CAPTION_COLOURS = {"blue": {"blue", "sky blue"}, "sky blue": {"sky blue"}, "orange": {"orange"},
+                    "green": {"green"}, "teal": {"green"}, "red": {"vermilion"}, "vermilion": {"vermilion"},
+                    "purple": {"purple"}, "pink": {"pink", "purple"}, "brown": {"brown"}, "grey": {"grey"},
+                    "gray": {"grey"}, "yellow": {"yellow"}, "black": {"black"}}
+
+
+def test_svg_colour_names_synthetic():
+    assert _svg_colour_names('<path style="fill: #de8f05"/><path stroke="#029e73"/>') == {"orange", "green"}
+    assert _svg_colour_names('<path style="fill: #ff0000"/>') == {"vermilion"}
+
+
+def test_captions_name_only_colours_their_figure_draws(site):
+    """A caption that says "shaded orange" or "green bars" is about a figure
+    that draws that colour (a palette colour named so in book/figures.py)."""
+    from bs4 import BeautifulSoup
+
+    _, html_dir = site
+    wrong, named = {}, 0
+    for page in _landing_and_chapters(html_dir):
+        soup = BeautifulSoup((html_dir / page).read_text(encoding="utf-8"), "html.parser")
+        for figure in soup.select("figure.mobitrace-figure"):
+            caption, img = figure.select_one("figcaption"), figure.select_one("img")
+            if caption is None or img is None:
+                continue
+            text = caption.get_text(" ", strip=True).lower()
+            words = {w for w in _CAPTION_COLOURS if re.search(rf"\b{w}\b", text)}
+            if not words:
+                continue
+            named += 1
+            drawn = _svg_colour_names(((html_dir / page).parent / img["src"]).resolve().read_text())
+            missing = sorted(w for w in words if not _CAPTION_COLOURS[w] & drawn)
+            if missing:
+                wrong[(page, img["src"].rsplit("/", 1)[-1])] = {"named": missing, "drawn": sorted(drawn)}
+    assert named >= 2
+    assert not wrong, wrong
+
+
+def test_landing_counts_add_up_to_the_total_of_claims(site):
+    """The landing page's per-card counts add up to each card's total, the
+    cards to the total its opening sentence states, and that sentence's
+    evidence and counted-apart numbers to the same total."""
+    from bs4 import BeautifulSoup
+
+    _, html_dir = site
+    page = html_dir / "chapters" / "overview.html"
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    cards = 0
+    for line in soup.select("p.landing-counts"):
+        total = int(re.search(r"All ([\d,]+) claims", line.get_text()).group(1).replace(",", ""))
+        parts = [int(re.match(r"[✓✗?–≡⊘ ]*([\d,]+)", b.get_text(strip=True)).group(1).replace(",", ""))
+                 for b in line.select("span.verdict")]
+        assert sum(parts) == total, line.get_text(" ", strip=True)
+        cards += total
+    text = _article_text(page.read_text(encoding="utf-8"))
+    stated = re.search(r"Of the ([\d,]+) claims it checks, ([\d,]+) are evidence.*?The other ([\d,]+) are counted "
+                       r"apart: ([\d,]+) are testbed-bound .*? and ([\d,]+) follow from the model", text)
+    assert stated, text[:600]
+    total, evidence, apart, bound, model = (int(g.replace(",", "")) for g in stated.groups())
+    assert cards == total and evidence + apart == total and bound + model == apart
+    evidence_parts = re.search(r"evidence about the paper: ([\d,]+) are reproduced .*?, ([\d,]+) are not .*?, "
+                               r"([\d,]+) are inconclusive .*?, and ([\d,]+) cannot", text)
+    assert evidence_parts and sum(int(g.replace(",", "")) for g in evidence_parts.groups()) == evidence
+
+
+# Each badge of the claims ledger as the browser draws it.
+_BADGES = """
+    return Array.from(document.querySelectorAll(".bd-article span.verdict")).filter(b => b.checkVisibility())
+        .map(b => { const s = getComputedStyle(b), r = b.getBoundingClientRect();
+                    return {cls: Array.from(b.classList).find(c => c.startsWith("verdict-")), text: b.textContent,
+                            sign: getComputedStyle(b, "::before").content, border: s.borderTopColor,
+                            size: parseFloat(s.fontSize), width: r.width, inTable: !!b.closest("td")}; });"""
+_RGB = re.compile(r"rgba?\((\d+), (\d+), (\d+)")
+MIN_BADGE_PX = 12
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_ledger_badges_read_by_text_sign_and_colour(browser, site, repo, width):
+    """On the claims ledger every claim's verdict and category is a badge
+    with its text, a sign and a border colour, at 12 CSS px or more; its
+    table shows each claim's interval; and the badges' colours, as drawn,
+    stay apart under each colour-vision-deficiency simulation."""
+    import itertools
+
+    import numpy as np
+
+    from tests.unit.test_colours import MACHADO_2009, MIN_DELTA_E, seen_with
+
+    base, html_dir = site
+    with _viewport(browser, width, SCREEN_HEIGHT):
+        _load(browser, base + "chapters/claims-ledger.html")
+        browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+        badges = browser.execute_script(_BADGES)
+        cells = browser.execute_script("""return Array.from(document.querySelectorAll(".bd-article table"))
+            .filter(t => Array.from(t.tHead?.rows[0]?.cells || []).some(c => c.textContent.includes("interval")))
+            .map(t => Array.from(t.tBodies[0].rows).map(r => r.cells[3].textContent));""")
+        browser.execute_script("""const b = document.querySelector(".bd-article table:not(.key-findings-table) td span.verdict");
+            b.scrollIntoView({block: "center", inline: "center"});""")
+        _shot(browser, repo, f"ledger-{width}")
+    in_tables = [b for b in badges if b["inTable"]]
+    from mobitrace.core import claims as cl
+    ledger = cl.read_claims(repo / "data" / "results" / "claims.csv")
+    assert len(in_tables) >= 2 * len(ledger), (len(in_tables), len(ledger))  # a verdict and a category per claim
+    bad = [b for b in badges if b["size"] < MIN_BADGE_PX or b["sign"] in ("none", "normal", '""')
+           or not b["text"].strip() or b["width"] > width]
+    assert not bad, bad[:5]
+    with_interval = int(ledger["ci_low"].notna().sum())
+    shown = sum("[" in c for table in cells for c in table)
+    assert shown >= with_interval > 0, (shown, with_interval)
+    colours = {}
+    for b in badges:
+        if b["cls"] in ("verdict-evidence",):
+            continue
+        colours[b["cls"]] = "#%02x%02x%02x" % tuple(int(v) for v in _RGB.match(b["border"]).groups())
+    assert len(colours) >= 4, colours
+    for deficiency in [None, *MACHADO_2009]:
+        close = [(a, b) for (a, ca), (b, cb) in itertools.combinations(colours.items(), 2)
+                 if np.linalg.norm(seen_with(deficiency, ca) - seen_with(deficiency, cb)) < MIN_DELTA_E]
+        assert not close, (deficiency, close)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_float_noise_in_what_a_reader_sees(browser, site, width):
+    """No number with 9 or more decimals (19.999999999999996) in the text a
+    reader sees on any page, tables opened, at either width."""
+    base, html_dir = site
+    noisy = {}
+    with _viewport(browser, width, SCREEN_HEIGHT):
+        for page in _landing_and_chapters(html_dir):
+            _load(browser, base + page)
+            text = browser.execute_script("""document.querySelectorAll('details').forEach(d => d.open = true);
+                return document.querySelector(".bd-article").innerText;""")
+            hits = _FLOAT_NOISE.findall(text)
+            if hits:
+                noisy[page] = hits[:3]
+    assert not noisy, noisy
+
+
+_INTERVAL = re.compile(r"^([−\-]?[\d,]+(?:\.(\d+))?) \[([−\-]?[\d,]+(?:\.\d+)?), ([−\-]?[\d,]+(?:\.\d+)?)\]")
+
+
+def _value(text: str) -> float:
+    return float(text.replace(",", "").replace("−", "-"))
+
+
+def test_intervals_carry_the_digits_their_width_supports(site):
+    """In every table, an interval ``2.75 [−0.05, 5.49]`` has no more
+    decimals than its largest number to 3 significant figures or its width to
+    1 needs (not ``2.7510 [−0.0542, 5.4947]``)."""
+    from bs4 import BeautifulSoup
+
+    from mobitrace.core.numbers import decimals_for
+
+    _, html_dir = site
+    noisy, seen = {}, 0
+    for page in _landing_and_chapters(html_dir):
+        soup = BeautifulSoup((html_dir / page).read_text(encoding="utf-8"), "html.parser")
+        for cell in soup.select("article td"):
+            m = _INTERVAL.match(cell.get_text(" ", strip=True))
+            if not m:
+                continue
+            seen += 1
+            estimate, low, high = (_value(m.group(i)) for i in (1, 3, 4))
+            largest = max(abs(estimate), abs(low), abs(high))
+            shown = len(m.group(2) or "")
+            width = high - low - 10 ** -shown  # the narrowest width these rounded bounds allow
+            allowed = max(decimals_for(largest, 3) if largest else 0, decimals_for(width, 1) if width > 0 else 0)
+            if shown > allowed:
+                noisy.setdefault(page, []).append(m.group(0))
+    assert seen > 20
+    assert not noisy, {p: v[:3] for p, v in noisy.items()}

@@ -15,6 +15,7 @@ import yaml
 
 from mobitrace.studies import registry
 from mobitrace.core import capture_reader
+from mobitrace.core.numbers import data_size
 
 from tests import ROOT
 # The page as the book shows it: its per-study tables are included files
@@ -42,10 +43,7 @@ def _table_after(marker: str) -> list[list[str]]:
 
 def _human(name: str, value) -> str:
     if name.endswith("_bytes") or name == "gzip_ratio_after":
-        for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-            if value >= size and value % size == 0:
-                return f"{value // size} {unit}"
-        return f"{value:,}"
+        return data_size(value)  # the book's one unit system (SI)
     if isinstance(value, float):
         return f"{value:.0e}".replace("e+", "e")
     return f"{value:,}"

@@ -90,7 +90,7 @@ def test_synthetic_datasets_table_and_paper_sizes():
     assert tta.paper_sizes(v, "html") == "102-153 kB"
     runs = synthetic_runs(bytes=[1_234_567, 2_345_678])
     t = tta.datasets_table(v, {"html": {"files": 10, "min_kib": 100, "max_kib": 150}}, runs, "d").iloc[0]
-    assert t["paper files"] == 1500 and t["served sizes (KiB)"] == "100-150"
+    assert t["paper files"] == 1500 and t["served sizes"] == "102 kB to 154 kB"
     assert t["served total (MB)"] == 2.35  # the largest sweep run, rounded to 2 decimals
 
 
@@ -141,13 +141,13 @@ def test_synthetic_interim_schema_failure_is_one_input_error(tmp_path):
 def test_synthetic_achieved_rate_text_by_hand():
     runs = pd.DataFrame({"link_peak_mbit": [39.5, 40.1, 20.0], "achieved_mbit": [35.0, 30.0, 10.0]})
     assert tta.achieved_text(runs, 40.0) == (
-        "the link peaked at 40.1 Mbit/s at the client's interface (configured 40); a run's goodput, HTTP body "
-        "bytes from the first request to the last byte, had median 30.0 and maximum 35.0 Mbit/s")
+        "the link peaked at 40.1 Mbps at the client's interface (configured 40); a run's goodput, HTTP body "
+        "bytes from the first request to the last byte, had median 30.0 and maximum 35.0 Mbps")
 
 
 def test_synthetic_capture_without_achieved_rates_says_not_recorded():
     runs = pd.DataFrame({"link_peak_mbit": [float("nan")], "achieved_mbit": [float("nan")]})
-    assert tta.achieved_text(runs, 40.0) == "not recorded by this capture (configured 40 Mbit/s)"
+    assert tta.achieved_text(runs, 40.0) == "not recorded by this capture (configured 40 Mbps)"
 
 
 def test_delay_element_named_from_the_manifest():

@@ -88,3 +88,23 @@ def test_a_one_row_table_of_many_fields_reads_down_synthetic():
     text = table_html(frame, caption="One run").data
     assert "mobitrace-fields" in text and text.count('<th scope="row">') == 8 and "<thead>" not in text
     assert "mobitrace-fields" not in table_html(frame.iloc[:, :3]).data
+
+
+def test_a_column_of_magnitudes_far_apart_shows_significant_figures_synthetic():
+    """A derived-ratio column (a difference in Mbps beside ratios) shows each
+    value to 3 figures, not 373.88 beside 0.23; a column of like magnitudes
+    shares its decimals."""
+    from mobitrace.book.build import format_column
+
+    assert format_column(pd.Series([3.36066, 0.22875, 0.59, 373.88]), "value") == ["3.36", "0.229", "0.590", "374"]
+    assert format_column(pd.Series([2.7654, 5.49]), "value") == ["2.77", "5.49"]
+
+
+def test_verdicts_and_categories_read_as_badges_synthetic():
+    from mobitrace.book.chapter import badge_html
+    from mobitrace.core import claims as cl
+
+    assert badge_html(cl.NOT_REPRODUCED) == '<span class="verdict verdict-not-reproduced">not reproduced</span>'
+    assert badge_html(cl.EVIDENCE, "category") == '<span class="verdict verdict-evidence">evidence</span>'
+    assert 'verdict-testbed-off">testbed-bound<' in badge_html(cl.TESTBED_BOUND, "category")
+    assert badge_html(float("nan"), "category") == "–"

@@ -14,7 +14,7 @@ import pytest
 from matplotlib.colors import to_rgb
 
 from mobitrace.book.chapter import VERDICT_BADGES
-from mobitrace.book.landing import VERDICT_COLORS, VERDICT_HATCHES
+from mobitrace.book.figures import SOURCE_COLOURS, VERDICT_COLORS, VERDICT_HATCHES
 
 MACHADO_2009 = {
     "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
@@ -72,3 +72,43 @@ def test_verdicts_are_told_apart_by_more_than_colour():
     for verdict, badge in VERDICT_BADGES.items():
         rule = re.search(rf"span\.verdict-{badge} \{{([^}}]*)\}}", css)
         assert rule and f"border-color: {VERDICT_COLORS[verdict]}" in rule.group(1), badge
+
+
+def test_each_colour_has_one_meaning_across_the_book():
+    """A verdict's colour is not also a source's (measured, published, modeled)."""
+    verdicts = {to_rgb(c) for c in VERDICT_COLORS.values()}
+    assert len(verdicts) == len(VERDICT_COLORS)
+    assert not verdicts & {to_rgb(c) for c in SOURCE_COLOURS.values()}
+
+
+def _contrast(colour, background) -> float:
+    """WCAG 2 contrast ratio of `colour` on `background`."""
+    luminance = lambda c: float(np.dot([0.2126, 0.7152, 0.0722], _linear(to_rgb(c))))  # noqa: E731
+    return (luminance(background) + 0.05) / (luminance(colour) + 0.05)
+
+
+def test_provenance_labels_use_the_sources_colours():
+    """The provenance line's measured / published / modeled words are drawn
+    in the colour the figures give that source (the nearest named palette
+    colour is the same), dark enough for text on the line's grey (WCAG AA, 4.5:1)."""
+    from mobitrace.book.figures import COLOUR_NAMES
+
+    css = (Path(__file__).resolve().parents[2] / "book" / "_static" / "mobitrace.css").read_text()
+    named = {n: seen_with(None, c) for n, c in COLOUR_NAMES.items()}
+    nearest = lambda c: min(named, key=lambda n: np.linalg.norm(named[n] - seen_with(None, c)))  # noqa: E731
+    for source, colour in SOURCE_COLOURS.items():
+        text = re.search(rf"span\.provenance-{source} \{{ color: (#[0-9a-f]{{6}}); \}}", css).group(1)
+        assert nearest(text) == nearest(colour), (source, text)
+        background = re.search(r"div\.provenance \{[^}]*background: (#[0-9a-f]{6})", css).group(1)
+        assert _contrast(text, background) >= 4.5, (source, text, background)
+
+
+def test_the_figures_default_colours_leave_the_verdicts_colours_alone():
+    """Categories drawn with the theme's cycle (datasets, paths) never take
+    the green of "reproduced" or the vermilion of "not reproduced"."""
+    import matplotlib.pyplot as plt
+
+    import mobitrace.book.figures  # noqa: F401  (applies the theme)
+
+    cycle = {to_rgb(c) for c in plt.rcParams["axes.prop_cycle"].by_key()["color"]}
+    assert not cycle & {to_rgb(VERDICT_COLORS[v]) for v in ("reproduced", "not reproduced")}

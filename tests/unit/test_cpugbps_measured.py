@@ -55,7 +55,7 @@ def test_comparison_shown_for_people():
     family = measured_analysis.holm_family({"x": measured_analysis.compare(runs, fits, "dev-a", "dev-b", "b vs a", alpha=0.05)}, alpha=0.05)["x"]
     shown = measured_analysis.comparison_shown(family, "on", "off")
     assert shown.loc[0, "direction"] == "downlink"
-    assert shown.loc[0, "on (Gbps) [95% CI]"] == "12.00 [7.03, 16.97]"
+    assert shown.loc[0, "on (Gbps) [95% CI]"] == "12.0 [7.0, 17.0]"
     assert shown.loc[0, "ratio b / a [95% CI]"].startswith("0.50")
     assert "p (Welch)" in shown.columns
     # one family of both directions' tests: Holm multiplies the smaller p by 2

@@ -14,3 +14,32 @@ def test_svg_output_is_byte_identical_across_saves_synthetic(tmp_path):
     first, second = (p.read_bytes() for p in paths)
     assert first == second
     assert b"<dc:date>" not in first
+
+
+def test_stacked_phone_panels_keep_their_y_labels_synthetic():
+    """Panels side by side that share a y axis (only the first carries its
+    label) each get the label back once stacked for a phone."""
+    from mobitrace.book.figures import stack_for_phones
+
+    fig, axes = plt.subplots(2, 2, sharey="row")
+    for row, name in enumerate(("throughput (Mbps)", "energy (J)")):
+        for ax in axes[row]:
+            ax.plot([0, 1], [row, row + 1])
+        axes[row][0].set_ylabel(name)
+    stack_for_phones(fig)
+    assert sorted(ax.get_ylabel() for ax in axes.flat) == ["energy (J)"] * 2 + ["throughput (Mbps)"] * 2
+    assert all(any(t.get_visible() and t.get_text() for t in ax.get_yticklabels()) for ax in axes.flat)
+    plt.close(fig)
+
+
+def test_count_axes_get_whole_ticks_synthetic():
+    """An axis of counts gets ticks at whole numbers only (not 2.5 claims)."""
+    from mobitrace.book.figures import whole_ticks_on_counts
+
+    fig, ax = plt.subplots()
+    ax.barh(["a", "b"], [2, 3])
+    ax.set_xlabel("claims (count)")
+    assert any(t % 1 for t in ax.get_xticks())  # matplotlib's default: 0.5 steps
+    whole_ticks_on_counts(fig)
+    assert not any(t % 1 for t in ax.get_xticks())
+    plt.close(fig)

@@ -36,6 +36,11 @@ def test_intervals_share_the_estimate_and_bounds_decimals():
     assert n.interval(1500.0, 1234.0, 1766.0) == "1,500 [1,234, 1,766]"
     assert n.interval(0.5, None, None) == "0.500"
     assert n.interval(-0.25, -0.5, 0.1) == "−0.250 [−0.500, 0.100]"
+    # an estimate near zero does not give its bounds more digits than they carry
+    assert n.interval(2.7510, -0.0542, 5.4947) == "2.75 [−0.05, 5.49]"
+    assert n.interval(-0.02, -26.2566, 22.9999) == "0.0 [−26.3, 23.0]"
+    # a narrow interval keeps the digits that tell its bounds apart
+    assert n.interval(1234.5, 1234.1, 1234.9) == "1,234.5 [1,234.1, 1,234.9]"
 
 
 def test_numbers_as_papers_print_them_and_units():
@@ -64,3 +69,10 @@ def test_numbers_as_papers_print_them_and_units():
 ])
 def test_claim_value_reads_as_a_person_writes_it(args, kwargs, expected):
     assert n.claim_value(*args, **kwargs) == expected
+
+
+@pytest.mark.parametrize("n, text", [(1500, "1.5 kB"), (16384, "16.4 kB"), (1 << 30, "1.07 GB"), (1e8, "100 MB"),
+                                     (999_950, "1 MB"), (512, "512 B"), (64 * 1024, "65.5 kB"), (None, "–")])
+def test_sizes_in_one_unit_system_si(n, text):
+    from mobitrace.core.numbers import data_size
+    assert data_size(n) == text

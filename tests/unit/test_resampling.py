@@ -180,7 +180,7 @@ def test_tt_sweep_and_grid_figures_on_synthetic_runs():
     fig = ttf.sweep_figure(runs, "modeled", n_boot=20)
     assert len(fig.axes) == 4
     assert fig.axes[2].get_xlabel() == "concurrency (files at once)"
-    assert fig.axes[0].get_ylabel() == "throughput (Mbit/s), measured"
+    assert fig.axes[0].get_ylabel() == "throughput (Mbps), measured"
     plt.close(fig)
     grid = table.groupby(["dataset", "concurrency", "parallelism"])[["throughput_mbps", "energy_per_100mb_j"]].mean()
     fig = ttf.grid_figure(grid.reset_index(), "modeled")

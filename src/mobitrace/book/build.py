@@ -52,6 +52,7 @@ P_VALUE_COLUMN = re.compile(r"^(p|p[-_ ]?values?|p_.*|.*_p|p \(.*)$", re.IGNOREC
 LONG_TABLE_ROWS = 25
 # A column of numbers as text ("3.12 [2.41, 3.92]", "< 0.0001", "0.01 to 0.2") aligns and stays on one line.
 _NUMERIC_TEXT = re.compile(r"(?=.*\d)[\d\s.,−\-+<>≤≥~\[\]%×–]+")
+SPREAD = 100  # a column whose magnitudes differ more than this shows significant figures per cell
 ONE_ROW_COLUMNS = 4  # a one-row table wider than this is shown as field | value rows
 
 
@@ -72,6 +73,10 @@ def format_column(values: pd.Series, name: str, sig: int = 3) -> list[str]:
     if pd.api.types.is_integer_dtype(values) or (len(finite) and (finite == finite.round()).all()
                                                  and finite.abs().max() >= 1):
         return [numbers.number(None if _is_missing(x) else int(x)) for x in values]
+    spread = finite[finite != 0].abs()
+    if len(spread) and spread.max() >= SPREAD * spread.min():
+        # magnitudes apart (374 Mbps beside a 0.229 ratio): each to `sig` figures, not 373.88 beside 0.23
+        return [numbers.number(x, sig=sig) for x in values]
     places = numbers.column_decimals(values, sig)
     return [numbers.number(x, sig=sig, decimals=places) for x in values]
 

@@ -40,6 +40,19 @@ KEY_FINDINGS = {"mobitrace": {"role": "key-findings"}}
 VERDICT_BADGES = {cl.REPRODUCED: "reproduced", cl.NOT_REPRODUCED: "not-reproduced",
                   cl.INCONCLUSIVE: "inconclusive", cl.NOT_CHECKABLE: "not-checkable",
                   cl.TESTBED_BOUND: "testbed-off", cl.FOLLOWS_FROM_MODEL: "testbed-ok"}
+CATEGORY_BADGES = {cl.EVIDENCE: "evidence", cl.TESTBED_BOUND: "testbed-off", cl.FOLLOWS_FROM_MODEL: "testbed-ok"}
+
+
+def badge_html(label, kind: str = "verdict") -> str:
+    """A verdict (`kind` "verdict") or a claim's category ("category") as a
+    badge: its text, a sign and its colour (book/_static/mobitrace.css), so
+    colour is never the only cue; a missing label is an en dash."""
+    from mobitrace.core.numbers import MISSING
+
+    if label is None or (isinstance(label, float) and pd.isna(label)) or label == "":
+        return MISSING
+    badges = VERDICT_BADGES if kind == "verdict" else CATEGORY_BADGES
+    return f'<span class="verdict verdict-{badges[label]}">{html.escape(str(label), quote=False)}</span>'
 
 
 def provenance_block(text: str, stage: str) -> str:

@@ -9,6 +9,7 @@ figures and save with `save_svg`; anything random (bootstrap intervals) takes
 
 from __future__ import annotations
 
+import re
 import textwrap
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,16 +20,41 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from mobitrace.core import claims as cl  # noqa: E402
+
 # Okabe-Ito via seaborn's "colorblind": distinguishable with every common
 # colour-vision deficiency.
 PALETTE = sns.color_palette("colorblind")
+# Its colours by the name a caption gives them (tests/e2e/test_phone_reading.py
+# checks that a caption names only colours its figure draws).
+COLOUR_NAMES = {"blue": "#0173b2", "orange": "#de8f05", "green": "#029e73", "vermilion": "#d55e00",
+                "purple": "#cc78bc", "brown": "#ca9161", "pink": "#fbafe4", "grey": "#949494",
+                "yellow": "#ece133", "sky blue": "#56b4e9", "black": "#000000"}
+
+# One meaning per colour across the book. Verdicts: Okabe-Ito hues, grey and
+# near-black chosen so that every pair stays apart under deuteranopia,
+# protanopia and tritanopia (tests/unit/test_colours.py), the badges' borders
+# in book/_static/mobitrace.css; bars carry a hatch as well, so no verdict
+# rests on colour alone.
+VERDICT_COLORS = {cl.REPRODUCED: COLOUR_NAMES["green"], cl.NOT_REPRODUCED: COLOUR_NAMES["vermilion"],
+                  cl.INCONCLUSIVE: COLOUR_NAMES["yellow"], cl.NOT_CHECKABLE: "#bdbdbd",
+                  cl.FOLLOWS_FROM_MODEL: "#333333", cl.TESTBED_BOUND: COLOUR_NAMES["purple"]}
+VERDICT_HATCHES = {cl.REPRODUCED: "", cl.NOT_REPRODUCED: "xx", cl.INCONCLUSIVE: "..", cl.NOT_CHECKABLE: "//",
+                   cl.FOLLOWS_FROM_MODEL: "", cl.TESTBED_BOUND: "\\\\"}
+# Where a value comes from, when a figure draws several sources: what this
+# artifact measured, what a paper printed, what a model computed from them.
+SOURCE_COLOURS = {"measured": COLOUR_NAMES["blue"], "published": COLOUR_NAMES["black"],
+                  "modeled": COLOUR_NAMES["orange"]}
+# The colours of any other categories (datasets, paths, series): the theme's
+# cycle, without the verdicts' and the sources' meanings where it can.
+SERIES = [COLOUR_NAMES[n] for n in ("blue", "orange", "sky blue", "brown", "pink", "grey")]
 FIGSIZE = (7.0, 4.2)
 SVG_METADATA = {"Date": None, "Creator": None}
 
 
 def apply_theme() -> None:
     """Set the book's figure theme (called on import)."""
-    sns.set_theme(context="notebook", style="whitegrid", palette=PALETTE, font="DejaVu Sans",
+    sns.set_theme(context="notebook", style="whitegrid", palette=SERIES, font="DejaVu Sans",
                   rc={
                       "figure.figsize": FIGSIZE,
                       "axes.titlesize": 12, "axes.labelsize": 11,
@@ -87,6 +113,7 @@ def save_svg(fig: "plt.Figure", path: str | Path) -> Path:
     (panels stacked, legends below, narrower) at narrow_path(path)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    whole_ticks_on_counts(fig)
     text_at_least(fig, WIDE_COLUMN_PX, WIDE_TEXT_PX)
     fig.savefig(path, format="svg", metadata=SVG_METADATA, bbox_inches="tight", pad_inches=TIGHT_PAD_IN)
     stack_for_phones(fig)
@@ -94,6 +121,20 @@ def save_svg(fig: "plt.Figure", path: str | Path) -> Path:
     fig.savefig(narrow_path(path), format="svg", metadata=SVG_METADATA, bbox_inches="tight",
                 pad_inches=TIGHT_PAD_IN)
     return path
+
+
+# An axis of counts (its label says "(count)", or counts runs, claims, files...)
+COUNT_LABEL = re.compile(r"\(count\)|^(?:number of|count|runs|claims|files|repetitions)\b", re.IGNORECASE)
+
+
+def whole_ticks_on_counts(fig) -> None:
+    """Ticks at whole numbers on every axis that counts things (no 2.5 runs)."""
+    from matplotlib.ticker import MaxNLocator
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if COUNT_LABEL.search(axis.get_label_text().strip()) and axis.get_scale() == "linear":
+                axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _saved_width_px(fig) -> float:
@@ -158,6 +199,11 @@ def stack_for_phones(fig) -> None:
             below = [o.get_xlabel() for o in panels if spec(o).colspan.start == spec(ax).colspan.start
                      and o.get_xlabel()]
             ax.set_xlabel(below[-1] if below else "")
+    for ax in panels:  # and one whose y label its row's first panel carried (shared y axes)
+        if not ax.get_ylabel() and len(columns) > 1:
+            beside = [o.get_ylabel() for o in panels if spec(o).rowspan.start == spec(ax).rowspan.start
+                      and o.get_ylabel()]
+            ax.set_ylabel(beside[0] if beside else "")
     for ax in fig.axes:
         if ax.get_subplotspec() is not None and not ax.axison and ax not in panels and ax not in bars:
             ax.set_visible(False)  # an empty cell of the grid

@@ -21,6 +21,8 @@ import pandas as pd
 
 from mobitrace.core import claims as cl
 from mobitrace.book.chapter import KEY_FINDINGS_COLUMNS, VERDICT_BADGES, paper_text
+# One colour per verdict across the book: mobitrace.book.figures defines them.
+from mobitrace.book.figures import VERDICT_COLORS, VERDICT_HATCHES
 from mobitrace.core import numbers
 
 KEY_FINDINGS = "key_findings"
@@ -161,15 +163,6 @@ def ledger_summary_html(counts: pd.DataFrame, title: str = "Summary") -> str:
     ])
 
 
-# One colour per verdict across the book (the figures' bars, the badges' borders
-# in book/_static/mobitrace.css): Okabe-Ito hues, grey and near-black chosen so
-# that every pair stays apart under deuteranopia, protanopia and tritanopia
-# (tests/unit/test_colours.py); bars carry a hatch as well, so no verdict rests on
-# colour alone.
-VERDICT_COLORS = {cl.REPRODUCED: "#029e73", cl.NOT_REPRODUCED: "#d55e00", cl.INCONCLUSIVE: "#ece133",
-                  cl.NOT_CHECKABLE: "#bdbdbd", cl.FOLLOWS_FROM_MODEL: "#333333", cl.TESTBED_BOUND: "#cc78bc"}
-VERDICT_HATCHES = {cl.REPRODUCED: "", cl.NOT_REPRODUCED: "xx", cl.INCONCLUSIVE: "..", cl.NOT_CHECKABLE: "//",
-                   cl.FOLLOWS_FROM_MODEL: "", cl.TESTBED_BOUND: "\\\\"}
 
 
 def verdict_colors() -> dict[str, str]:

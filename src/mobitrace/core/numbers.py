@@ -89,11 +89,16 @@ def p_value(p) -> str:
 
 
 def interval(estimate, low, high, sig: int = 3) -> str:
-    """``3.12 [2.41, 3.92]``: estimate and interval to the same decimals."""
+    """``3.12 [2.41, 3.92]``: estimate and interval to the same decimals,
+    enough for the largest of them to `sig` significant figures and for the
+    interval's width to 1 (an estimate near 0 does not add digits to its
+    bounds: ``2.75 [−0.05, 5.49]``, not ``2.7510 [−0.0542, 5.4947]``)."""
     if _missing(estimate):
         return MISSING
     finite = [abs(float(v)) for v in (estimate, low, high) if not _missing(v) and float(v) != 0]
-    places = decimals_for(min(finite), sig) if finite else 0
+    places = decimals_for(max(finite), sig) if finite else 0
+    if not (_missing(low) or _missing(high)) and float(high) != float(low):
+        places = max(places, decimals_for(abs(float(high) - float(low)), 1))
     if all(SCI_LOW <= f < SCI_HIGH for f in finite):
         fmt = lambda v: number(v, decimals=places)  # noqa: E731
     else:
@@ -128,6 +133,28 @@ def with_unit(text: str, unit: str) -> str:
         return text
     unit = "×" if unit == "x" else unit
     return f"{text}{unit}" if unit in ("%", "×") else f"{text} {unit}"
+
+
+# One unit system for sizes across the book: SI (1 kB = 1,000 B), as the
+# papers print theirs ("100 MB", "1.5 KB" datagrams) and as rates (Mbps) are.
+# A power-of-two quantity is shown by its value in SI (16,384 B: 16.4 kB).
+BYTE_UNITS = ("B", "kB", "MB", "GB", "TB")
+
+
+def data_size(n_bytes, sig: int = 3) -> str:
+    """A size in SI units: ``1.5 kB``, ``16.4 kB`` (16,384 B), ``100 MB``,
+    ``1.07 GB`` (2**30 B); up to `sig` significant figures, no padding zeros."""
+    if _missing(n_bytes):
+        return MISSING
+    value, k = float(n_bytes), 0
+    while abs(value) >= 1000 and k < len(BYTE_UNITS) - 1:
+        value, k = value / 1000, k + 1
+    if float(f"{value:.{sig}g}") >= 1000 and k < len(BYTE_UNITS) - 1:  # 999.9 kB rounds to 1 MB
+        value, k = value / 1000, k + 1
+    text = f"{float(f'{value:.{sig}g}'):,.{decimals_for(value, sig)}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return f"{_sign(text)} {BYTE_UNITS[k]}"
 
 
 # A claim's value for people. Statistics read as "p < 0.0001", "R² ≥ 0.9";

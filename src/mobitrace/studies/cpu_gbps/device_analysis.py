@@ -142,7 +142,7 @@ def rate_summary(runs: pd.DataFrame, alpha: float) -> pd.DataFrame:
 
 # Figure 1: one colour and marker per CPU source; panels: Total and SoftIRQ.
 SOURCE_STYLE = {"stat_total": (0, "o", "/proc/stat Total"),
-                "precise_total": (2, "^", "precise Total"),
+                "precise_total": (5, "^", "precise Total"),
                 "stat_softirq": (1, "s", "/proc/stat SoftIRQ")}
 PANELS = {"Total CPU": ("stat_total", "precise_total"), "SoftIRQ CPU": ("stat_softirq",)}
 CI_ALPHA, PRED_ALPHA = 0.30, 0.12  # band opacity: confidence band darker, prediction band lighter

@@ -45,7 +45,7 @@ STAGE = "analyze_mptcp_dualband"
 HEADLINE = ["dl_energy_cost", "dl_500_energy_opt", "ul_power_excess", "mptcp_sum_downlink", "tput_opt_ratio_dl",
             "dl_tput_gain"]
 
-COLORS = {"a": PALETTE[0], "b": PALETTE[1], "total": PALETTE[2]}
+COLORS = {"a": PALETTE[0], "b": PALETTE[1], "total": PALETTE[5]}  # not green/vermilion: verdict colours
 
 
 def fig1_bars(mp_ref: pd.DataFrame, r: pd.DataFrame, colors: dict = COLORS, n_boot: int = rs.N_BOOT,
@@ -385,7 +385,7 @@ class Chapter(NotebookChapter):
                    alt="Bar chart of backlogged MPTCP throughput in Mbps per direction: path a, path b and the MPTCP "
                        "total, with 95% confidence intervals and a dashed line at the sum of the two paths' rates.",
                    caption="Mean throughput over the backlogged MPTCP runs (measured), bars: 95% CI over "
-                           "runs. Look at how close the green total bar comes to the dashed sum of the path rates.")
+                           "runs. Look at how close the brown total bar comes to the dashed sum of the path rates.")
         self._prov("measured: receiver payload over first-to-last byte; per path by the phone's interface byte "
                    "counters.")
         self._glue(mda.fig1_facts(r, self.v))

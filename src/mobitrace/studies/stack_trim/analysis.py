@@ -495,7 +495,7 @@ def saving_phrase(saving_lo_pct: float, saving_hi_pct: float) -> str:
                                  down="costs more CPU energy than", neither="is not distinguishable in CPU energy from")
 
 
-READING = ("A plausible reading: a 16 KB copy costs little next to the per-call and per-packet work of the stack on "
+READING = ("A plausible reading: a 16.4 kB copy costs little next to the per-call and per-packet work of the stack on "
            "a server-class core (the paper's phones had far less memory bandwidth), and downlink splice() needs "
            "two calls (socket to pipe, pipe to file) as recv()+write() does, and still copies into the tmpfs "
            "page cache.")
@@ -717,7 +717,7 @@ def chapter_claims(nums: dict, values: Values, *, study: str, device: str | None
     values from `values`, ours from `nums` (:func:`key_numbers`; empty when
     no device was captured, which makes the measured claims not checkable).
     "About x" is reproduced within `rel_tol_approx` of x; the growth of the
-    saving with rate and the 20 KB-vs-1.5 KB comparison have stated rules."""
+    saving with rate and the 20 kB-vs-1.5 kB comparison have stated rules."""
     c = cl.Claims(study)
     g = nums.get
     src = f"measured on {device}, modeled energy" if device else "no capture"
@@ -748,11 +748,11 @@ def chapter_claims(nums: dict, values: Values, *, study: str, device: str | None
           interval=(g("oc_p240_lo"), g("oc_p240_hi")),
           basis=f"loopback uplink at 240 Mbps, assumed model coefficients (scale with them), {src}",
           provenance="modeled", section="stack-trim-onecopy", rel_tol=rel_tol_approx)
-    c.add("udp_crossover", "UDP (1.5 KB) costs more CPU energy than TCP at 40 Mbps and higher (loopback)",
+    c.add("udp_crossover", "UDP (1.5 kB) costs more CPU energy than TCP at 40 Mbps and higher (loopback)",
           location="§5.1, Fig. 5(c)", relation="<=", paper=values("udp_crossover"), artifact=g("cross_lo"),
           unit="Mbps", basis=f"lowest rate from which E(UDP 1472 B)/E(TCP) > 1 at every higher rate, {src}",
           provenance="modeled", section="stack-trim-transport")
-    c.add("udp_not_above_below_40", "Below 40 Mbps UDP (1.5 KB) does not cost more than TCP (loopback)",
+    c.add("udp_not_above_below_40", "Below 40 Mbps UDP (1.5 kB) does not cost more than TCP (loopback)",
           location="§5.1, Fig. 5(c) (implied by 'at 40Mbps and higher')", relation="<=", paper=1.0,
           artifact=g("udp1_ratio_below_40"), unit="x",
           basis=f"smallest E(UDP 1472 B)/E(TCP) on loopback at rates below 40 Mbps, {src}", provenance="modeled",
@@ -761,7 +761,7 @@ def chapter_claims(nums: dict, values: Values, *, study: str, device: str | None
     # joins the ends of theirs (conservative: the 20000 B interval wholly below
     # the 1472 B one is this interval wholly below 1).
     u20, u1 = g("udp20_ratio_top", np.nan), g("udp1_ratio_top", np.nan)
-    c.add("udp20_more_efficient", "UDP with 20 KB datagrams (raised MTU) is much more efficient than with 1.5 KB",
+    c.add("udp20_more_efficient", "UDP with 20 kB datagrams (raised MTU) is much more efficient than with 1.5 kB",
           location="§5.1, Fig. 5(c)", relation="<", paper=1.0, artifact=u20 / u1, unit="x",
           interval=(g("udp20_ratio_top_lo", np.nan) / g("udp1_ratio_top_hi", np.nan),
                     g("udp20_ratio_top_hi", np.nan) / g("udp1_ratio_top_lo", np.nan)),

@@ -46,6 +46,7 @@ import pyarrow.parquet as pq
 
 from mobitrace.core import capture_reader, host_info
 from mobitrace.core import claims as cl
+from mobitrace.core.numbers import data_size
 from mobitrace.energy import integrals as energy
 from mobitrace.energy import power_traces as pt
 from mobitrace.stats import resampling as rs
@@ -180,10 +181,10 @@ def achieved_text(runs: pd.DataFrame, rate_mbit: float) -> str:
     (both as the kit measured them; captures before 2026-11-23 lack them)."""
     peak, goodput = runs["link_peak_mbit"].dropna(), runs["achieved_mbit"].dropna()
     if peak.empty or goodput.empty:
-        return f"not recorded by this capture (configured {rate_mbit:g} Mbit/s)"
-    return (f"the link peaked at {peak.max():.1f} Mbit/s at the client's interface (configured {rate_mbit:g}); "
+        return f"not recorded by this capture (configured {rate_mbit:g} Mbps)"
+    return (f"the link peaked at {peak.max():.1f} Mbps at the client's interface (configured {rate_mbit:g}); "
             f"a run's goodput, HTTP body bytes from the first request to the last byte, had median "
-            f"{goodput.median():.1f} and maximum {goodput.max():.1f} Mbit/s")
+            f"{goodput.median():.1f} and maximum {goodput.max():.1f} Mbps")
 
 
 # --------------------------------------------------------------------------- #
@@ -194,7 +195,7 @@ def achieved_text(runs: pd.DataFrame, rate_mbit: float) -> str:
 class RunRates:
     """What the power model reads from one run's samples, which no
     coefficient changes: the sample times t (s) and, over each interval
-    (t_{i-1}, t_i], the client's CPU share and the interface rates (Mbit/s)."""
+    (t_{i-1}, t_i], the client's CPU share and the interface rates (Mbps)."""
 
     t: np.ndarray
     cpu_share: np.ndarray
@@ -515,7 +516,7 @@ def datasets_table(values, served: dict, table: pd.DataFrame, device: str) -> pd
             continue
         rows.append({"device": device, "dataset": name, "paper files": int(values(f"{name}_files")),
                      "paper sizes": paper_sizes(values, name),
-                     "served files": d["files"], "served sizes (KiB)": f"{d['min_kib']}-{d['max_kib']}",
+                     "served files": d["files"], "served sizes": f"{data_size(d['min_kib'] * 1024)} to {data_size(d['max_kib'] * 1024)}",
                      "served total (MB)": round(table.loc[(table["dataset"] == name) & (table["kind"] == "sweep")
                                                           & (table["device"] == device), "bytes"].max() / 1e6, 2)})
     return schema.DATASETS_TABLE.validate(pd.DataFrame(rows))

@@ -27,6 +27,7 @@ from mobitrace.book.figures import save_svg
 from mobitrace.book.robustness import robustness_shown, tornado_grid
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
+from mobitrace.core.numbers import data_size
 from mobitrace.core import numbers
 from mobitrace.core.io import write_metrics
 from mobitrace.core.published import Values
@@ -45,6 +46,14 @@ DATASETS = tta.DATASETS
 HEADLINE = ["cc_html_xfold", "cc_html_saving", "cc_video_saving", "cc_order", "p8_html_reduces"]
 ID = tta.device_claim_id
 
+
+
+def captures_shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """The captures table for readers: labels, and the receive buffer in SI bytes."""
+    return frame.assign(rmem_kib=[data_size(k * 1024) for k in frame["rmem_kib"]]).rename(columns={
+        "cpu": "CPU", "rate_mbit": "link (Mbps)", "rtt_ms": "RTT (ms)", "rmem_kib": "client receive buffer",
+        "runs": "runs analysed", "left_out": "runs left out (idle gate)",
+        "background": "load outside the experiment"})
 
 class Chapter(NotebookChapter):
     """State shared by the chapter's sections: the parameters (params.yaml's
@@ -122,6 +131,7 @@ class Chapter(NotebookChapter):
         put("rate_mbit", float(conf["link"]["rate_mbit"]))
         put("rtt_ms", float(conf["rtt_ms"]))
         put("rmem_kib", conf["client_tcp_rmem_max"] / 1024)
+        self.out.put_text("rmem_size", data_size(conf["client_tcp_rmem_max"]))
         put("reps", int(conf["repetitions"]))
         put("energy_kind", self.energy_kind)
         put("lock_s", float(sum(inv["lock_held_s"] for inv in self.manifest["invocations"])))
@@ -175,7 +185,7 @@ class Chapter(NotebookChapter):
                 continue
             out.put(f"files_{name}", int(d["files"]))
             out.put(f"paper_files_{name}", int(v(f"{name}_files")))
-            out.put_text(f"served_sizes_{name}", f"{d['min_kib'] / 1024:g}-{d['max_kib'] / 1024:g} MiB")
+            out.put_text(f"served_sizes_{name}", f"{data_size(d['min_kib'] * 1024)} to {data_size(d['max_kib'] * 1024)}")
             out.put_text(f"paper_sizes_{name}", tta.paper_sizes(v, name))
         self._table(frame, "datasets", "Table 2 (published) and the datasets each device's capture served "
                     "(measured bytes)")
@@ -185,10 +195,7 @@ class Chapter(NotebookChapter):
         """The run conditions of every device's capture (table captures)."""
         frame = tta.captures_table(self.interim["sessions"], self.table, self.left_out, self.devices)
         self._table(frame, "captures", "Each device's capture: host, link, runs analysed and the load outside "
-                    "the experiment (idle gate)", shown=frame.rename(columns={
-                        "cpu": "CPU", "rate_mbit": "link (Mbit/s)", "rtt_ms": "RTT (ms)",
-                        "rmem_kib": "client receive buffer (KiB)", "runs": "runs analysed",
-                        "left_out": "runs left out (idle gate)", "background": "load outside the experiment"}))
+                    "the experiment (idle gate)", shown=captures_shown(frame))
         self.out.provenance("measured (capture manifests, and the idle gate's record of every run where a capture "
                             "has one).")
 
@@ -196,6 +203,7 @@ class Chapter(NotebookChapter):
         """The power model's components and coefficients."""
         out = self.out
         out.put("default_io", float(self.io_kib))
+        out.put_text("default_io_size", data_size(self.io_kib * 1024))
         out.put("r_max", float(self.radio.max_rate_mbps))
         out.put("tail_tol_mw", self.tail_tolerance_w * 1e3)
         self._table(tta.power_model_table(self.cpu, self.radio, self.base_w), "power_model",
@@ -216,7 +224,7 @@ class Chapter(NotebookChapter):
         for device in self.devices:
             self._figure(device, ttf.sweep_figure(self.knob_runs[self.knob_runs["device"] == device], kind),
                          f"fig2_{device}",
-                         alt=f"Six panels for {device}: throughput in Mbit/s (top) and energy per 100 MB in joules "
+                         alt=f"Six panels for {device}: throughput in Mbps (top) and energy per 100 MB in joules "
                              "(bottom) against concurrency, parallelism and I/O request size (log scale), one line "
                              "per dataset (html, image, video) with 95% confidence bands.",
                          caption=f"One knob at a time on {device}: throughput (measured) and energy per 100 MB "
@@ -267,6 +275,7 @@ class Chapter(NotebookChapter):
         out.put("p_video_xfold", float(p_best["x_fold"]))
         out.put("p_p_video_xfold", v("p_video_xfold"))
         io_f = self.ref["io_kib"][self.ref["io_kib"]["dataset"] == "video"].set_index("level")
+        out.put_text("io_sizes", f"{data_size(1024)} to {data_size(16 * 1024)}")
         out.put("io_video_16_over_1", float(io_f.loc[16, "throughput_mbps"] / io_f.loc[1, "throughput_mbps"]) if
                 {1, 16} <= set(io_f.index) else float("nan"))
         self.xf = xf = [self.at("concurrency", ds, cc_top, "x_fold") for ds in DATASETS]
@@ -293,7 +302,7 @@ class Chapter(NotebookChapter):
         cut = "cut" if row["saving_pct_low"] > 0 else "raised" if row["saving_pct_high"] < 0 else "changed"
         rate = float(self.conf["link"]["rate_mbit"])
         ceiling = rate / self.at("concurrency", "html", 1, "throughput_mbps")
-        return (f"On this {rate:g} Mbit/s link, fetching {self.cc_top} small (html) files at once instead of one "
+        return (f"On this {rate:g} Mbps link, fetching {self.cc_top} small (html) files at once instead of one "
                 f"made the transfer {x} times {faster} and {cut} its {self.energy_kind} energy per 100 MB by {s}% "
                 f"(95% CIs), the paper's direction but not its {self.values('cc_html_xfold'):g}-fold gain, which "
                 f"this link caps at {ceiling:.1f}-fold.")
@@ -312,10 +321,10 @@ class Chapter(NotebookChapter):
         for device in self.devices:
             self._figure(device, ttf.grid_figure(grid[grid["device"] == device], kind), f"fig7_{device}",
                          alt=f"Six annotated heat maps for {device}, one column per dataset: mean throughput in "
-                             f"Mbit/s (top) and energy per 100 MB in joules (bottom) over concurrency (x) and "
+                             f"Mbps (top) and energy per 100 MB in joules (bottom) over concurrency (x) and "
                              f"parallelism (y).",
                          caption=f"Combined knobs on {device}: mean throughput (measured) and energy per 100 MB "
-                                 f"({kind}) over repetitions, I/O size {self.io_kib} KiB. Look for the brightest "
+                                 f"({kind}) over repetitions, I/O size {data_size(self.io_kib * 1024)}. Look for the brightest "
                                  "throughput cell and the darkest energy cell of each dataset.",
                          provenance=f"measured throughput and {kind} energy per 100 MB ({device}), mean over "
                                     "repetitions.")
@@ -354,8 +363,8 @@ class Chapter(NotebookChapter):
                 self.figures[device][f"fig8_{device}"] = (
                     path, f"Three power traces in watts against time in seconds on {device}: one file, two files "
                           "back to back, two files at once, with the transfer's energy and the tail shaded.",
-                    f"Transfer (shaded orange) and tail (shaded teal) energy of one, two sequential and two "
-                    f"concurrent files ({kind}, {device}). Look at the teal tails: the modeled radio has no tail "
+                    f"Transfer (shaded orange) and tail (shaded sky blue) energy of one, two sequential and two "
+                    f"concurrent files ({kind}, {device}). Look at the sky-blue tails: the modeled radio has no tail "
                     "state.",
                     f"{kind} energy ({device}); transfer times measured.", False)
                 self.tails[device] = self._save(tta.tail_table(tails, device), f"tail_{device}")
@@ -508,10 +517,7 @@ class Chapter(NotebookChapter):
                     page.provenance(prov, with_paper if published else own)
 
             page.heading("Capture")
-            page.table(captures[captures["device"] == device].drop(columns="device").rename(columns={
-                "cpu": "CPU", "rate_mbit": "link (Mbit/s)", "rtt_ms": "RTT (ms)",
-                "rmem_kib": "client receive buffer (KiB)", "runs": "runs analysed",
-                "left_out": "runs left out (idle gate)", "background": "load outside the experiment"}),
+            page.table(captures_shown(captures[captures["device"] == device].drop(columns="device")),
                 "Capture session, host, link and the runs analysed", csv=tables / "captures.csv")
             page.provenance("measured (capture manifest, and the idle gate's record of every run where the capture "
                             "has one).", own)

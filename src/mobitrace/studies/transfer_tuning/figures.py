@@ -6,7 +6,7 @@ numbers they draw come from mobitrace.studies.transfer_tuning.analysis."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-from matplotlib.ticker import FormatStrFormatter
+from matplotlib.ticker import FormatStrFormatter, FuncFormatter
 import numpy as np
 import pandas as pd
 import seaborn as sns
@@ -18,7 +18,7 @@ from mobitrace.studies.transfer_tuning.analysis import DATASETS, TAIL_CASES, pow
 
 
 XLABEL = {"concurrency": "concurrency (files at once)", "parallelism": "parallelism (streams per file)",
-          "io_kib": "I/O request size (KiB)"}
+          "io_kib": "I/O request size (kB)"}
 
 
 def sweep_figure(runs: pd.DataFrame, energy_kind: str, n_boot: int = rs.N_BOOT, seed: int = SEED):
@@ -31,13 +31,15 @@ def sweep_figure(runs: pd.DataFrame, energy_kind: str, n_boot: int = rs.N_BOOT, 
     order = [d for d in DATASETS if d in set(runs["dataset"])]
     for j, factor in enumerate(factors):
         g = runs[runs["factor"] == factor]
-        for i, (col, label) in enumerate((("throughput_mbps", "throughput (Mbit/s), measured"),
+        for i, (col, label) in enumerate((("throughput_mbps", "throughput (Mbps), measured"),
                                           ("energy_per_100mb_j", f"energy per 100 MB (J), {energy_kind}"))):
             ax = axes[i, j]
             sns.lineplot(data=g, x="level", y=col, hue="dataset", hue_order=order, marker="o", markersize=5,
                          errorbar=rs.mean_ci_errorbar(0.95, n_boot, seed), ax=ax, legend=(i == 0 and j == len(factors) - 1))
             ax.set_xscale("log", base=2)
-            ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+            # I/O sizes are powers of two KiB; the book's unit is the SI kB (1 KiB = 1.024 kB)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v * 1.024:.3g}") if factor == "io_kib"
+                                         else FormatStrFormatter("%g"))
             ax.set_xlabel(XLABEL.get(factor, factor) if i == 1 else "")
             ax.set_ylabel(label if j == 0 else "")
     legend_outside(axes[0, -1], title="dataset")
@@ -53,7 +55,7 @@ def grid_figure(grid: pd.DataFrame, energy_kind: str):
     fig, axes = plt.subplots(2, len(order), figsize=(11, 6.5), squeeze=False)
     with layout_only_draws(fig):
         for j, ds in enumerate(order):
-            for i, (col, label, cmap) in enumerate((("throughput_mbps", "throughput (Mbit/s), measured", "viridis"),
+            for i, (col, label, cmap) in enumerate((("throughput_mbps", "throughput (Mbps), measured", "viridis"),
                                                     ("energy_per_100mb_j", f"J per 100 MB, {energy_kind}",
                                                      "magma_r"))):
                 m = grid[grid["dataset"] == ds].pivot(index="parallelism", columns="concurrency", values=col)
@@ -74,7 +76,7 @@ def power_panel(ax, row, t, p, title: str) -> None:
     x = np.asarray(t) - row.t_start_s
     end = row.t_end_s - row.t_start_s
     sns.lineplot(x=x, y=np.asarray(p), color="k", lw=0.8, errorbar=None, ax=ax)
-    for a, b, color, label in ((0.0, end, PALETTE[3], "transfer (E_d)"), (end, end + row.tail_s, PALETTE[2], "tail")):
+    for a, b, color, label in ((0.0, end, PALETTE[1], "transfer (E_d)"), (end, end + row.tail_s, PALETTE[9], "tail")):
         if b > a:
             xs = np.linspace(a, b, 200)
             ax.fill_between(xs, row.base_w, np.interp(xs, x, p), color=color, alpha=0.55, lw=0, label=label)
@@ -94,7 +96,7 @@ def concurrency_power_figure(runs: pd.DataFrame, measured: dict, samples: pd.Dat
         ax.set_axis_off()
     for ax, row in zip(axes.flat, runs.itertuples()):
         t, p = power_trace(row, measured, samples, cpu, radio, base_w)
-        power_panel(ax, row, t, p, f"cc={row.concurrency}: {row.throughput_mbps:.0f} Mbit/s\n"
+        power_panel(ax, row, t, p, f"cc={row.concurrency}: {row.throughput_mbps:.0f} Mbps\n"
                                    f"{row.energy_per_100mb_j:.1f} J/100MB")
     for ax in axes[:, 0]:
         ax.set_ylabel(f"power (W), {energy_kind}")

@@ -171,7 +171,7 @@ RATIOS_CI = pa.DataFrameSchema(
 DATASETS_TABLE = pa.DataFrameSchema(
     {"device": pa.Column(str), "dataset": pa.Column(str, pa.Check.isin(DATASETS)), "paper files": pa.Column(int, pa.Check.ge(1)),
      "paper sizes": pa.Column(str), "served files": pa.Column(int, pa.Check.ge(1)),
-     "served sizes (KiB)": pa.Column(str), "served total (MB)": pa.Column(float, nullable=True)},
+     "served sizes": pa.Column(str), "served total (MB)": pa.Column(float, nullable=True)},
     strict=True, ordered=True,
 )
 POWER_MODEL = pa.DataFrameSchema(
