@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import inspect
 import shutil
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 import pandas as pd
@@ -182,13 +183,16 @@ class ChapterOutputs:
 
     draws_figures = True
 
-    def __init__(self, results_dir: str | Path, stage: str):
+    def __init__(self, results_dir: str | Path, stage: str, device_stage: Callable[[str], str] | None = None):
         self.results_dir = Path(results_dir)
         self.tables_dir = self.results_dir / "tables"
         self.figures_dir = self.results_dir / "figures"
         self.tables_dir.mkdir(parents=True, exist_ok=True)
         self.figures_dir.mkdir(parents=True, exist_ok=True)
         self.stage = stage
+        # The stage that runs for one device alone (registry.Study.device_sources_stage),
+        # given by the study's chapter: the book knows no study.
+        self.device_stage = device_stage
 
     @staticmethod
     def put(name: str, value) -> None:
@@ -263,14 +267,14 @@ class ChapterOutputs:
         from IPython.display import Markdown, display
         display(Markdown(provenance_block(text, stage or self.stage)))
 
-    def device_provenance(self, text: str, study: str, device: str, published: bool = False) -> None:
+    def device_provenance(self, text: str, device: str, published: bool = False) -> None:
         """A provenance line for one device's figure or table: its sources
         are that device's capture (and, if `published`, the study's published
         numbers), not every device's, so a chapter's boxes grow linearly with
         its devices, not with their square."""
-        from mobitrace.studies.registry import by_slug
-        stages = [by_slug()[study].device_sources_stage(device), *(["ingest_published"] if published else [])]
-        self.provenance(text, " ".join(stages))
+        if self.device_stage is None:
+            raise TypeError("device_provenance needs the ChapterOutputs' device_stage")
+        self.provenance(text, " ".join([self.device_stage(device), *(["ingest_published"] if published else [])]))
 
     def figure(self, fig, name: str, alt: str, caption: str, folded: str | None = None) -> None:
         """Save `fig` as figures/<name>.svg, close it and show it with its alt
@@ -326,11 +330,11 @@ class ShownOutputs(ChapterOutputs):
 
     draws_figures = False
 
-    def __init__(self, results_dir: str | Path, stage: str):
+    def __init__(self, results_dir: str | Path, stage: str, device_stage: Callable[[str], str] | None = None):
         self.results_dir = Path(results_dir)
         self.tables_dir = self.results_dir / "tables"
         self.figures_dir = self.results_dir / "figures"
-        self.stage = stage
+        self.stage, self.device_stage = stage, device_stage
 
     def save_table(self, frame: pd.DataFrame, name: str) -> pd.DataFrame:
         path = self.tables_dir / f"{name}.csv"
@@ -390,7 +394,7 @@ class SupplementChapter(NotebookChapter):
     @classmethod
     def from_parameters(cls, namespace: dict):
         page = super().from_parameters(namespace)
-        page.out = ShownOutputs(page.out.results_dir, page.out.stage)
+        page.out = ShownOutputs(page.out.results_dir, page.out.stage, page.out.device_stage)
         return page
 
 

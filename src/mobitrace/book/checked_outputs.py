@@ -20,8 +20,9 @@ class SchemaCheckedOutputs(ChapterOutputs):
     columns (nothing was computed, e.g. a capture with no completed runs) is
     written as it is."""
 
-    def __init__(self, results_dir: str | Path, stage: str, schema_of: Callable[[str], pa.DataFrameSchema]):
-        super().__init__(results_dir, stage)
+    def __init__(self, results_dir: str | Path, stage: str, schema_of: Callable[[str], pa.DataFrameSchema],
+                 device_stage: Callable[[str], str] | None = None):
+        super().__init__(results_dir, stage, device_stage)
         self.schema_of = schema_of
 
     def save_table(self, frame: pd.DataFrame, name: str) -> pd.DataFrame:

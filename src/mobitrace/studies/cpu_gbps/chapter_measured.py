@@ -643,7 +643,7 @@ class Chapter(NotebookChapter):
             "sharp_drop_max_ratio": sharp_drop_max_ratio, "rel_tol_approx": rel_tol_approx}
         self.superseded = superseded or {}
         self.results, self.devices_dir = Path(results_dir), Path(devices_dir)
-        self.out = ChapterOutputs(self.results, STAGE)
+        self.out = ChapterOutputs(self.results, STAGE, registry.by_slug()[STUDY].device_sources_stage)
         self.data = load(interim_dir, devices_dir, devices)
         # Runs with host-wide background above the limit are left out of fits (the device
         # stage) and comparisons (here); all_runs keeps them for the with-and-without table.
@@ -748,7 +748,7 @@ class Chapter(NotebookChapter):
         device = self.shown_device
         alt, caption = self.figure1_text(device)
         self.out.figure(self.devices_dir / device / "figure1.svg", f"figure1_{device}", alt=alt, caption=caption)
-        self.out.device_provenance("measured runs; lines and bands modeled (OLS of the runs).", STUDY, device)
+        self.out.device_provenance("measured runs; lines and bands modeled (OLS of the runs).", device)
         self.out.put_text("figure1_device", device)
 
     def fits_section(self) -> None:
@@ -765,7 +765,7 @@ class Chapter(NotebookChapter):
         self.out.table(ext, "extrapolations", f"Downlink, {device}: fitted CPU (%) at the paper's target rates, "
                        "with 95% CI of the mean (the CSV has every device)",
                        shown=ext_shown[ext_shown["device"] == device])
-        self.out.device_provenance("modeled (OLS extrapolation of measured runs).", STUDY, device)
+        self.out.device_provenance("modeled (OLS extrapolation of measured runs).", device)
 
     def inverse_section(self) -> None:
         out, thr = self.out, self.thr

@@ -270,11 +270,10 @@ class PageOutputs(ChapterOutputs):
         self.page.table(frame, caption, csv=self._csv.get(csv_href), index=index, html_columns=html_columns)
 
     def provenance(self, text: str, stage: str | None = None) -> None:
-        from mobitrace.studies.registry import by_slug
-        self.page.provenance(text, [by_slug()[STUDY].device_sources_stage(self.device),
+        self.page.provenance(text, [registry.by_slug()[STUDY].device_sources_stage(self.device),
                                     *(["ingest_published"] if "published" in text.lower() else [])])
 
-    def device_provenance(self, text: str, study: str, device: str, published: bool = False) -> None:
+    def device_provenance(self, text: str, device: str, published: bool = False) -> None:
         self.provenance(text)
 
     def figure(self, fig, name, alt, caption, folded=None) -> None:
@@ -310,7 +309,7 @@ class Chapter(NotebookChapter):
         self.study, self.devices, self.interim_dir = study, reference_first(devices, reference_device), interim_dir
         self.reference_reason = reference_reason
         self.radio_floor_fracs, self.satisfied_frac = radio_floor_fracs, satisfied_frac
-        self.out = ChapterOutputs(results_dir, STAGE)
+        self.out = ChapterOutputs(results_dir, STAGE, registry.by_slug()[STUDY].device_sources_stage)
         self.v = Values(published_dir)
         self.radio_all, self.cpu, self.radio = energy_per_bit.chapter_models(power_models, radio_models, cpu_model)
         self.tol = mda.Tolerances(rel_tol_equal, rel_tol_approx, ratio_tol, satisfied_frac)
@@ -330,7 +329,7 @@ class Chapter(NotebookChapter):
     def _prov(self, text: str) -> None:
         """A provenance box of a figure or table of this device alone: its capture, and the published numbers
         where the text names them."""
-        self.out.device_provenance(text, STUDY, self.ref, published="published" in text.lower())
+        self.out.device_provenance(text, self.ref, published="published" in text.lower())
 
     def load_runs(self) -> None:
         self.R_all = mda.load_runs(self.interim_dir, self.devices, self.radio, self.cpu)

@@ -31,6 +31,7 @@ from mobitrace.core.escape import md_text
 from mobitrace.core.numbers import MISSING, metric
 from mobitrace.core.published import Values, mean_sd_table, table_location
 from mobitrace.stats import resampling as rs
+from mobitrace.studies import registry
 from mobitrace.studies.priority_boost import analysis as pba
 from mobitrace.studies.priority_boost.analysis import (POLICY_NAMES, POLICY_ORDER, TABLE_TITLES, UNITS, audio_change,
                                                        condition_label, extent, gain_pct_ci, interval_rows,
@@ -589,7 +590,7 @@ class Chapter(NotebookChapter):
         self.rel_tol_approx, self.marginal_pct = rel_tol_approx, marginal_pct
         self.equivalence_margin_pct = equivalence_margin_pct
         self.results = Path(results_dir)
-        self.out = SchemaCheckedOutputs(self.results, STAGE, result_schema)
+        self.out = SchemaCheckedOutputs(self.results, STAGE, result_schema, registry.by_slug()[STUDY].device_sources_stage)
         self.values = Values(published_dir)
         self.stats = pd.read_parquet(Path(published_dir) / "stat_tables.parquet")
         self.measured: dict = {}
@@ -695,7 +696,7 @@ class Chapter(NotebookChapter):
             out.table(pba.session_view(sessions), f"measured_{device}_sessions",
                       f"Captures behind the measured results: {device}")
             out.device_provenance(f"measured: data/raw/priority-boost/{device}/ (manifest.yaml per session; "
-                                  "hash over every file of the capture).", STUDY, device)
+                                  "hash over every file of the capture).", device)
 
     def measured_tables(self) -> None:
         """Each device's tables as the paper's (mean/SD, n runs) and its Welch tests."""
@@ -708,7 +709,7 @@ class Chapter(NotebookChapter):
                     display(Markdown(f"*{md_text(device)}: no {table} runs captured.*"))
                     continue
                 out.table(grid, f"measured_{device}_{table}", f"{TABLE_TITLES[table]}, {device}: mean/SD (n runs)")
-                out.device_provenance(f"measured ({device}, capture {hashes}); mean and SD over runs.", STUDY, device)
+                out.device_provenance(f"measured ({device}, capture {hashes}); mean and SD over runs.", device)
             self.comparisons[device] = out.save_table(
                 pba.compare_measured(runs.dropna(subset=["metric"]), alpha=self.alpha, level=self.ci_level),
                 f"measured_{device}_welch")
@@ -722,7 +723,7 @@ class Chapter(NotebookChapter):
                      csv_href=out.href(f"measured_{device}_welch"))
             out.device_provenance(f"measured ({device}); Welch tests, Hedges' g and Holm computed here "
                                   f"from per-run values.",
-                                  STUDY, device)
+                                  device)
 
     def paired_tests(self) -> None:
         out = self.out
@@ -735,7 +736,7 @@ class Chapter(NotebookChapter):
                       shown=pba.paired_view(pc))
             out.device_provenance(f"measured ({device}); Wilcoxon signed-rank tests, Holm within each table and the "
                                   "median ratio's BCa bootstrap interval computed here from per-run values.",
-                                  STUDY, device)
+                                  device)
 
     def measured_figures(self) -> None:
         out = self.out
@@ -750,7 +751,7 @@ class Chapter(NotebookChapter):
                        caption="Means over runs with 95% intervals (diamonds) and every run (dots). Look "
                                "at whether the boosted policies' intervals overlap the original's in each condition.")
             out.device_provenance(f"measured ({device}); means and their intervals over runs (t below 30 runs, percentile bootstrap from 30, none below 3) computed here.",
-                                  STUDY, device)
+                                  device)
 
     def run_conditions(self) -> None:
         out = self.out
@@ -760,7 +761,7 @@ class Chapter(NotebookChapter):
                       shown=shown)
             out.device_provenance(f"measured ({device}): oracle logs, cross-traffic and cgroup "
                                   f"statistics of every run.",
-                                  STUDY, device)
+                                  device)
             if device == self.devices[0]:
                 self._glue(pba.refused_sends(runs))
 

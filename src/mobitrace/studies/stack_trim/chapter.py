@@ -26,6 +26,7 @@ from mobitrace.core.published import Values
 from mobitrace.book.robustness import robustness_shown, show as show_robustness
 from mobitrace.energy import robustness
 from mobitrace.energy.power_models import cpu_models
+from mobitrace.studies import registry
 from mobitrace.studies.stack_trim import analysis as sta
 from mobitrace.studies.stack_trim.analysis import interval_extent, interval_long, series_label
 from mobitrace.core.io import write_metrics
@@ -106,7 +107,7 @@ class Chapter(NotebookChapter):
         self.superseded_sessions = superseded or {}
         self.robustness_settings = robustness
         self.results = Path(results_dir)
-        self.out = ChapterOutputs(self.results, STAGE)
+        self.out = ChapterOutputs(self.results, STAGE, registry.by_slug()[STUDY].device_sources_stage)
         self.values = Values(published_dir)
         self.text_tables = pd.read_parquet(Path(published_dir) / "text_tables.parquet")
         self.model = cpu_models(power_models)[power_model]
@@ -138,11 +139,11 @@ class Chapter(NotebookChapter):
         for device, (runs, sessions) in self.measured.items():
             out.show(sta.sessions_shown(sessions), f"Capture sessions of {device}")
             out.device_provenance(f"measured: session manifests of data/raw/stack-trim/{device}/; "
-                                  f"{sessions['shared_host_note'].iloc[0]}.", STUDY, device)
+                                  f"{sessions['shared_host_note'].iloc[0]}.", device)
             conds = sta.conditions(runs)
             out.table(conds, f"conditions_{device}", f"Conditions captured on {device}",
                       shown=sta.conditions_shown(conds))
-            out.device_provenance("measured: the conditions found in the ingested runs.", STUDY, device)
+            out.device_provenance("measured: the conditions found in the ingested runs.", device)
         out.superseded(self.superseded_sessions, "data/raw/stack-trim")
 
     def power_model(self) -> None:
@@ -181,7 +182,7 @@ class Chapter(NotebookChapter):
                                "saving); crosses mark rates the host did not sustain.")
             out.device_provenance(f"measured CPU time on {device}; energies and powers modeled "
                                   f"({self.model.name}, assumed coefficients); intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio; Welch for a power difference).",
-                                  STUDY, device, published=True)
+                                  device, published=True)
 
     def onecopy_tables(self) -> None:
         """Each device's one-copy table, with its CSV (the methods page)."""
@@ -191,7 +192,7 @@ class Chapter(NotebookChapter):
                           f"One-copy vs two-copy on {device} (energies above idle, modeled)",
                           csv_href=self.out.href(f"onecopy_{device}"))
             self.out.device_provenance("measured CPU time and goodput; energies, savings and intervals modeled "
-                                       "from it.", STUDY, device, published=True)
+                                       "from it.", device, published=True)
 
     def onecopy_summary(self) -> None:
         """The numbers of the text under the one-copy figure."""
@@ -224,7 +225,7 @@ class Chapter(NotebookChapter):
                                "the repetitions. Above the dashed line UDP costs more CPU energy than TCP; crosses "
                                "mark rates the host did not sustain.")
             out.device_provenance(f"measured CPU time on {device}; energies modeled ({self.model.name}); "
-                                  "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio).", STUDY, device, published=True)
+                                  "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio).", device, published=True)
         out.show(sta.crossover_shown(self.crossover),
                  "Rate from which UDP costs more CPU energy than TCP at every higher rate (empty: none)",
                  csv_href=out.href("crossover"))
@@ -241,7 +242,7 @@ class Chapter(NotebookChapter):
                           f"UDP vs TCP on {device}: energy ratio E(UDP)/E(TCP) with its interval",
                           csv_href=self.out.href(f"transport_{device}"))
             self.out.device_provenance("measured CPU time and goodput; energies, ratios and intervals modeled "
-                                       "from it.", STUDY, device, published=True)
+                                       "from it.", device, published=True)
 
     def breakdown(self) -> None:
         """The CPU-time breakdown per device, and the paper's Table 1."""
@@ -251,7 +252,7 @@ class Chapter(NotebookChapter):
             out.table(b, f"breakdown_{device}", f"CPU utilization (% of one core) of TCP two-copy uplink on {device}",
                       shown=sta.breakdown_shown(b))
             out.device_provenance("measured: endpoint times precise (getrusage); softirq, busy and other "
-                                  "tick-sampled (/proc/stat).", STUDY, device)
+                                  "tick-sampled (/proc/stat).", device)
         out.show(sta.table1_shown(self.text_tables),
                  "Table 1 of the paper: CPU utilization during WiFi CBR streaming (Galaxy S3)")
         out.provenance("published (Table 1).")

@@ -66,7 +66,7 @@ class Chapter(NotebookChapter):
                  robustness: dict):
         self.study, self.devices = study, reference_first(devices, reference_device)
         self.results = Path(results_dir)
-        self.out = ChapterOutputs(self.results, STAGE)
+        self.out = ChapterOutputs(self.results, STAGE, registry.by_slug()[STUDY].device_sources_stage)
         self.values = Values(published_dir)
         self.cpu = power.cpu_models(power_models)[cpu_model]
         self.radio = power.radio_models(power_models)[radio_model]
@@ -101,7 +101,7 @@ class Chapter(NotebookChapter):
         self.figures[device][name] = (path, alt, caption, provenance, published)
         if device == self.ref_device:
             self.out.figure(fig, name, alt=alt, caption=caption)
-            self.out.device_provenance(provenance, STUDY, device, published=published)
+            self.out.device_provenance(provenance, device, published=published)
         else:
             save_svg(fig, path)
             plt.close(fig)
@@ -406,7 +406,7 @@ class Chapter(NotebookChapter):
                  csv_href=site_href(self.results / "claims.csv"))
         out.device_provenance(f"published (paper values, locations in the table) against measured throughput and "
                               f"{kind} energy ({self.ref_device}); intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).",
-                              STUDY, self.ref_device, published=True)
+                              self.ref_device, published=True)
         out.findings(table, headline=[ID(c, self.ref_device) for c in HEADLINE], intervals=intervals)
         self._robustness()
 
@@ -425,8 +425,7 @@ class Chapter(NotebookChapter):
                                "assumed power coefficients varied (each at ×0.5 and ×1.5, and all together over a "
                                "Latin hypercube)", csv_href=out.href("robustness"), folded=True))
             out.device_provenance("modeled: the claims recomputed from the measured data at each set of "
-                                  "coefficients (params.yaml power-models, provenance assumed).", STUDY,
-                                  self.ref_device, published=True)
+                                  "coefficients (params.yaml power-models, provenance assumed).", self.ref_device, published=True)
         for device in self.devices:
             ids = self._device_ids(device)
             fig = tornado_grid({c: r for c, r in rob.results.items() if c in ids},
