@@ -133,6 +133,26 @@ ch.procstat_figure()
 ch.procstat_table()
 
 # %% [markdown]
+# At target rates up to 1 Gbps, the median ratio `/proc/stat` / precise per
+# device and direction is {glue:text}`ratio_low_by_device`. In the
+# {glue:text}`n_host_precise` runs with the host-wide precise source, the
+# tick error alone (`/proc/stat` minus host-wide precise) has a median of
+# {glue:text}`tick_error_low_median:.2f` pp at rates up to 1 Gbps (median
+# ratio {glue:text}`tick_ratio_low_median:.2f`) and
+# {glue:text}`tick_error_all_median:.2f` pp over all rates, while
+# background work adds a median of {glue:text}`background_median:.2f` pp
+# (at most {glue:text}`background_max:.1f` pp in one run). The slopes of the two sources' lines
+# differ by a factor between {glue:text}`slope_ratio_min:.2f` and
+# {glue:text}`slope_ratio_max:.2f` (`/proc/stat` slope / precise slope). The
+# SoftIRQ share of `/proc/stat` cannot be checked against a precise source on
+# this kernel (no IRQ time accounting; the manifests record
+# `CONFIG_IRQ_TIME_ACCOUNTING`). Without it, SoftIRQ work is charged to the
+# task that happened to be running: the precise sources count it when that
+# task is iperf3 or ksoftirqd, and miss SoftIRQ work that ran on an idle CPU
+# (for example after an RPS inter-processor interrupt), which only the ticks
+# of `/proc/stat` can catch.
+
+# %% [markdown]
 # ## The shared machine
 #
 # The machine is shared: work of other users that ran during a capture
@@ -141,6 +161,46 @@ ch.procstat_table()
 # above measure it per device (host-wide precise CPU minus the iperf3 and
 # ksoftirqd CPU); where it is tens of percentage points, a throughput
 # difference between configurations is confounded with it.
+
+# %% [markdown]
+# ## How each section of the chapter was made
+#
+# The fuller set-up of each section of the main page.
+#
+# **Figure 1 per device.** Each point is one run (at least 3 repetitions of each target rate, 10 s each
+# with the default settings); lines are OLS fits with their 95% confidence
+# band (darker: where the fitted mean lies) and 95% prediction band (lighter:
+# where one new run would fall), for `/proc/stat` Total and SoftIRQ (the
+# paper's sources) and the precise Total.
+#
+# **Extrapolation to 1.6, 4 and 12.8 Gbps.** The fitted mean CPU at the paper's target rates with the 95% confidence
+# interval of the mean (statsmodels `get_prediction`); the CSV adds the 95%
+# prediction interval of one new run. A rate marked "(extrapolated)" lies
+# beyond the measured range, above the device's fastest mean throughput over
+# its target rates; a CPU above 100% there only says the line has left what
+# the host can do. The table per device is on its page, and the reference
+# device's below.
+#
+# **Which CPU does the SoftIRQ work.** The paper moved SoftIRQ processing from a LITTLE core to a big core and
+# gained throughput. This host's cores are identical, so the test changes
+# only *which* CPU does the receive SoftIRQ work: RPS masks on both veth ends
+# steer it to CPU 0 or CPU 1, with the device's iperf3 pinned to the last CPU
+# and the peer's to CPU 0 in both configurations. The per-CPU `/proc/stat`
+# columns show where the SoftIRQ time landed at the unlimited rate.
+#
+# **A slower emulated device.** Liang & Keshav emulated a PDA by clocking a server down. Here the device's
+# iperf3 runs in a cgroup limited to a fraction of one CPU (CFS quota; the
+# quota is in the captures table). SoftIRQ work done outside the process is
+# not limited by the quota, so this emulates a slow application core rather
+# than a slower clock for the whole stack.
+#
+# **All measured devices and the published phones.** One figure and one table: each measured device's downlink `/proc/stat`
+# Total line (the paper's source; solid over the measured range, dashed where
+# extrapolated) with its 95% confidence band, and the two phones' lines
+# implied by the paper's stated extrapolations (from the cpu-gbps chapter).
+# With more devices than the figure has colours, the devices `params.yaml`
+# names (reference, offloads off, RPS pair, slower device) keep theirs and the
+# others are thin grey lines. Each device in the table links to its own page.
 
 # %% [markdown]
 # (cpu-gbps-measured-tables)=

@@ -19,14 +19,12 @@
 # Aggarwal et al. (MobiCom'19 poster) measured Total and SoftIRQ (SIRQ) CPU
 # utilization against iperf3 TCP throughput on a Google Pixel 2 (802.11ac) and
 # an ASUS ROG Phone (802.11ad) at their maximum CPU clock, and extrapolated
-# linearly to rates the radios could not reach. Their figures' data are not in
-# the text, so this chapter works from the numbers the paper *states*
-# (`data/published/cpu-gbps.yaml`, each with its unit and location): it
-# re-derives the line the extrapolations imply and checks the paper's other
-# statements against it and against each other. The measured chapter
-# re-runs the experiment on Linux hosts.
+# linearly to rates the radios could not reach. This chapter works from the
+# numbers the paper *states* (`data/published/cpu-gbps.yaml`) and checks them
+# against the lines they imply; the measured chapter re-runs the experiment.
 #
-# ```{admonition} Provenance
+# ```{admonition} Provenance (measured, published, modeled)
+# :class: dropdown
 # **published**: the paper's numbers. **modeled**: the lines through two
 # published points per phone. Nothing here is measured.
 # ```

@@ -33,7 +33,8 @@
 # re-runs the experiments on a Linux host, the policies implemented in user
 # space (`scripts/capture/priority_boost/`).
 #
-# ```{admonition} Provenance
+# ```{admonition} Provenance (measured, published, modeled)
+# :class: dropdown
 # **published**: the paper's tables. **measured**: the re-run's raw captures
 # (`data/raw/priority-boost/<device>/`). Tests and effect sizes are computed
 # here from either and say which. Nothing is modeled.

@@ -32,7 +32,8 @@
 # conditions, full tables and the power model: {doc}`methods page
 # <stack-trim-methods>`.
 #
-# ```{admonition} Provenance
+# ```{admonition} Provenance (measured, published, modeled)
+# :class: dropdown
 # **measured**: CPU time, bytes and rates (`data/raw/stack-trim/<device>/`).
 # **modeled**: every energy and power (measured CPU time priced with assumed
 # coefficients). **published**: the paper's numbers.

@@ -231,19 +231,9 @@ def chapter_heights(browser, site, repo) -> dict:
     return heights
 
 
-# Study chapters still longer than ten phone screens, and what is left to do
-# (issue 38): each is an expected failure that must fail (strict), so a
-# chapter brought under the limit has to leave this list.
-STILL_LONG = {
-    "cpu-gbps-measured": "12.2 screens: the findings box, the comparison table and the claims (sections are "
-                         "claim anchors)",
-}
-
-
 def _main_chapters() -> list:
     from mobitrace.studies import registry
-    return [pytest.param(c.name, marks=pytest.mark.xfail(strict=True, reason=STILL_LONG[c.name]))
-            if c.name in STILL_LONG else c.name for c in registry.chapters()]
+    return [c.name for c in registry.chapters()]
 
 
 @pytest.mark.parametrize("chapter", _main_chapters())
