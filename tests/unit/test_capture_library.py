@@ -90,7 +90,8 @@ def test_fixed_names_replace_a_stale_namespace():
 
 def test_not_root_or_missing_tool_is_a_reason():
     reason = netns.why_not(PREFIX, tools=("no-such-tool-xyz",))
-    assert reason in ("not root", "no-such-tool-xyz not installed")
+    assert reason in ("not root", netns.missing_tool("no-such-tool-xyz"))
+    assert reason == "not root" or reason.startswith("no-such-tool-xyz not installed (Debian/Ubuntu: apt-get install")
 
 
 # --------------------------------------------------------------------------- lock

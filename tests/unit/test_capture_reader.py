@@ -14,8 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml
 
 from mobitrace.core import capture_reader as cr
+from mobitrace.core import safe_yaml, table_checks
 from mobitrace.core.errors import InputError
 
 
@@ -185,8 +187,8 @@ def test_broken_gzip_is_one_line(tmp_path, data, found):
     ("a: !!python/object:os.system 1\n", "expected valid YAML"),
 ])
 def test_yaml_refusals(text, message):
-    _refused(cr.loads_yaml, text, "m.yaml", match=message)
-    assert cr._loads_yaml_c(text, "m.yaml") is None  # the C path never answers a refusal: the Python loader does
+    _refused(safe_yaml.loads_yaml, text, "m.yaml", match=message)
+    assert safe_yaml._loads_yaml_c(text, "m.yaml") is None  # the C path never answers a refusal: the Python loader does
 
 
 from tests import ROOT as REPO
@@ -194,22 +196,22 @@ from tests import ROOT as REPO
 
 def _node_lines(node):
     """(tag, value, line, column) of every node of a composed YAML tree."""
-    if isinstance(node, cr.yaml.ScalarNode):
+    if isinstance(node, yaml.ScalarNode):
         return [(node.tag, node.value, node.start_mark.line, node.start_mark.column)]
-    items = node.value if isinstance(node, cr.yaml.SequenceNode) else [x for kv in node.value for x in kv]
+    items = node.value if isinstance(node, yaml.SequenceNode) else [x for kv in node.value for x in kv]
     return [(node.tag, None, node.start_mark.line, node.start_mark.column)] + [t for n in items for t in _node_lines(n)]
 
 
 def test_yaml_c_loader_reads_every_committed_session_manifest_as_the_python_loader():
-    if cr._CCaptureLoader is None:
+    if safe_yaml._CCaptureLoader is None:
         pytest.skip("PyYAML without libyaml: only the Python loader")
     paths = sorted(p for p in (REPO / "data" / "raw").glob("*/*/*/manifest.yaml*"))
     assert paths
     for path in paths:
         text = cr.read_text(path)
-        fast = cr._loads_yaml_c(text, path)
+        fast = safe_yaml._loads_yaml_c(text, path)
         assert fast is not None, path
-        slow = cr.CaptureLoader(text, path)
+        slow = safe_yaml.CaptureLoader(text, path)
         try:
             node = slow.get_single_node()
             doc = slow.construct_document(node)
@@ -221,23 +223,23 @@ def test_yaml_c_loader_reads_every_committed_session_manifest_as_the_python_load
 
 @pytest.mark.parametrize("text", ["a: 1\tb\n", "a: 1\r\n", "\ufeffa: 1\n", "a: caf\u00e9\n", "a: 1\x85b: 2\n"])
 def test_yaml_beyond_plain_ascii_goes_to_the_python_loader(text):
-    assert cr._loads_yaml_c(text, "m.yaml") is None
+    assert safe_yaml._loads_yaml_c(text, "m.yaml") is None
     with contextlib.suppress(InputError):
-        cr.loads_yaml(text, "m.yaml")  # read, or refused in one line, by the Python loader as before
+        safe_yaml.loads_yaml(text, "m.yaml")  # read, or refused in one line, by the Python loader as before
 
 
 def test_yaml_node_count_is_bounded():
     text = "a: [" + ", ".join(["1"] * 200) + "]\n"
-    old = cr.CaptureLoader.limits
-    cr.CaptureLoader.limits = replace(old, yaml_nodes=100)
+    old = safe_yaml.CaptureLoader.limits
+    safe_yaml.CaptureLoader.limits = replace(old, yaml_nodes=100)
     try:
-        _refused(cr.loads_yaml, text, "m.yaml", match="expected at most 100 YAML nodes")
+        _refused(safe_yaml.loads_yaml, text, "m.yaml", match="expected at most 100 YAML nodes")
     finally:
-        cr.CaptureLoader.limits = old
+        safe_yaml.CaptureLoader.limits = old
 
 
 def test_yaml_names_stay_strings_when_quoted():
-    doc, _ = cr.loads_yaml("device: 'on'\nsession: '007'\nother: 'null'\n", "m.yaml")
+    doc, _ = safe_yaml.loads_yaml("device: 'on'\nsession: '007'\nother: 'null'\n", "m.yaml")
     assert doc == {"device": "on", "session": "007", "other": "null"}
 
 
@@ -272,7 +274,7 @@ def test_numbers_are_refused_with_the_field_named(value, kw, message):
 
 
 def test_limits_are_in_one_place():
-    assert cr.LIMITS == cr.Limits() and cr.CaptureLoader.limits is cr.LIMITS
+    assert cr.LIMITS == cr.Limits() and safe_yaml.CaptureLoader.limits is cr.LIMITS and safe_yaml.LIMITS is cr.LIMITS
     assert all(v > 0 for v in vars(cr.LIMITS).values())
 
 
@@ -347,7 +349,7 @@ def _fail(name):
 def _read_synthetic(schema, frames, then=None):
     import pandas as pd
     for name, values in frames:
-        cr.validated(schema, pd.DataFrame({"n": pd.Series(values, dtype="int64")}), _fail(name))
+        table_checks.validated(schema, pd.DataFrame({"n": pd.Series(values, dtype="int64")}), _fail(name))
         if then and then[0] == name:
             raise then[1]
 
@@ -360,11 +362,11 @@ def test_checked_once_names_the_first_bad_file_as_a_check_per_file_does_syntheti
     schema = _synthetic_schema()
     for batched in (False, True):
         if message is None:
-            with cr.checked_once() if batched else contextlib.nullcontext():
+            with table_checks.checked_once() if batched else contextlib.nullcontext():
                 _read_synthetic(schema, frames)
             continue
         with pytest.raises(InputError) as info:
-            with cr.checked_once() if batched else contextlib.nullcontext():
+            with table_checks.checked_once() if batched else contextlib.nullcontext():
                 _read_synthetic(schema, frames)
         assert str(info.value) == message
 
@@ -372,31 +374,31 @@ def test_checked_once_names_the_first_bad_file_as_a_check_per_file_does_syntheti
 def test_checked_once_puts_an_earlier_schema_failure_before_a_later_error_synthetic():
     later = InputError("c", "line 9", None, "a later problem", "x")
     with pytest.raises(InputError, match="^b: line 2: field 'n'"):
-        with cr.checked_once():
+        with table_checks.checked_once():
             _read_synthetic(_synthetic_schema(), [("a", [1]), ("b", [-1]), ("c", [2])], then=("c", later))
     with pytest.raises(InputError, match="^c: line 9"):  # no schema failure before it: the error itself
-        with cr.checked_once():
+        with table_checks.checked_once():
             _read_synthetic(_synthetic_schema(), [("a", [1]), ("c", [2])], then=("c", later))
 
 
 def test_checked_once_leaves_uniqueness_to_each_file_synthetic():
     schema = _synthetic_schema(unique=True)
-    with cr.checked_once():  # 1 in two files: unique within each, as when checked one by one
+    with table_checks.checked_once():  # 1 in two files: unique within each, as when checked one by one
         _read_synthetic(schema, [("a", [1, 2]), ("b", [1])])
     with pytest.raises(InputError, match="^b: "):
-        with cr.checked_once():
+        with table_checks.checked_once():
             _read_synthetic(schema, [("a", [1, 2]), ("b", [3, 3])])
 
 
 def test_checked_once_checks_early_past_its_row_bound_with_the_same_error_synthetic(monkeypatch):
     import pandas as pd
-    monkeypatch.setattr(cr, "DEFERRED_ROWS", 3)
+    monkeypatch.setattr(table_checks, "DEFERRED_ROWS", 3)
     read = []
     with pytest.raises(InputError) as info:
-        with cr.checked_once():
+        with table_checks.checked_once():
             for name, values in [("a", [1, 2]), ("b", [3, -4]), ("c", [-5])]:
                 read.append(name)
-                cr.validated(_synthetic_schema(), pd.DataFrame({"n": pd.Series(values, dtype="int64")}), _fail(name))
+                table_checks.validated(_synthetic_schema(), pd.DataFrame({"n": pd.Series(values, dtype="int64")}), _fail(name))
     assert str(info.value) == "b: line 3: field 'n': expected a count, found -4"
     assert read == ["a", "b"]  # checked once 4 rows were held, before c was read
 
@@ -430,9 +432,9 @@ def test_validated_record_batched_gives_what_a_frame_per_file_gives_synthetic(re
     outcomes = []
     for batched in (False, True):
         try:
-            with cr.checked_once() if batched else contextlib.nullcontext():
+            with table_checks.checked_once() if batched else contextlib.nullcontext():
                 for name, record in records:
-                    cr.validated_record(schema, record, dtypes, _record_fail(name))
+                    table_checks.validated_record(schema, record, dtypes, _record_fail(name))
             outcomes.append(None)
         except InputError as exc:
             outcomes.append(str(exc))
@@ -445,8 +447,8 @@ def test_validated_record_a_cast_that_fails_names_the_file_as_reading_it_would_s
     errors = []
     for batched in (False, True):
         with pytest.raises(OverflowError) as info:
-            with cr.checked_once() if batched else contextlib.nullcontext():
+            with table_checks.checked_once() if batched else contextlib.nullcontext():
                 for name, record in records:
-                    cr.validated_record(schema, record, dtypes, _record_fail(name))
+                    table_checks.validated_record(schema, record, dtypes, _record_fail(name))
         errors.append(str(info.value))
     assert errors[0] == errors[1]
