@@ -119,7 +119,9 @@ shown = ledger.assign(
     paper=[paper_text(r, p, u) for r, p, u in zip(ledger["paper_relation"], ledger["paper_value"], ledger["unit"])],
     artifact=[numbers.claim_value(a, u, low=lo, high=hi) for a, u, lo, hi in
               zip(ledger["artifact_value"], ledger["unit"], ledger["ci_low"], ledger["ci_high"])],
-    derived_in=[link(f"{c} ↗", f"{c}.html#{a}") for c, a in zip(chapter_of, ledger["section"])],
+    # A section is an anchor of the claim's chapter, or "<page>#<anchor>" on its methods page.
+    derived_in=[link(f"{c} ↗", f"{a.split('#')[0]}.html#{a.split('#')[1]}" if "#" in a else f"{c}.html#{a}")
+                for c, a in zip(chapter_of, ledger["section"])],
     verdict=ledger["verdict"].map(badge_html), category=[badge_html(c, "category") for c in ledger["category"]],
 )
 columns = {"claim": "claim", "location": "location", "paper": "paper", "artifact": "this artifact [interval]", "verdict": "verdict",

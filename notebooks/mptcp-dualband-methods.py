@@ -149,6 +149,7 @@ ch.demand_sweeps()
 ch.optima_compared()
 
 # %% [markdown]
+# (mptcp-dualband-guideline)=
 # ## How the Figure 9 guideline is encoded
 #
 # The paper's Figure 9 (a flow chart, not in the text) gives guidelines for an

@@ -24,7 +24,7 @@
 #
 # Zhu et al. (HotNets'16) estimate what **one-copy** data moves
 # (`sendfile()`, `splice()`) and **offloading TCP** to the access point save
-# in CPU energy on phones, and find that UDP with 1.5 KB datagrams costs
+# in CPU energy on phones, and find that UDP with 1.5 kB datagrams costs
 # *more* than TCP from {glue:text}`p_cross:g` Mbps up. This chapter repeats
 # the one-copy and TCP-vs-UDP experiments on a Linux host (constant-bit-rate
 # streams over loopback and a veth pair, precise CPU time per process); TCP

@@ -136,11 +136,13 @@ def _study_chapters(html_dir: Path) -> list[str]:
 
 
 def _landing_and_chapters(html_dir: Path) -> list[str]:
-    """The landing page and every page of the table of contents (a chapter's
-    supplement, nested under it, too)."""
+    """The landing page, every page of the table of contents (a chapter's
+    supplement, nested under it, too) and every device page."""
     toc = yaml.safe_load((html_dir.parents[1] / "_toc.yml").read_text())
-    return [toc["root"] + ".html"] + [e["file"] + ".html" for p in toc["parts"] for c in p["chapters"]
-                                      for e in (c, *c.get("sections", []))]
+    pages = [toc["root"] + ".html"] + [e["file"] + ".html" for p in toc["parts"] for c in p["chapters"]
+                                       for e in (c, *c.get("sections", []))]
+    # and every device's generated page (registry.Chapter.device_pages), which the chapters link to
+    return pages + sorted(str(p.relative_to(html_dir)) for p in html_dir.glob("chapters/*-devices/*.html"))
 
 
 @contextlib.contextmanager

@@ -143,7 +143,7 @@ CLAIMS_SCHEMA = pa.DataFrameSchema(
         "provenance": pa.Column(str, pa.Check.isin(["measured", "published", "modeled"])),
         # The label of the book section that derives the claim (a MyST target
         # such as `(cpu-gbps-lines)=` in the chapter), for links from the ledger.
-        "section": pa.Column(str, pa.Check.str_matches(r"^[a-z0-9][a-z0-9-]*\Z")),
+        "section": pa.Column(str, pa.Check.str_matches(r"^[a-z0-9][a-z0-9-]*(#[a-z0-9][a-z0-9-]*)?\Z")),
         "robustness": pa.Column(str, pa.Check(lambda s: (s == NOT_VARIED) | _is_robustness_label(s),
                                               element_wise=False, error="robust, depends on <coefficient> or empty")),
     },

@@ -723,7 +723,7 @@ def shared_claims(values, gl: pd.DataFrame) -> cl.Claims:
                    f"{dem:g} Mbps", location="§4.2; Fig. 9", relation="=", paper=ratio,
                    artifact=float(gl_row["guideline_ratio"].iloc[0]) if len(gl_row) else None, unit="%",
                    basis=f"guideline_ratio(demand, {dl_ad:g}|{ul_ad:g}, {dl_ac:g}) (arithmetic on published rules)",
-                   provenance="published", section="mptcp-dualband-guideline", abs_tol=1.0)
+                   provenance="published", section="mptcp-dualband-methods#mptcp-dualband-guideline", abs_tol=1.0)
     return claims
 
 
@@ -821,11 +821,11 @@ def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, 
     claims.add("backup_similar", "Backup mode and a 0-packet ratio draw very similar power", location="§4.2, Fig. 8",
                relation="~", paper=v("backup_power_diff_pct"), artifact=bk_diff, unit="%",
                basis="largest modeled power difference between the two modes (measured per-path bytes)",
-               provenance="modeled", section="mptcp-dualband-backup", abs_tol=5.0)
+               provenance="modeled", section="mptcp-dualband-devices", abs_tol=5.0)
     claims.add("sirq_big_cores", f"Steering SoftIRQs to big cores raises the median to {v('cdf_affinity_median'):g} Gbps",
                location="§3.4", relation="=", paper=v("cdf_affinity_median"), artifact=None, unit="Gbps",
                basis="not checkable: the host's cores are identical (no big/LITTLE)", provenance="measured",
-               section="mptcp-dualband-fig2")
+               section="mptcp-dualband-devices")
     return claims
 
 
