@@ -127,6 +127,7 @@ ch.ratios_vs_paper()
 ch.demand_sweeps()
 
 # %% [markdown]
+# (mptcp-dualband-power)=
 # ## The power model's cost per bit
 #
 # Under a radio model linear in utilization, the per-bit radio cost of each

@@ -770,15 +770,15 @@ def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, 
     for cid, text, where, vid, art, unit, basis, prov, section, tolerance in (
             ("gro_gain", f"GRO on the 802.11ac interface improves downlink MPTCP throughput by {v('gro_gain_pct'):g}%",
              "§3.3", "gro_gain_pct", gro_gain, "%", "median GRO on vs GRO off on path b (veth; receiver not CPU-bound)",
-             "measured", "mptcp-dualband-fig2", {"abs_tol": 5.0}),
+             "measured", "mptcp-dualband-fig1", {"abs_tol": 5.0}),
             ("cdf_default_median", f"Median downlink MPTCP throughput with GRO on is {v('cdf_default_median'):g} Gbps",
              "§3.4", "cdf_default_median", cdf_median, "Gbps",
              "measured CDF of the backlogged downlink MPTCP runs; here bounded by the htb "
              "paths shaped to the paper's rates, not by the CPU",
-             "measured", "mptcp-dualband-fig2", {"rel_tol": tol.rel_equal}),
+             "measured", "mptcp-dualband-devices", {"rel_tol": tol.rel_equal}),
             ("ul_power_excess", f"Uplink power is {v('ul_power_excess'):g}% above downlink power (backlogged MPTCP)",
              "§4.1", "ul_power_excess", ul_excess, "%", "modeled radio + CPU power at the measured rates", "modeled",
-             "mptcp-dualband-power", {"rel_tol": 0.2})):
+             "mptcp-dualband-methods#mptcp-dualband-power", {"rel_tol": 0.2})):
         claims.add(cid, text, location=where, relation="=", paper=v(vid), artifact=float(art), unit=unit, basis=basis,
                    provenance=prov, section=section, **tolerance)
     claims.add("dl_tput_opt_is_energy_opt", f"Downlink: the throughput-optimal ratio ({pair(dl_opt)}) is also the "
