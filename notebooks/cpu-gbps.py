@@ -85,7 +85,7 @@ ch.implied_lines()
 # %% [markdown]
 # The Pixel 2's line rises {glue:text}`pixel_2_slope:.1f` percentage points of
 # CPU per Gbps, the ROG Phone's {glue:text}`rog_phone_slope:.2f`
-# ({glue:text}`slope_ratio:.1f` times less CPU per bit); the intercepts,
+# ({glue:text}`slope_ratio:.1f` {glue:text}`slope_ratio_word` CPU per bit); the intercepts,
 # {glue:text}`pixel_2_intercept:.1f`% and
 # {glue:text}`rog_phone_intercept:.1f`%, are what the lines give at zero
 # throughput.

@@ -54,6 +54,13 @@ SYNTHETIC = SyntheticValues([
 LINE_POINTS = {"Pixel 2": ["p_a", "p_b"], "ROG Phone": ["r_a", "r_b"]}
 
 
+def test_slope_ratio_word_flips_with_the_slopes_synthetic():
+    """Swap the phones' points: the ROG Phone then needs 5 times *more* CPU per bit."""
+    swapped = {"Pixel 2": LINE_POINTS["ROG Phone"], "ROG Phone": LINE_POINTS["Pixel 2"]}
+    _, _, glue = an.implied_lines(SYNTHETIC, swapped, [1.0, 5.0], 50)
+    assert glue["slope_ratio"] == pytest.approx(5.0) and glue["slope_ratio_word"] == "times more"
+
+
 def test_implied_lines_synthetic_two_points():
     # Pixel 2: (2, 50) and (4, 90) -> slope 20, intercept 10; at 50% CPU: 2 Gbps; at 5 Gbps: 110% (> 100).
     lines, table, glue = an.implied_lines(SYNTHETIC, LINE_POINTS, [1.0, 5.0], 50)
@@ -65,8 +72,8 @@ def test_implied_lines_synthetic_two_points():
     assert pixel["note"] == "line passes 100% CPU before 5 Gbps"
     # ROG: (1, 10) and (11, 50) -> slope 4, intercept 6; slope ratio 20 / 4 = 5.
     assert list(glue) == ["pixel_2_slope", "pixel_2_intercept", "rog_phone_slope", "rog_phone_intercept",
-                          "slope_ratio", "answer_text"]
-    assert glue["slope_ratio"] == pytest.approx(5.0)
+                          "slope_ratio", "slope_ratio_word", "answer_text"]
+    assert glue["slope_ratio"] == pytest.approx(5.0) and glue["slope_ratio_word"] == "times less"
     assert lines["ROG Phone"].predict(1.0) == pytest.approx(10.0)
     # The answer's verb follows the number at the top rate (5 Gbps): Pixel 110% > 100, ROG 4 * 5 + 6 = 26%.
     assert ("the Pixel 2 cannot keep up (its line needs 110% CPU at 5 Gbps and reaches 50% at 2.0 Gbps)"

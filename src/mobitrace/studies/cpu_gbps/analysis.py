@@ -91,7 +91,8 @@ def implied_lines(values, line_points: dict, targets: list[float], threshold: fl
     the CPU at each target rate and the throughput at `threshold` % CPU.
     `values` is a mobitrace.core.published.Values. Returns (lines by device,
     the implied_lines table, glue values: <device>_slope, <device>_intercept
-    and slope_ratio = Pixel 2 slope / ROG Phone slope)."""
+    slope_ratio, the larger slope over the smaller, and slope_ratio_word,
+    whether the ROG Phone needs less or more CPU per bit)."""
     lines, rows, glue = {}, [], {}
     for device, (id1, id2) in line_points.items():
         p1, p2 = values.row(id1), values.row(id2)
@@ -107,7 +108,11 @@ def implied_lines(values, line_points: dict, targets: list[float], threshold: fl
         rows.append(row)
         glue[f"{device_key(device)}_slope"] = line.slope
         glue[f"{device_key(device)}_intercept"] = line.intercept
-    glue["slope_ratio"] = lines["Pixel 2"].slope / lines["ROG Phone"].slope
+    ratio = lines["Pixel 2"].slope / lines["ROG Phone"].slope
+    # The ROG Phone's CPU cost per bit against the Pixel 2's, worded from the ratio (published
+    # numbers, exact: no interval), so the sentence follows the numbers.
+    glue["slope_ratio"] = ratio if ratio >= 1 else 1 / ratio
+    glue["slope_ratio_word"] = "times less" if ratio > 1 else "times more" if ratio < 1 else "times (the same)"
     glue["answer_text"] = answer_text(lines, max(targets), threshold)
     return lines, IMPLIED_LINES_SCHEMA.validate(pd.DataFrame(rows)), glue
 
