@@ -57,7 +57,7 @@ from IPython.display import HTML, display
 from mobitrace.core import claims as cl
 from mobitrace.book import landing
 from mobitrace.book.build import link
-from mobitrace.book.chapter import KEY_FINDINGS, ChapterOutputs, badge_html, paper_text, site_href
+from mobitrace.book.chapter import KEY_FINDINGS, ChapterOutputs, badge_html, paper_text, section_href, site_href
 from mobitrace.core import numbers
 
 results = Path(results_dir)
@@ -119,9 +119,7 @@ shown = ledger.assign(
     paper=[paper_text(r, p, u) for r, p, u in zip(ledger["paper_relation"], ledger["paper_value"], ledger["unit"])],
     artifact=[numbers.claim_value(a, u, low=lo, high=hi) for a, u, lo, hi in
               zip(ledger["artifact_value"], ledger["unit"], ledger["ci_low"], ledger["ci_high"])],
-    # A section is an anchor of the claim's chapter, or "<page>#<anchor>" on its methods page.
-    derived_in=[link(f"{c} ↗", f"{a.split('#')[0]}.html#{a.split('#')[1]}" if "#" in a else f"{c}.html#{a}")
-                for c, a in zip(chapter_of, ledger["section"])],
+    derived_in=[link(f"{c} ↗", section_href(c, a)) for c, a in zip(chapter_of, ledger["section"])],
     verdict=ledger["verdict"].map(badge_html), category=[badge_html(c, "category") for c in ledger["category"]],
 )
 columns = {"claim": "claim", "location": "location", "paper": "paper", "artifact": "this artifact [interval]", "verdict": "verdict",

@@ -118,3 +118,10 @@ def test_params_name_a_captured_reference_device_where_a_chapter_needs_one(repo)
     params = yaml.safe_load((repo / "params.yaml").read_text())
     for section in ("cpu-gbps-measured", "transfer-tuning", "mptcp-dualband"):
         assert params[section]["reference_device"] in params[section]["devices"], section
+
+
+def test_section_href_links_a_chapter_anchor_or_a_methods_page():
+    from mobitrace.book.chapter import section_href
+    assert section_href("mptcp-dualband", "mptcp-dualband-fig1") == "mptcp-dualband.html#mptcp-dualband-fig1"
+    assert (section_href("mptcp-dualband", "mptcp-dualband-methods#mptcp-dualband-power")
+            == "mptcp-dualband-methods.html#mptcp-dualband-power")

@@ -79,6 +79,13 @@ def site_href(path: str | Path, depth: int = 1) -> str:
     return "../" * depth + "/".join(parts[parts.index("results"):])
 
 
+def section_href(chapter: str, section: str) -> str:
+    """The link from the ledger to the section that derives a claim: an
+    anchor of its chapter, or "<page>#<anchor>" (its methods page)."""
+    page, _, anchor = section.rpartition("#")
+    return f"{page or chapter}.html#{anchor}"
+
+
 def paper_text(relation, value, unit: str = "") -> str:
     """A paper's stated value for people: ``< 50%``, ``~ 1.7 Gbps``, ``p < 0.0001``."""
     return numbers.claim_value(value, unit, "=" if relation is None or pd.isna(relation) else relation)
