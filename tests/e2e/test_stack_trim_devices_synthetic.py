@@ -12,17 +12,19 @@ import pytest
 from mobitrace.core import claims as cl
 from mobitrace.core.params import arguments
 from mobitrace.studies.stack_trim.chapter import Chapter
-from tests import ROOT
 
 REF = "vm-2core"
 SYNTHETIC = "synthetic-copy"
 
 
+pytestmark = pytest.mark.e2e
+
+
 @pytest.fixture(scope="module")
-def chapter(tmp_path_factory):
-    source = ROOT / "data" / "interim" / "stack-trim" / REF
-    if not (source / "runs.parquet").is_file():
-        pytest.skip("needs the ingested stack-trim capture (make)")
+def chapter(built, tmp_path_factory):
+    clone, _ = built  # the shared cold build's ingested capture (tests/e2e/conftest.py)
+    source = clone / "data" / "interim" / "stack-trim" / REF
+    assert (source / "runs.parquet").is_file(), source
     tmp = tmp_path_factory.mktemp("stack-trim")
     for device in (REF, SYNTHETIC):
         shutil.copytree(source, tmp / "interim" / device)
@@ -31,6 +33,7 @@ def chapter(tmp_path_factory):
         frame.assign(device=SYNTHETIC).to_parquet(tmp / "interim" / SYNTHETIC / name, index=False)
     names = [p for p in inspect.signature(Chapter.__init__).parameters if p != "self"]
     args = arguments("stack-trim", names, {"superseded"})
+    args.update({k: str(clone / v) for k, v in args.items() if isinstance(v, str) and v.startswith("data/")})
     args.update(devices=[REF, SYNTHETIC], interim_dir=str(tmp / "interim"), results_dir=str(tmp / "results"),
                 n_resamples=200, robustness={**args["robustness"], "lhs_size": 2})
     ch = Chapter(**args)

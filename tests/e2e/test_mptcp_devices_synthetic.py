@@ -34,16 +34,19 @@ def notebook_calls() -> list[str]:
     return re.findall(r"^ch\.(\w+)\(\)$", (ROOT / "notebooks/mptcp-dualband.py").read_text(), re.M)
 
 
+pytestmark = pytest.mark.e2e
+
+
 @pytest.fixture(scope="module")
-def synthetic_run(tmp_path_factory):
+def synthetic_run(built, tmp_path_factory):
     import matplotlib
     matplotlib.use("Agg")
     from mobitrace.core import params as core_params
     from mobitrace.studies.mptcp_dualband import chapter as mdc
 
-    interim = ROOT / "data/interim/mptcp-dualband" / REAL
-    if not (interim / "runs.parquet").is_file():
-        pytest.skip("the committed device is not ingested (run `make` first)")
+    clone, _ = built  # the shared cold build's ingested capture (tests/e2e/conftest.py)
+    interim = clone / "data/interim/mptcp-dualband" / REAL
+    assert (interim / "runs.parquet").is_file(), interim
     work = tmp_path_factory.mktemp("mptcp-devices")
     for name in (REAL, SYNTHETIC):
         dest = work / "interim" / name
@@ -53,8 +56,9 @@ def synthetic_run(tmp_path_factory):
         shutil.copyfile(interim / "manifests.json", dest / "manifests.json")
     names = [p for p in inspect.signature(mdc.Chapter.__init__).parameters if p != "self"]
     kwargs = core_params.arguments("mptcp-dualband", names)
+    kwargs.update({k: str(clone / v) for k, v in kwargs.items() if isinstance(v, str) and v.startswith("data/")})
     kwargs.update(devices=[REAL, SYNTHETIC], reference_device=REAL, interim_dir=str(work / "interim"),
-                  results_dir=str(work / "results"), published_dir=str(ROOT / kwargs["published_dir"]))
+                  results_dir=str(work / "results"), published_dir=kwargs["published_dir"])
     mp = pytest.MonkeyPatch()
     mp.chdir(work)  # the device pages' folder (registry) is relative to the project
     mp.setattr(mdc.ratio_sweep, "boot", functools.partial(mdc.ratio_sweep.boot, n_boot=200))
