@@ -48,6 +48,10 @@ ID = tta.device_claim_id
 
 
 
+# How every interval of the chapter is made (stats.intervals), for its provenance lines.
+INTERVALS = ("intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the "
+             "log ratio for ratios).")
+
 def captures_shown(frame: pd.DataFrame) -> pd.DataFrame:
     """The captures table for readers: labels, and the receive buffer in SI bytes."""
     return frame.assign(rmem_kib=[data_size(k * 1024) for k in frame["rmem_kib"]]).rename(columns={
@@ -257,7 +261,7 @@ class Chapter(NotebookChapter):
                                  "energy. Look at the gap between the points and the crosses: the directions agree, "
                                  "the magnitudes do not.",
                          provenance=f"measured throughput and {kind} energy ({device}); published ratios (§4); "
-                                    "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).", published=True)
+                                    + INTERVALS, published=True)
         self.gains_table = self._save(pd.concat(comps, ignore_index=True), "gains_vs_paper")
         ref = a["devices"][self.ref_device]
         self.ref, self.cc_top, self.p_best = ref["ref"], ref["cc_top"], ref["p_best"]
@@ -405,7 +409,7 @@ class Chapter(NotebookChapter):
                  f"other device's on its page, all {len(table)} in the CSV)",
                  csv_href=site_href(self.results / "claims.csv"))
         out.device_provenance(f"published (paper values, locations in the table) against measured throughput and "
-                              f"{kind} energy ({self.ref_device}); intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).",
+                              f"{kind} energy ({self.ref_device}); " + INTERVALS,
                               self.ref_device, published=True)
         out.findings(table, headline=[ID(c, self.ref_device) for c in HEADLINE], intervals=intervals)
         self._robustness()
@@ -465,7 +469,7 @@ class Chapter(NotebookChapter):
                     f"{self.energy_kind} energy saving per 100 MB [95% CI]; each device links to its "
                     "page", shown=shown, html_columns=("device",))
         self.out.provenance(f"measured throughput and {self.energy_kind} energy of every device's capture; "
-                            "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).")
+                            + INTERVALS)
 
     def metrics(self) -> dict:
         """Verdict counts for the prose, and metrics.json (returned): per
@@ -531,7 +535,7 @@ class Chapter(NotebookChapter):
                        f"x-fold throughput and energy saving per 100 MB: paper (Galaxy S5, WiFi, Sydney) vs {device} "
                        "[95% CI over repetitions]", csv=tables / "gains_vs_paper.csv")
             page.provenance(f"published (§4, Figure 2 prose) and measured throughput / {kind} energy ({device}); "
-                            "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).", with_paper)
+                            + INTERVALS, with_paper)
             figure(f"ratios_vs_paper_{device}")
             page.table(self.cpu_tab[self.cpu_tab["device"] == device].drop(columns="device").rename(columns={
                 "client_pct": "client CPU (% of one CPU)", "nginx_pct": "nginx CPU (% of one CPU)",
@@ -557,7 +561,7 @@ class Chapter(NotebookChapter):
             page.table(self.claims_shown[mine], f"The paper's claims checked on {device}",
                        csv=self.results / "claims.csv")
             page.provenance(f"published (paper values) against measured throughput and {kind} energy ({device}); "
-                            "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio for ratios).", with_paper)
+                            + INTERVALS, with_paper)
             rows = self.rob.table[self.rob.table["claim_id"].isin(self._device_ids(device))]
             if len(rows):
                 page.table(robustness_shown(rows), f"Modeled verdicts on {device} with the assumed power "
