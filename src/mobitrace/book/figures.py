@@ -138,7 +138,15 @@ def whole_ticks_on_counts(fig) -> None:
 
 
 def _saved_width_px(fig) -> float:
-    fig.draw_without_rendering()  # applies the layout engine
+    # The layout engine places the axes; the tight box measures the rest
+    # (ticks, titles, legends) itself, so no full draw is needed: savefig's
+    # own draw makes the same layout before it saves.
+    engine = fig.get_layout_engine()
+    if engine is not None and fig.axes:  # as Figure.draw does it
+        try:
+            engine.execute(fig)
+        except ValueError:  # what Figure.draw ignores too (a layout that does not fit)
+            pass
     return (fig.get_tightbbox().width + 2 * TIGHT_PAD_IN) * PX_PER_IN
 
 
