@@ -341,10 +341,11 @@ class Chapter(NotebookChapter):
     the audits, the measured runs of each device and what later sections reuse."""
 
     def __init__(self, *, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str],
-                 alpha: float, ci_level: float, p_grid: int, rel_tol_approx: float, marginal_pct: float,
+                 alpha: float, p_grid: int, rel_tol_approx: float, marginal_pct: float,
                  equivalence_margin_pct: float):
         self.study, self.interim_dir, self.devices = study, interim_dir, devices
-        self.alpha, self.ci_level, self.p_grid = alpha, ci_level, p_grid
+        self.alpha, self.p_grid = alpha, p_grid
+        self.ci_level = 1 - alpha  # every interval is 100(1 - alpha)%
         self.rel_tol_approx, self.marginal_pct = rel_tol_approx, marginal_pct
         self.equivalence_margin_pct = equivalence_margin_pct
         self.results = Path(results_dir)

@@ -99,10 +99,11 @@ class Chapter(NotebookChapter):
     each device, and the tables and numbers each section adds."""
 
     def __init__(self, *, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str],
-                 power_model: str, power_models: dict, cpu_basis: str, ci_level: float, n_resamples: int, seed: int,
+                 power_model: str, power_models: dict, cpu_basis: str, alpha: float, n_resamples: int, seed: int,
                  min_delivered: float, wifi_max_mbps: float, wifi_link: str, rel_tol_approx: float,
                  robustness: dict, superseded: dict | None = None):
-        self.study, self.cpu_basis, self.ci_level, self.n_resamples = study, cpu_basis, ci_level, n_resamples
+        self.study, self.cpu_basis, self.n_resamples = study, cpu_basis, n_resamples
+        self.ci_level = 1 - alpha  # every interval is 100(1 - alpha)%
         self.seed, self.min_delivered, self.rel_tol_approx = seed, min_delivered, rel_tol_approx
         self.wifi_max_mbps, self.wifi_link = wifi_max_mbps, wifi_link
         self.superseded_sessions = superseded or {}
