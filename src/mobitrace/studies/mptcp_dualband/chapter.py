@@ -237,9 +237,9 @@ class PageOutputs(ChapterOutputs):
     notebook. `reuse`: a folder of figures already drawn for this device
     (the chapter's own, for the reference device), copied, not drawn again."""
 
-    def __init__(self, results_dir: str | Path, stage: str, device: str, page: DevicePage,
+    def __init__(self, results_dir: str | Path, stage: str, device_stage, device: str, page: DevicePage,
                  reuse: Path | None = None):
-        super().__init__(results_dir, stage)
+        super().__init__(results_dir, stage, device_stage)
         self.tables_dir, self.figures_dir = self.tables_dir / device, self.figures_dir / device
         self.tables_dir.mkdir(parents=True, exist_ok=True)
         self.figures_dir.mkdir(parents=True, exist_ok=True)
@@ -271,7 +271,7 @@ class PageOutputs(ChapterOutputs):
         self.page.table(frame, caption, csv=self._csv.get(csv_href), index=index, html_columns=html_columns)
 
     def provenance(self, text: str, stage: str | None = None) -> None:
-        self.page.provenance(text, [registry.by_slug()[STUDY].device_sources_stage(self.device),
+        self.page.provenance(text, [self.device_stage(self.device),
                                     *(["ingest_published"] if "published" in text.lower() else [])])
 
     def device_provenance(self, text: str, device: str, published: bool = False) -> None:
@@ -589,7 +589,7 @@ class Chapter(NotebookChapter):
             page = DevicePage(CHAPTER, device, "MPTCP over two emulated paths",
                               "Its figures and tables, the same as the reference device's, and its claims. How each "
                               f"is made: {{doc}}`../{CHAPTER}-methods`.")
-            dev = self.on_device(device, PageOutputs(self.out.results_dir, STAGE, device, page,
+            dev = self.on_device(device, PageOutputs(self.out.results_dir, STAGE, self.out.device_stage, device, page,
                                                      reuse if device == self.ref else None))
             for heading, methods in self.SECTIONS:
                 page.heading(heading)
