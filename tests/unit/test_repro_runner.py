@@ -280,3 +280,27 @@ def test_stage_file_walk_skips_session_folders_synthetic(tmp_path, monkeypatch):
     assert full == pruned == sorted([str(tmp_path / "dvc.yaml"), str(device / "s2.dvc")])
     assert str(device) in walked and not any(str(device / "s1") in root for root in walked)
     repo.close()
+
+
+def test_params_parsed_once_per_version_synthetic(tmp_path, monkeypatch):
+    """The runner's params.yaml reader parses a version once, and a changed
+    file (one parameter) is read again; callers cannot change each other's copy."""
+    from dvc.dependency import param
+    from dvc.fs import LocalFileSystem
+
+    from mobitrace import repro
+
+    monkeypatch.setattr(param, "load_path", param.load_path)  # restored after
+    calls = []
+    full = param.load_path
+    monkeypatch.setattr(param, "load_path", lambda path, fs, **kw: calls.append(path) or full(path, fs, **kw))
+    repro._parse_params_once_per_version()
+    fs, path = LocalFileSystem(), str(tmp_path / "params.yaml")
+    Path(path).write_text("study:\n  alpha: 0.05\n")
+    first = param.read_param_file(fs, path)
+    first["study"]["alpha"] = 1
+    assert param.read_param_file(fs, path, ["study.alpha"], flatten=True) == {"study.alpha": 0.05}
+    assert len(calls) == 1
+    Path(path).write_text("study:\n  alpha: 0.010\n")
+    assert param.read_param_file(fs, path, ["study.alpha"], flatten=True) == {"study.alpha": 0.01}
+    assert len(calls) == 2
