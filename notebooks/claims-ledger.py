@@ -44,8 +44,6 @@
 
 # %% tags=["parameters"]
 study = "claims-ledger"
-studies = []  # the study registry's cards (run-notebook --with studies)
-results_dir = "data/results"
 
 # %% tags=["remove-cell"]
 import json
@@ -54,13 +52,14 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import HTML, display
 
-from mobitrace.core import claims as cl
+from mobitrace.core import claims as cl, numbers, params
 from mobitrace.book import landing
 from mobitrace.book.build import link
 from mobitrace.book.chapter import KEY_FINDINGS, ChapterOutputs, badge_html, paper_text, section_href, site_href
-from mobitrace.core import numbers
+from mobitrace.studies.registry import studies as registered
 
-results = Path(results_dir)
+results = Path(params.section_of(params.load(), study)["results_dir"])
+studies = [s.card() for s in registered()]
 out = ChapterOutputs(results / study, "ledger")
 # A study may have several chapters (published and measured), so rows keep
 # the chapter they come from.

@@ -33,8 +33,6 @@
 
 # %% tags=["parameters"]
 study = "overview"
-results_dir = "data/results"
-studies = []  # the study registry's cards (run-notebook --with studies)
 
 # %% tags=["remove-cell"]
 from pathlib import Path
@@ -42,10 +40,13 @@ from pathlib import Path
 from IPython.display import HTML, display
 
 from mobitrace.core import claims as cl
+from mobitrace.core import params
 from mobitrace.book import landing
 from mobitrace.book.chapter import ChapterOutputs
+from mobitrace.studies.registry import studies as registered
 
-results = Path(results_dir)
+results = Path(params.section_of(params.load(), study)["results_dir"])
+studies = [s.card() for s in registered()]
 out = ChapterOutputs(results / study, "overview")
 ledger = cl.read_claims(results / "claims.csv")
 counts = cl.verdict_counts(ledger)

@@ -28,8 +28,8 @@ bigtrace  (one run, whatever --runs says) a transfer-tuning device
           (getrusage of a fresh child) of ingest and of what the chapter
           does with the trace (analysis.measured_power streaming
           power.parquet, energy_table, the power-over-time figure with the
-          thinned trace). Synthetic data, for memory only; issue 20 asks
-          for <= 500 MB each
+          thinned trace). Synthetic data, for memory only; the goal is
+          <= 500 MB each
 growth    how the cost grows with a study's devices (--growth 5,20,100; one
           run): the cpu-gbps study at each count, filled with synthetic
           devices (the capture SOURCE_DEVICE registered again as

@@ -3,7 +3,7 @@ import sys
 
 # pandera imports hypothesis (and with it pytest) at its first validation when
 # it is installed, as the test suite installs it, for data synthesis, which no
-# command does: ~0.4 s CPU per pipeline command. An import of a module that is
+# command does, at a cost in every pipeline command. An import of a module that is
 # None in sys.modules fails, and pandera then goes without (setdefault: a
 # process that already imported it keeps it).
 sys.modules.setdefault("hypothesis", None)

@@ -204,16 +204,15 @@ def run(study: str, root: Path | None = None, shared: tuple[str, ...] = ()) -> l
     does not pay a kernel start and its imports again (one stage runs both).
     A chapter's notebook declares one parameter, `study` (its params.yaml
     section); its chapter class reads the section's knobs itself
-    (mobitrace.core.params). A notebook without one (the ledger, the landing
-    page) declares each knob of its section, and each section named in
-    `shared` as one parameter (power-models: power_models; `studies`: the
-    study registry's cards). A declared parameter that params.yaml does not
-    hold, or a knob of the section that nothing reads, stops the stage first.
+    (mobitrace.core.params), as the ledger and the landing page read theirs
+    and the registry's cards. A notebook that declares its knobs gets each
+    section named in `shared` as one parameter (power-models: power_models).
+    A declared parameter that params.yaml does not hold, or a knob of the
+    section that nothing reads, stops the stage first.
     Return the executed notebooks' paths. If any notebook fails, no output
     of the stage is left."""
     root = repo_root(root)
     params = load_params(root)
-    params.setdefault("studies", [s.card() for s in registry.studies()])  # the registry's list
     # A supplement runs with its chapter's parameters (registry.Chapter.supplement_to).
     own = next((c.params_section for c in registry.chapters(supplements=True) if c.name == study), study)
     parameters = {"study": own, **section_of(params, own),

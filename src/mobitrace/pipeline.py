@@ -149,11 +149,11 @@ def dvc_stages() -> dict:
     stages["ledger"] = _chapter_stage(
         "claims-ledger", ["claims-ledger"], [*claims, *_descriptions()],
         ["book/chapters/claims-ledger.ipynb", "data/results/claims.csv", "data/results/claims-ledger"],
-        [], ("studies",), results=("data/results/claims-metrics.json",))
+        [], results=("data/results/claims-metrics.json",))
     per_chapter = [f"data/results/{c.name}/{part}" for c in chapters() for part in ("claims.csv", "tables", "figures")]
     stages["overview"] = _chapter_stage(
         "overview", ["overview"], ["data/results/claims.csv", *per_chapter, *_descriptions()],
-        ["book/chapters/overview.ipynb", "data/results/overview"], [], ("studies",))
+        ["book/chapters/overview.ipynb", "data/results/overview"], [])
     book = PACKAGE / "book"
     deps = ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/_byod_stages.md", "book/_byod_files.md", "book/code.md", "book/publish.md",
             "book/_reproducibility.md", "book/_static", "book/_templates", "book/chapters",

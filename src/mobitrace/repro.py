@@ -1,7 +1,7 @@
 """`python -m mobitrace repro [-f] [-j N]`: `dvc repro`, independent stages side by side.
 
 `dvc repro` runs one stage at a time, and for each it re-reads and rewrites
-the whole dvc.lock (~0.5 s CPU for its 2,700 lines). This runner does what
+the whole dvc.lock. This runner does what
 `dvc repro` does, with DVC's own functions, in one process that holds DVC's
 repository lock for the run:
 - the plan is DVC's (dvc.repo.reproduce: the active graph, plan_repro);

@@ -1,8 +1,9 @@
 """A warm fork server for the pipeline's Python processes.
 
-Every stage command starts Python and imports pandas, pandera and pyarrow
-(~0.8 s CPU), and a notebook stage also starts a kernel that imports seaborn,
-scipy and statsmodels (~2 s). `python -m mobitrace repro` starts one server
+Every stage command starts Python and imports pandas, pandera and pyarrow,
+and a notebook stage also starts a kernel that imports seaborn, scipy and
+statsmodels (`make bench` shows what that costs, with and without the
+server). `python -m mobitrace repro` starts one server
 that imports those libraries (and Sphinx) once; each stage command (`python -m mobitrace ...`, via
 __main__.py) and each notebook kernel (`python -m mobitrace.warm run
 ipykernel_launcher ...`, the kernel spec mobitrace/notebooks.py uses) then asks it

@@ -1,5 +1,5 @@
 """A second mptcp-dualband device reaches every figure, table and claim
-that the first does (issue 37), and gets a page of its own.
+that the first does, and gets a page of its own.
 
 The second device is synthetic: a copy of the committed device's ingested
 runs under the name synthetic-copy, in a temporary project; it never leaves

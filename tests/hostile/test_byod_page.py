@@ -1,4 +1,4 @@
-"""book/byod.md says what the code does (issue 16, item 7): its limits table
+"""book/byod.md says what the code does: its limits table
 is capture_reader.LIMITS, and its "Which files change" table is what
 add-device writes plus the git-tracked outputs (dvc.yaml, not git-ignored)
 of the stages a new device runs, so that `git status` after `make` matches

@@ -4,7 +4,7 @@ committed captures of every study with a capture kit, each with the exact one-li
 as a BOM), and proof that nothing was followed, written or left behind.
 
 Together with the malformed corpus (tests/fixtures/byod/corpus.yaml, run by
-tests/unit/test_byod_corpus.py) this is issue 16's item 6. A case marked
+tests/unit/test_byod_corpus.py) this is the hostile corpus. A case marked
 `xfail: "<why>"` is strict: it fails loudly once the code gives its message."""
 
 from __future__ import annotations

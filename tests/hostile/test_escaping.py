@@ -1,4 +1,4 @@
-"""Capture strings are text in every output (issue 16, item 4): HTML tables,
+"""Capture strings are text in every output: HTML tables,
 the key findings, links, provenance (MyST directive and its HTML), Markdown
 that notebooks display, SVG text. Payloads: <script>, an attribute breakout
 with onerror, a javascript: URL, MyST role/directive syntax, a fence."""

@@ -1,5 +1,5 @@
 """Property-based fuzzing of the capture reader and `validate`/`add-device`
-with hypothesis (issue 16, item 5b).
+with hypothesis.
 
 Every example starts from a committed capture of one of the five studies
 (tests/hostile/bases.py) and mutates it: truncation, byte flips and

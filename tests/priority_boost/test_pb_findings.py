@@ -14,6 +14,7 @@ from mobitrace.core import published
 from mobitrace.core.claims import NOT_CHECKABLE, REPRODUCED
 from mobitrace.studies.priority_boost import analysis as pba
 from mobitrace.studies.priority_boost import chapter as pbn
+from mobitrace.studies.priority_boost import findings as pbf
 from mobitrace.studies.priority_boost import schema
 
 
@@ -50,7 +51,7 @@ def test_audio_change_is_policy_minus_original_from_the_paper_table(stats):
 
 
 def test_conclusion_numbers_do_the_abstract_arithmetic(stats, values):
-    n = pbn.conclusion_numbers(stats, values)
+    n = pbf.conclusion_numbers(stats, values)
     assert n["abstract_mb"] == 50 * 5 / 8  # 31.25 MB, not the paper's 312.5
     assert n["abstract_mb_paper"] == 312.5
     assert n["abstract_rtts"] == 2500.0  # 5 s / 2 ms
@@ -62,8 +63,8 @@ def test_conclusion_numbers_do_the_abstract_arithmetic(stats, values):
 
 
 def test_net_numbers_compare_decr_with_incr(stats, audits):
-    n = pbn.net_numbers(audits[1], stats, 0.95)
-    d = pbn.decr_minus_incr(stats)
+    n = pbf.net_numbers(audits[1], stats, 0.95)
+    d = pbf.decr_minus_incr(stats)
     # Column 1: DECR 87 - INCR 85.7 = 1.3 s.
     assert d.iloc[0] == pytest.approx(1.3)
     assert n["net_cols"] == 6 and n["net_incr_cols"] == 6
@@ -76,9 +77,9 @@ def test_net_numbers_compare_decr_with_incr(stats, audits):
 
 def test_net_decr_better_compares_decr_with_the_original(stats, values, audits):
     # The paper's baseline is the original: DECR 87 - original 87.5 = -0.5 s in column 1, lower in all 6.
-    d = pbn.decr_minus_original(stats)
+    d = pbf.decr_minus_original(stats)
     assert d.iloc[0] == pytest.approx(-0.5)
-    n = pbn.net_numbers(audits[1], stats, 0.95)
+    n = pbf.net_numbers(audits[1], stats, 0.95)
     assert (n["net_decr_lower_cols"], n["net_decr_vs_orig"], n["net_decr_better_verdict"]) == (
         6, "faster than", "holds")
     claim = pbn.chapter_claims("priority-boost", *audits, stats, values, {}, alpha=0.05, marginal_pct=5.0,
@@ -90,13 +91,13 @@ def test_net_decr_words_flip_when_decr_and_original_swap_synthetic(stats, audits
     net = stats["table"] == "transfer_net"
     swapped = stats.copy()
     swapped.loc[net, "policy"] = stats.loc[net, "policy"].replace({"decr": "original", "original": "decr"})
-    n = pbn.net_numbers(audits[1], swapped, 0.95)
+    n = pbf.net_numbers(audits[1], swapped, 0.95)
     assert (n["net_decr_lower_cols"], n["net_decr_vs_orig"], n["net_decr_better_verdict"]) == (
         0, "slower than", "does not hold")
 
 
 def test_audit_numbers_flag_the_unattainable_p(audits):
-    n = pbn.audit_numbers(audits[0], 0.95)
+    n = pbf.audit_numbers(audits[0], 0.95)
     assert n["n_published_p"] == 10 and n["n_cpu_tests"] == 10
     assert n["incr_faster0"] == pytest.approx(0.8)  # 80.8 - 80
     assert n["incr_faster30"] == pytest.approx(2.5)  # 82.7 - 80.2
@@ -128,7 +129,7 @@ def synthetic_runs():
 def test_device_numbers_synthetic(stats):
     comp, paired = synthetic_comparisons()
     runs, sessions = synthetic_runs()
-    m = pbn.device_numbers(runs, sessions, comp, paired, stats)
+    m = pbf.device_numbers(runs, sessions, comp, paired, stats)
     assert (m["runs_ok"], m["timeouts"]) == (2, 1)
     assert m["cpu_comparisons"] == 4 and m["cpu_holm_sig"] == 1
     assert m["cpu_incr_p0"] == 0.5 and m["cpu_incr_gain0_pct"] == -1.0
@@ -144,7 +145,7 @@ def test_device_numbers_synthetic(stats):
 
 
 def test_reference_numbers_fill_missing_keys_and_words_synthetic():
-    ref = pbn.reference_numbers("dev", {"runs_ok": 3, "cpu_incr_gain_top_pct": -4.0, "cpu_incr_top_sig": True})
+    ref = pbf.reference_numbers("dev", {"runs_ok": 3, "cpu_incr_gain_top_pct": -4.0, "cpu_incr_top_sig": True})
     assert list(ref)[:3] == ["ref_device", "m_runs_ok", "m_cpu_incr_gain_top_pct"]
     assert math.isnan(ref["m_cpu_incr_p0"]) and math.isnan(ref["m_cpu_top_procs"])
     assert ref["m_cpu_incr_top_verb"] == "costs" and ref["m_cpu_incr_gain_top_abs_pct"] == 4.0

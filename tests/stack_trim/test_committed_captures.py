@@ -10,6 +10,7 @@ import pytest
 
 from mobitrace.core import capture_reader
 from mobitrace.studies.stack_trim import analysis as sta
+from mobitrace.studies.stack_trim import shown
 from mobitrace.studies.stack_trim import ingest as st
 from tests.helpers import assert_lean, committed_devices, ingest_committed
 
@@ -38,9 +39,9 @@ def test_committed_capture_ingests(tmp_path, device):
     kept, sessions = sta.without_flagged(runs, sessions)
     assert len(kept) == len(runs) - len(marked) and not kept["gate_flagged"].any()
     assert sessions["left_out"].sum() == len(marked)
-    shown = sta.sessions_shown(sessions).set_index("session")["background load (idle gate)"]
-    assert gated & set(shown.index), "no committed session ran under the idle gate"
-    for session, text in shown.items():
+    loads = shown.sessions_shown(sessions).set_index("session")["background load (idle gate)"]
+    assert gated & set(loads.index), "no committed session ran under the idle gate"
+    for session, text in loads.items():
         assert text.startswith("measured: median") == (session in gated), (session, text)
         assert (text == capture_reader.NOT_MEASURED) == (session not in gated), (session, text)
     assert_lean(folder, 10e6)

@@ -42,6 +42,7 @@ def test_idle_gate_flag_reaches_the_runs_and_the_run_is_left_out_synthetic(synth
     gate flags nothing."""
     import yaml
     from mobitrace.studies.stack_trim import analysis as sta
+    from mobitrace.studies.stack_trim import shown
     from tests.stack_trim.test_st_chapter_steps import MODEL
 
     out = tmp_path / "interim"
@@ -59,7 +60,7 @@ def test_idle_gate_flag_reaches_the_runs_and_the_run_is_left_out_synthetic(synth
     kept, sessions = sta.load_measured(out, ["synthetic-host"], MODEL)["synthetic-host"]
     assert RUN not in set(kept["run_id"]) and len(kept) == 3
     assert sta.gate_numbers(sessions) == {"n_gate_left_out": 1, "n_runs_ingested": 4}
-    assert sta.sessions_shown(sessions)["runs left out (idle gate flagged)"].tolist() == [1]
+    assert shown.sessions_shown(sessions)["runs left out (idle gate flagged)"].tolist() == [1]
 
 
 def test_validate_synthetic_registers_study(synthetic_session):

@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 
 from mobitrace.studies.stack_trim import analysis as sta
+
+from mobitrace.studies.stack_trim import shown
 from mobitrace.energy.power_models import CpuPowerModel
 
 MODEL = CpuPowerModel("t", mw_per_ghz=250, mw_at_zero_ghz=50, idle_mw=150.2, nominal_ghz=2.0,
@@ -95,10 +97,10 @@ def test_crossover_sorts_rates_synthetic():
 
 def test_interval_long_and_extent_give_the_precomputed_interval():
     frame = pd.DataFrame({"series": ["a"], "rate_mbps": [10.0], "saving": [0.1], "lo": [-0.2], "hi": [0.3]})
-    rows = sta.interval_long(frame, "saving", "lo", "hi", ["series", "rate_mbps"], scale=100)
+    rows = shown.interval_long(frame, "saving", "lo", "hi", ["series", "rate_mbps"], scale=100)
     assert sorted(rows["value"]) == pytest.approx([-20.0, 10.0, 30.0])
     assert rows["value"].median() == pytest.approx(10.0)
-    assert sta.interval_extent(rows["value"]) == pytest.approx((-20.0, 30.0))
+    assert shown.interval_extent(rows["value"]) == pytest.approx((-20.0, 30.0))
 
 
 def test_shown_tables_join_intervals_for_people():
@@ -107,10 +109,10 @@ def test_shown_tables_join_intervals_for_people():
                       "saving_lo": [0.125], "saving_hi": [0.375], "power_saving_mw": [5.0],
                       "power_saving_lo_mw": [1.0], "power_saving_hi_mw": [9.0], "goodput_baseline_mbps": [99.9],
                       "sustained": [True]})
-    row = sta.onecopy_shown(t).iloc[0]
+    row = shown.onecopy_shown(t).iloc[0]
     assert row["saving (%) [95% CI]"] == "25.0 [12.5, 37.5]"
     assert row["link"] == "loopback" and row["direction"] == "uplink" and row["sustained"] == "yes"
-    assert sta.series_label("veth", udp_size=1472) == "veth pair, UDP 1472 B"
+    assert shown.series_label("veth", udp_size=1472) == "veth pair, UDP 1472 B"
 
 
 @pytest.mark.parametrize("statistic", ["saving", "ratio", "difference"])

@@ -12,6 +12,7 @@ from mobitrace.core.claims import INCONCLUSIVE, NOT_CHECKABLE, REPRODUCED
 from mobitrace.core import claims as cl
 from mobitrace.energy.power_models import CpuPowerModel
 from mobitrace.studies.stack_trim import analysis as sta
+from mobitrace.studies.stack_trim import shown
 from mobitrace.studies.stack_trim import schema
 from mobitrace.core.io import write_metrics
 
@@ -161,9 +162,9 @@ def test_table1_shown_keeps_the_printed_order_synthetic():
     tt = pd.DataFrame({"table": "table1", "row": ["4Mbps"] * 4, "column": ["Network Stack", "Logging", "OS Proc.",
                                                                         "WiFi Driver"],
                        "text": ["31.5%", "1.7%", "3.3%", "10.2%"]})
-    shown = sta.table1_shown(tt)
-    assert list(shown.columns) == ["CBR rate", "Logging", "OS Proc.", "WiFi Driver", "Network Stack"]
-    assert list(shown.iloc[0]) == ["4Mbps", "1.7%", "3.3%", "10.2%", "31.5%"]
+    table = shown.table1_shown(tt)
+    assert list(table.columns) == ["CBR rate", "Logging", "OS Proc.", "WiFi Driver", "Network Stack"]
+    assert list(table.iloc[0]) == ["4Mbps", "1.7%", "3.3%", "10.2%", "31.5%"]
 
 
 def test_saving_words_follow_the_interval_flipped_synthetic():

@@ -1,4 +1,4 @@
-"""add-device is atomic and validate leaves nothing behind (issue 16, item 3).
+"""add-device is atomic and validate leaves nothing behind.
 
 `MOBITRACE_KILL_AT=N` makes add-device SIGKILL itself at its N-th checkpoint
 (mobitrace.devices._checkpoint: staging created, each file copied, session

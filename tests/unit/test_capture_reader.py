@@ -1,5 +1,5 @@
 """The one safe reader of capture files (mobitrace.core.capture_reader):
-what it refuses, with which one-line message (issue 16, item 1)."""
+what it refuses, with which one-line message."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import pytest
 from mobitrace.core import numbers
 from mobitrace.studies.cpu_gbps.chapter_measured import procstat_direction, procstat_glue
 from mobitrace.studies.mptcp_dualband.analysis import power_facts
-from mobitrace.studies.priority_boost.chapter import reference_numbers
+from mobitrace.studies.priority_boost.findings import reference_numbers
 
 
 def test_direction_follows_the_sign_synthetic():
@@ -111,7 +111,7 @@ def test_saving_sentence_flips_saves_costs_synthetic():
     (-0.8, True, "faster than"), (0.8, True, "slower than"), (-0.8, False, "not distinguishable from"),
     (math.nan, True, "–")])
 def test_priority_boost_faster_slower_from_the_test_synthetic(diff, significant, word):
-    from mobitrace.studies.priority_boost.chapter import tested_word
+    from mobitrace.studies.priority_boost.findings import tested_word
     assert tested_word(diff, significant, "slower than", "faster than", "not distinguishable from") == word
 
 
@@ -119,7 +119,7 @@ def test_priority_boost_net_words_follow_the_interval_synthetic():
     """DECR against the original over the network-load columns: the words
     come from the interval of the mean difference; wide SDs (straddling)
     leave no direction, and swapping the policies flips it."""
-    from mobitrace.studies.priority_boost.chapter import net_numbers
+    from mobitrace.studies.priority_boost.findings import net_numbers
 
     def stats(decr, orig, sd):
         rows = []

@@ -48,7 +48,10 @@ def study_imports_outside_convention(name: str, source: str) -> set[str]:
     """The study modules `source` (notebook `name`'s code) imports other than
     its chapter module."""
     allowed = _chapter_modules().get(name)
-    imported = _study_imports(ast.parse(source))
+    # The registry is the list of studies, not a study: the pages that list
+    # every study (the ledger, the landing page) read their cards from it.
+    imported = {m for m in _study_imports(ast.parse(source))
+                if m != "mobitrace.studies.registry" and not m.startswith("mobitrace.studies.registry.")}
     if allowed is None:
         return imported
     parents = {allowed.rsplit(".", 1)[0]}  # "from mobitrace.studies.<package> import chapter"

@@ -138,7 +138,13 @@ def whole_ticks_on_counts(fig) -> None:
 
 
 def _saved_width_px(fig) -> float:
-    fig.draw_without_rendering()  # applies the layout engine
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    # Constrained layout places the axes (and "outside" legends) only when
+    # the figure draws; without it, get_tightbbox lays out ticks and titles
+    # itself, and a draw would give the same width at twice the cost.
+    if isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
+        fig.draw_without_rendering()
     return (fig.get_tightbbox().width + 2 * TIGHT_PAD_IN) * PX_PER_IN
 
 

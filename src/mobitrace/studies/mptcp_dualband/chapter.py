@@ -34,6 +34,7 @@ from mobitrace.energy import robustness
 from mobitrace.stats import resampling as rs
 from mobitrace.stats.resampling import SEED
 from mobitrace.studies.mptcp_dualband import analysis as mda
+from mobitrace.studies.mptcp_dualband import claims as mdc
 from mobitrace.studies.mptcp_dualband import ratios as ratio_sweep
 from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
 from mobitrace.studies import registry
@@ -236,9 +237,9 @@ class PageOutputs(ChapterOutputs):
     notebook. `reuse`: a folder of figures already drawn for this device
     (the chapter's own, for the reference device), copied, not drawn again."""
 
-    def __init__(self, results_dir: str | Path, stage: str, device: str, page: DevicePage,
+    def __init__(self, results_dir: str | Path, stage: str, device_stage, device: str, page: DevicePage,
                  reuse: Path | None = None):
-        super().__init__(results_dir, stage)
+        super().__init__(results_dir, stage, device_stage)
         self.tables_dir, self.figures_dir = self.tables_dir / device, self.figures_dir / device
         self.tables_dir.mkdir(parents=True, exist_ok=True)
         self.figures_dir.mkdir(parents=True, exist_ok=True)
@@ -270,7 +271,7 @@ class PageOutputs(ChapterOutputs):
         self.page.table(frame, caption, csv=self._csv.get(csv_href), index=index, html_columns=html_columns)
 
     def provenance(self, text: str, stage: str | None = None) -> None:
-        self.page.provenance(text, [registry.by_slug()[STUDY].device_sources_stage(self.device),
+        self.page.provenance(text, [self.device_stage(self.device),
                                     *(["ingest_published"] if "published" in text.lower() else [])])
 
     def device_provenance(self, text: str, device: str, published: bool = False) -> None:
@@ -312,7 +313,7 @@ class Chapter(NotebookChapter):
         self.out = ChapterOutputs(results_dir, STAGE, registry.by_slug()[STUDY].device_sources_stage)
         self.v = Values(published_dir)
         self.radio_all, self.cpu, self.radio = energy_per_bit.chapter_models(power_models, radio_models, cpu_model)
-        self.tol = mda.Tolerances(rel_tol_equal, rel_tol_approx, ratio_tol, satisfied_frac)
+        self.tol = mdc.Tolerances(rel_tol_equal, rel_tol_approx, ratio_tol, satisfied_frac)
         self.robustness_settings = robustness
         self.memo: dict = {}  # shared with the per-device copies: what is computed once per device
         self.dev: dict[str, Chapter] = {}
@@ -344,7 +345,7 @@ class Chapter(NotebookChapter):
     def _use(self, device: str) -> None:
         self.ref = device
         self.R = self.R_all.on(device)
-        self.m = self._once(("m", device), lambda: mda.modeled_at(self.R, self.v, self.tol))
+        self.m = self._once(("m", device), lambda: mdc.modeled_at(self.R, self.v, self.tol))
 
     def on_device(self, device: str, out: ChapterOutputs) -> "Chapter":
         """A copy of the chapter for `device` alone, writing to `out`."""
@@ -588,7 +589,7 @@ class Chapter(NotebookChapter):
             page = DevicePage(CHAPTER, device, "MPTCP over two emulated paths",
                               "Its figures and tables, the same as the reference device's, and its claims. How each "
                               f"is made: {{doc}}`../{CHAPTER}-methods`.")
-            dev = self.on_device(device, PageOutputs(self.out.results_dir, STAGE, device, page,
+            dev = self.on_device(device, PageOutputs(self.out.results_dir, STAGE, self.out.device_stage, device, page,
                                                      reuse if device == self.ref else None))
             for heading, methods in self.SECTIONS:
                 page.heading(heading)
@@ -601,13 +602,13 @@ class Chapter(NotebookChapter):
         shared ones; the table shows the reference device's and the shared
         ones (each other device's are on its page)."""
         out, tol = self.out, self.tol
-        intervals = {k: v for d in self.dev.values() for k, v in mda.claim_intervals(d.oci, d.r, d.cmp_ci, d.ref).items()}
-        claims = mda.claims_at({d: x.m for d, x in self.dev.items()}, self.v,
-                               {d: mda.Measured(x.r, x.cdf) for d, x in self.dev.items()}, tol, intervals)
+        intervals = {k: v for d in self.dev.values() for k, v in mdc.claim_intervals(d.oci, d.r, d.cmp_ci, d.ref).items()}
+        claims = mdc.claims_at({d: x.m for d, x in self.dev.items()}, self.v,
+                               {d: mdc.Measured(x.r, x.cdf) for d, x in self.dev.items()}, tol, intervals)
         self.rob = robustness.study_robustness(self._claims_at, {self.cpu.name: self.cpu}, claims,
                                                self.robustness_settings)
         # The radio model's own assumptions (idle 0, linearity) vary with the CPU coefficients.
-        floors = {k: v for d, x in self.dev.items() for k, v in mda.floor_labels(self.rob.claims, x.floor_wide, tol,
+        floors = {k: v for d, x in self.dev.items() for k, v in mdc.floor_labels(self.rob.claims, x.floor_wide, tol,
                                                                                  d).items()}
         self.rob = robustness.with_labels(self.rob, floors)
         self.claims_table = self.rob.claims
@@ -629,7 +630,7 @@ class Chapter(NotebookChapter):
                  csv_href=site_href(out.results_dir / "claims.csv"))
         out.provenance("published paper values against measured throughput and modeled energy (the provenance "
                        "column says which); intervals: Student-t of a mean or a log ratio, none below 3 runs.")
-        out.findings(self.claims_table, headline=[mda.claim_id(c, self.ref) for c in HEADLINE], intervals=intervals)
+        out.findings(self.claims_table, headline=[mdc.claim_id(c, self.ref) for c in HEADLINE], intervals=intervals)
 
     def robustness(self) -> None:
         """The modeled verdicts at other assumed coefficients (every device's claims): saved, and glued as text."""
@@ -658,22 +659,22 @@ class Chapter(NotebookChapter):
             out.provenance("modeled from measured data at varied assumed coefficients.")
 
     def _ids(self, device: str) -> list[str]:
-        key = "_" + mda.device_key(device)
+        key = "_" + mdc.device_key(device)
         return [c for c in self.claims_table["claim_id"] if c.endswith(key)]
 
     def _claims_at(self, models: dict) -> pd.DataFrame:
         """Every device's claims with the runs' CPU time priced by models[<the CPU model>]."""
         R = self.R_all
         priced = mda.priced_runs(R.runs, R.manifests, self.devices, self.radio, models[self.cpu.name])
-        return mda.claims_at({d: mda.modeled_at(priced.on(d), self.v, self.tol) for d in self.devices}, self.v,
-                             {d: mda.Measured(x.r, x.cdf) for d, x in self.dev.items()}, self.tol)
+        return mdc.claims_at({d: mdc.modeled_at(priced.on(d), self.v, self.tol) for d in self.devices}, self.v,
+                             {d: mdc.Measured(x.r, x.cdf) for d, x in self.dev.items()}, self.tol)
 
     def comparison(self) -> None:
         """One row per device, each linking to its page."""
         rows = {d: {"runs": len(x.R.ref_runs), "r1": x.r, "opt": x.opt, "oci": x.oci, "cmp": x.cmp, "cis": x.cmp_ci,
                     "claims": self.claims_table[self.claims_table["claim_id"].isin(self._ids(d))]}
                 for d, x in self.dev.items()}
-        table = self.out.save_table(mda.comparison_table(rows), "device_comparison")
+        table = self.out.save_table(mdc.comparison_table(rows), "device_comparison")
         shown = comparison_shown(table)
         shown["device"] = [link(d, DevicePage.href(CHAPTER, d)) for d in table["device"]]
         self.out.show(shown, "Every device: backlogged MPTCP, the downlink throughput-optimal ratio and its gain "
@@ -697,8 +698,8 @@ class Chapter(NotebookChapter):
 
     def metrics(self) -> None:
         self.out.put_counts(cl.verdict_counts(self.claims_table))
-        per = {d: mda.device_metrics(x.R, x.r, x.cdf, x.cmp, x.gl) for d, x in self.dev.items()}
-        write_metrics(self.out.results_dir / "metrics.json", mda.metrics(self.ref, per, self.claims_table))
+        per = {d: mdc.device_metrics(x.R, x.r, x.cdf, x.cmp, x.gl) for d, x in self.dev.items()}
+        write_metrics(self.out.results_dir / "metrics.json", mdc.metrics(self.ref, per, self.claims_table))
 
 
 CHAPTER = "mptcp-dualband"

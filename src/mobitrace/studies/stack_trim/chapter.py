@@ -28,7 +28,8 @@ from mobitrace.energy import robustness
 from mobitrace.energy.power_models import cpu_models
 from mobitrace.studies import registry
 from mobitrace.studies.stack_trim import analysis as sta
-from mobitrace.studies.stack_trim.analysis import interval_extent, interval_long, series_label
+from mobitrace.studies.stack_trim import shown
+from mobitrace.studies.stack_trim.shown import interval_extent, interval_long, series_label
 from mobitrace.core.io import write_metrics
 
 STAGE = "analyze_stack_trim"
@@ -98,10 +99,11 @@ class Chapter(NotebookChapter):
     each device, and the tables and numbers each section adds."""
 
     def __init__(self, *, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str],
-                 power_model: str, power_models: dict, cpu_basis: str, ci_level: float, n_resamples: int, seed: int,
+                 power_model: str, power_models: dict, cpu_basis: str, alpha: float, n_resamples: int, seed: int,
                  min_delivered: float, wifi_max_mbps: float, wifi_link: str, rel_tol_approx: float,
                  robustness: dict, superseded: dict | None = None):
-        self.study, self.cpu_basis, self.ci_level, self.n_resamples = study, cpu_basis, ci_level, n_resamples
+        self.study, self.cpu_basis, self.n_resamples = study, cpu_basis, n_resamples
+        self.ci_level = 1 - alpha  # every interval is 100(1 - alpha)%
         self.seed, self.min_delivered, self.rel_tol_approx = seed, min_delivered, rel_tol_approx
         self.wifi_max_mbps, self.wifi_link = wifi_max_mbps, wifi_link
         self.superseded_sessions = superseded or {}
@@ -137,12 +139,12 @@ class Chapter(NotebookChapter):
         """The capture sessions and the conditions captured, per device."""
         out = self.out
         for device, (runs, sessions) in self.measured.items():
-            out.show(sta.sessions_shown(sessions), f"Capture sessions of {device}")
+            out.show(shown.sessions_shown(sessions), f"Capture sessions of {device}")
             out.device_provenance(f"measured: session manifests of data/raw/stack-trim/{device}/; "
                                   f"{sessions['shared_host_note'].iloc[0]}.", device)
             conds = sta.conditions(runs)
             out.table(conds, f"conditions_{device}", f"Conditions captured on {device}",
-                      shown=sta.conditions_shown(conds))
+                      shown=shown.conditions_shown(conds))
             out.device_provenance("measured: the conditions found in the ingested runs.", device)
         out.superseded(self.superseded_sessions, "data/raw/stack-trim")
 
@@ -188,7 +190,7 @@ class Chapter(NotebookChapter):
         """Each device's one-copy table, with its CSV (the methods page)."""
         self._onecopy_tables()
         for device, table in self.onecopy.items():
-            self.out.show(sta.onecopy_shown(table),
+            self.out.show(shown.onecopy_shown(table),
                           f"One-copy vs two-copy on {device} (energies above idle, modeled)",
                           csv_href=self.out.href(f"onecopy_{device}"))
             self.out.device_provenance("measured CPU time and goodput; energies, savings and intervals modeled "
@@ -226,7 +228,7 @@ class Chapter(NotebookChapter):
                                "mark rates the host did not sustain.")
             out.device_provenance(f"measured CPU time on {device}; energies modeled ({self.model.name}); "
                                   "intervals over repetitions: t below 30 runs, percentile bootstrap from 30, none below 3 (of the log ratio).", device, published=True)
-        out.show(sta.crossover_shown(self.crossover),
+        out.show(shown.crossover_shown(self.crossover),
                  "Rate from which UDP costs more CPU energy than TCP at every higher rate (empty: none)",
                  csv_href=out.href("crossover"))
         out.provenance("measured CPU time; energy ratios modeled; crossover read from the ratio table.")
@@ -238,7 +240,7 @@ class Chapter(NotebookChapter):
         """Each device's UDP-vs-TCP ratio table, with its CSV (the methods page)."""
         self._transport_tables()
         for device, table in self.transport.items():
-            self.out.show(sta.transport_shown(table),
+            self.out.show(shown.transport_shown(table),
                           f"UDP vs TCP on {device}: energy ratio E(UDP)/E(TCP) with its interval",
                           csv_href=self.out.href(f"transport_{device}"))
             self.out.device_provenance("measured CPU time and goodput; energies, ratios and intervals modeled "
@@ -250,10 +252,10 @@ class Chapter(NotebookChapter):
         for device, (runs, _) in self.measured.items():
             b = sta.tcp_uplink_breakdown(runs)
             out.table(b, f"breakdown_{device}", f"CPU utilization (% of one core) of TCP two-copy uplink on {device}",
-                      shown=sta.breakdown_shown(b))
+                      shown=shown.breakdown_shown(b))
             out.device_provenance("measured: endpoint times precise (getrusage); softirq, busy and other "
                                   "tick-sampled (/proc/stat).", device)
-        out.show(sta.table1_shown(self.text_tables),
+        out.show(shown.table1_shown(self.text_tables),
                  "Table 1 of the paper: CPU utilization during WiFi CBR streaming (Galaxy S3)")
         out.provenance("published (Table 1).")
 

@@ -14,7 +14,6 @@ of its own. Paper numbers come from data/published/transfer-tuning.yaml
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -95,6 +94,12 @@ class Chapter(NotebookChapter):
 
     def _trace_args(self):
         return self.measured, self.samples, self.cpu, self.radio, self.base_w, self.energy_kind
+
+    def _page_figure(self, device: str, fig, name: str, alt: str, caption: str, provenance: str) -> None:
+        """Save one device's figure `name` for its page only."""
+        path = save_svg(fig, self.out.figures_dir / f"{name}.svg")
+        plt.close(fig)
+        self.figures[device][name] = (path, alt, caption, provenance, False)
 
     def _figure(self, device: str, fig, name: str, alt: str, caption: str, provenance: str,
                 published: bool = False) -> None:
@@ -349,28 +354,24 @@ class Chapter(NotebookChapter):
         for device in self.devices:
             vids = tta.concurrency_runs(self.table, device, self.io_kib)
             if len(vids):
-                fig = ttf.concurrency_power_figure(vids, *self._trace_args())
-                path = save_svg(fig, self.out.figures_dir / f"fig9_{device}.svg")
-                plt.close(fig)
-                self.figures[device][f"fig9_{device}"] = (
-                    path, f"{len(vids)} power traces in watts against time in seconds for the video dataset on "
-                          f"{device}, one per concurrency level, with the transfer's energy and the tail shaded.",
+                self._page_figure(
+                    device, ttf.concurrency_power_figure(vids, *self._trace_args()), f"fig9_{device}",
+                    f"{len(vids)} power traces in watts against time in seconds for the video dataset on "
+                    f"{device}, one per concurrency level, with the transfer's energy and the tail shaded.",
                     f"Power over time of one video transfer per concurrency level ({kind}, {device}, repetition "
                     "1). Look at how the shaded transfer gets shorter as concurrency rises while its height changes "
                     "little: under the model, energy follows time.",
-                    f"{kind} power ({device}), repetition 1 of each concurrency level; throughput measured.", False)
+                    f"{kind} power ({device}), repetition 1 of each concurrency level; throughput measured.")
             tails = tta.tail_runs(self.table, device)
             if len(tails):
-                fig = ttf.tail_power_figure(tails, *self._trace_args())
-                path = save_svg(fig, self.out.figures_dir / f"fig8_{device}.svg")
-                plt.close(fig)
-                self.figures[device][f"fig8_{device}"] = (
-                    path, f"Three power traces in watts against time in seconds on {device}: one file, two files "
-                          "back to back, two files at once, with the transfer's energy and the tail shaded.",
+                self._page_figure(
+                    device, ttf.tail_power_figure(tails, *self._trace_args()), f"fig8_{device}",
+                    f"Three power traces in watts against time in seconds on {device}: one file, two files "
+                    "back to back, two files at once, with the transfer's energy and the tail shaded.",
                     f"Transfer (shaded orange) and tail (shaded sky blue) energy of one, two sequential and two "
                     f"concurrent files ({kind}, {device}). Look at the sky-blue tails: the modeled radio has no tail "
                     "state.",
-                    f"{kind} energy ({device}); transfer times measured.", False)
+                    f"{kind} energy ({device}); transfer times measured.")
                 self.tails[device] = self._save(tta.tail_table(tails, device), f"tail_{device}")
         tails_ref = tta.tail_runs(self.table, self.ref_device)
         self.out.put("tail_max_s", float(tails_ref["tail_s"].max()) if len(tails_ref) else float("nan"))
