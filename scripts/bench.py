@@ -581,7 +581,7 @@ def main(argv=None) -> int:
     ap.add_argument("--bigtrace-mb", type=float, default=1000, help="size of bigtrace's synthetic power trace")
     ap.add_argument("--only", default=",".join(DEFAULT_SECTIONS),
                     help=f"comma-separated, of {','.join(SECTIONS)} (default: all)")
-    ap.add_argument("--skip-test", action="store_true", help="leave out `make test` (about 12 min a run)")
+    ap.add_argument("--skip-test", action="store_true", help="leave out `make test` (the longest section)")
     ap.add_argument("--repo", type=Path, default=ROOT, help="the repository to copy and time (default: this one)")
     ap.add_argument("--out", type=Path, default=ROOT / "dist" / "bench.json")
     ap.add_argument("--trace-mb", type=float, default=1024, help="size of the synthetic power trace")
