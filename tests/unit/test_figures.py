@@ -43,3 +43,20 @@ def test_count_axes_get_whole_ticks_synthetic():
     whole_ticks_on_counts(fig)
     assert not any(t % 1 for t in ax.get_xticks())
     plt.close(fig)
+
+
+def test_text_is_drawn_with_matplotlibs_own_dejavu_whatever_the_machine_has():
+    """A system DejaVu of another version has other glyph indices, which the
+    SVG's glyph ids carry: the figures' bytes must not depend on it."""
+    from pathlib import Path
+
+    import matplotlib
+    from matplotlib import font_manager
+
+    from mobitrace.book import figures
+
+    figures.apply_theme()
+    bundled = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    for weight in ("normal", "bold"):
+        found = Path(font_manager.findfont(font_manager.FontProperties(family="DejaVu Sans", weight=weight)))
+        assert found.parent == bundled, found

@@ -52,8 +52,25 @@ FIGSIZE = (7.0, 4.2)
 SVG_METADATA = {"Date": None, "Creator": None}
 
 
+def bundled_dejavu_only() -> None:
+    """Draw text with matplotlib's own DejaVu fonts, never a system copy.
+    Text is saved as paths whose ids carry the font's glyph indices, and
+    another DejaVu version has other indices: which copy findfont picks
+    depends on the order of the machine's font cache, so a figure's bytes
+    would too."""
+    from matplotlib import font_manager
+
+    bundled = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    manager = font_manager.fontManager
+    manager.ttflist = [f for f in manager.ttflist if not f.name.startswith("DejaVu")]
+    for path in sorted(bundled.glob("DejaVu*.ttf")):
+        manager.addfont(str(path))
+    font_manager.FontManager._findfont_cached.cache_clear()
+
+
 def apply_theme() -> None:
     """Set the book's figure theme (called on import)."""
+    bundled_dejavu_only()
     sns.set_theme(context="notebook", style="whitegrid", palette=SERIES, font="DejaVu Sans",
                   rc={
                       "figure.figsize": FIGSIZE,
