@@ -305,12 +305,9 @@ class _Heartbeat:
         self.done.set()
 
 
-RAW_DEVICE_DEPTH = 4  # data/raw/<study>/<device>: its files are walked, its session folders not
-
-
 def _collect_stage_files_above_sessions() -> None:
-    """DVC finds stage files by walking the whole workspace, ~12,000 raw files
-    included (half a no-op's time). Below data/raw/<study>/<device>/ every
+    """DVC finds stage files by walking the whole workspace, every raw file
+    included. Below data/raw/<study>/<device>/ every
     stage file is in .dvcignore (data/raw/**/dvc.yaml, dvc.lock,
     data/raw/*/*/*/**/*.dvc), so that walk finds none there: skip those
     folders. A `<session>.dvc` beside them is still found
@@ -345,8 +342,7 @@ def _collect_stage_files_above_sessions() -> None:
 
 
 def _parse_params_once_per_version() -> None:
-    """DVC parses params.yaml (ruamel, ~15 ms) for each of the 23 stages that
-    name a parameter: here once per version of the file (its inode, size and
+    """DVC parses params.yaml for each stage that names a parameter: here once per version of the file (its inode, size and
     mtime, as DVC's own state keys a file), each caller getting its own copy."""
     import copy
 
