@@ -46,9 +46,7 @@ from mobitrace.studies.mptcp_dualband.chapter import Chapter
 ch = Chapter.from_parameters(globals())
 
 # %% tags=["remove-cell"]
-ch.load_runs()
-ch.captures()
-ch.set_aside()
+ch.capture()
 
 # %% [markdown]
 # (mptcp-dualband-fig1)=
@@ -77,12 +75,7 @@ ch.fig1_table()
 ch.fig2_cdf()
 
 # %% tags=["remove-cell"]
-ch.cdf_table()
-ch.cpu_sources()
-ch.power()
-ch.backlogged_sweep()
-ch.ratios_vs_paper()
-ch.demand_sweeps()
+ch.model_inputs()
 
 # %% [markdown]
 # (mptcp-dualband-fig4-7)=
