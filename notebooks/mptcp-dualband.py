@@ -46,7 +46,9 @@ from mobitrace.studies.mptcp_dualband.chapter import Chapter
 ch = Chapter.from_parameters(globals())
 
 # %% tags=["remove-cell"]
-ch.capture()
+ch.load_runs()
+ch.captures()
+ch.set_aside()
 
 # %% [markdown]
 # (mptcp-dualband-fig1)=
@@ -75,7 +77,12 @@ ch.fig1_table()
 ch.fig2_cdf()
 
 # %% tags=["remove-cell"]
-ch.model_inputs()
+ch.cdf_table()
+ch.cpu_sources()
+ch.power()
+ch.backlogged_sweep()
+ch.ratios_vs_paper()
+ch.demand_sweeps()
 
 # %% [markdown]
 # (mptcp-dualband-fig4-7)=

@@ -5,17 +5,12 @@ import pytest
 
 from tests import ROOT
 
-REPO = ROOT
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
 @pytest.fixture(scope="session")
 def repo() -> Path:
-    return REPO
-
-
-@pytest.fixture
-def root():
+    """The repository (tests.ROOT), for tests that take it as a fixture."""
     return ROOT
 
 
@@ -142,7 +137,7 @@ def pytest_xdist_make_scheduler(config, log):
 
 def pytest_collection_finish(session):
     from tests.e2e.conftest import start_background_builds
-    start_background_builds(session, REPO)
+    start_background_builds(session, ROOT)
 
 
 _ran_a_test = False

@@ -4,7 +4,9 @@ capture kits."""
 from __future__ import annotations
 
 import os
+import contextlib
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,29 +14,29 @@ import pandas as pd
 import pytest
 import yaml
 
-from tests import ROOT as REPO
+from tests import ROOT
 
 
 def committed_devices(study: str) -> list[str]:
     """The devices params.yaml lists for `study` (its committed captures)."""
-    return yaml.safe_load((REPO / "params.yaml").read_text())[study]["devices"]
+    return yaml.safe_load((ROOT / "params.yaml").read_text())[study]["devices"]
 
 
 def ingest_committed(study: str, device: str, ingest, out: Path, host_keys) -> tuple[Path, pd.DataFrame, list[dict]]:
     """(raw folder, runs table, session manifests) of a committed capture,
     ingested by the study's `ingest(folder, out)` into `out` as the pipeline
     does (params.yaml's superseded sessions left out); every session's host
-    metadata, superseded or not, has `host_keys`."""
-    from mobitrace.core import capture_reader
-    folder = REPO / "data" / "raw" / study / device
-    superseded = yaml.safe_load((REPO / "params.yaml").read_text())[study].get("superseded")
+    metadata, superseded or not, has its keys: `host_keys` where its kit
+    wrote schema 1, the capture library's whole host record in schema 2."""
+    from mobitrace.core import capture_reader, host_info
+    folder = ROOT / "data" / "raw" / study / device
+    superseded = yaml.safe_load((ROOT / "params.yaml").read_text())[study].get("superseded")
     with capture_reader.superseding(superseded, "params.yaml"):
         ingest(folder, out)
     runs = pd.read_parquet(out / "runs.parquet")
     manifests = [yaml.safe_load((session / "manifest.yaml").read_text()) for session in folder.iterdir()]
     for manifest in manifests:
-        # host_keys: one tuple, or {manifest schema: tuple} (schema 2 is the capture library's host record)
-        keys = host_keys[manifest.get("schema", 1)] if isinstance(host_keys, dict) else host_keys
+        keys = host_keys if host_info.manifest_schema(manifest) == 1 else host_info.HOST_KEYS
         for key in keys:
             assert key in manifest["host"], key
     return folder, runs, manifests
@@ -74,3 +76,13 @@ def tool(repo: Path, name: str, installed_by: str) -> str:
             pytest.fail(reason)
         pytest.skip(reason)
     return found
+
+
+def stop(proc: subprocess.Popen, timeout: float) -> None:
+    """End a server the test started: SIGTERM, then SIGKILL if it has not
+    exited within `timeout` seconds (kill is a no-op once it has exited)."""
+    proc.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=timeout)
+    proc.kill()
+    proc.wait()

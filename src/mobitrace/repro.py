@@ -118,6 +118,8 @@ class _Run:
             return 1
         try:
             _read_git_index_once(repo.scm)
+            _collect_stage_files_above_sessions()
+            _parse_params_once_per_version()
             with lock_repo(repo), repo.scm_context:
                 graph = get_active_graph(repo.index.graph)
                 plan = plan_repro(graph, collect_stages(repo, ["dvc.yaml"]))
@@ -301,6 +303,72 @@ class _Heartbeat:
 
     def stop(self) -> None:
         self.done.set()
+
+
+RAW_DEVICE_DEPTH = 4  # data/raw/<study>/<device>: its files are walked, its session folders not
+
+
+def _collect_stage_files_above_sessions() -> None:
+    """DVC finds stage files by walking the whole workspace, ~12,000 raw files
+    included (half a no-op's time). Below data/raw/<study>/<device>/ every
+    stage file is in .dvcignore (data/raw/**/dvc.yaml, dvc.lock,
+    data/raw/*/*/*/**/*.dvc), so that walk finds none there: skip those
+    folders. A `<session>.dvc` beside them is still found
+    (tests/unit/test_repro_runner.py)."""
+    from dvc.repo import index as dvc_index
+
+    full = getattr(dvc_index.collect_files, "__wrapped__", dvc_index.collect_files)
+
+    def collect_files(repo, onerror=None):
+        walk = repo.dvcignore.walk
+        raw = os.path.join(repo.root_dir, "data", "raw")
+
+        def pruned(fs, path, **kwargs):
+            for root, dirs, files in walk(fs, path, **kwargs):
+                rel = os.path.relpath(root, raw)
+                if not rel.startswith(os.pardir) and rel != os.curdir and len(rel.split(os.sep)) == 2:
+                    dirs[:] = []  # session folders: only ignored stage files below
+                yield root, dirs, files
+
+        own = vars(repo.dvcignore).copy()
+        repo.dvcignore.walk = pruned
+        try:
+            yield from full(repo, onerror)
+        finally:
+            if "walk" in own:
+                repo.dvcignore.walk = own["walk"]
+            else:
+                del repo.dvcignore.walk
+
+    collect_files.__wrapped__ = full
+    dvc_index.collect_files = collect_files
+
+
+def _parse_params_once_per_version() -> None:
+    """DVC parses params.yaml (ruamel, ~15 ms) for each of the 23 stages that
+    name a parameter: here once per version of the file (its inode, size and
+    mtime, as DVC's own state keys a file), each caller getting its own copy."""
+    import copy
+
+    from dvc.dependency import param
+
+    full = getattr(param.load_path, "__wrapped__", param.load_path)
+    parsed: dict = {}
+
+    def load_path(path, fs, **kwargs):
+        if getattr(fs, "protocol", None) != "local" or kwargs:
+            return full(path, fs, **kwargs)
+        try:
+            st = os.stat(path)
+        except OSError:
+            return full(path, fs, **kwargs)
+        key = (os.path.abspath(path), st.st_ino, st.st_size, st.st_mtime_ns)
+        if key not in parsed:
+            parsed[key] = full(path, fs)
+        return copy.deepcopy(parsed[key])
+
+    load_path.__wrapped__ = full
+    param.load_path = load_path
 
 
 def _read_git_index_once(scm) -> None:

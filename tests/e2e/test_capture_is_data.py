@@ -19,7 +19,8 @@ from mobitrace.studies import registry
 
 from .conftest import BIN
 
-pytestmark = [pytest.mark.e2e]
+# One worker makes the module fixture once (tests/unit/test_xdist_groups.py).
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_capture_is_data")]
 
 STUDIES = [s.slug for s in registry.studies()]
 

@@ -23,7 +23,8 @@ import pandas as pd
 import pytest
 import yaml
 
-pytestmark = pytest.mark.e2e
+# One worker makes the module fixture once (tests/unit/test_xdist_groups.py).
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_many_devices_synthetic")]
 
 TARGET = 100
 DETAILS = re.compile(r"<details.*?</details>", re.S)

@@ -34,7 +34,8 @@ def notebook_calls() -> list[str]:
     return re.findall(r"^ch\.(\w+)\(\)$", (ROOT / "notebooks/mptcp-dualband.py").read_text(), re.M)
 
 
-pytestmark = pytest.mark.e2e
+# One worker makes the module fixture once (tests/unit/test_xdist_groups.py).
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_mptcp_devices_synthetic")]
 
 
 @pytest.fixture(scope="module")

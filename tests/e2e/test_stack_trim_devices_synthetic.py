@@ -17,7 +17,8 @@ REF = "vm-2core"
 SYNTHETIC = "synthetic-copy"
 
 
-pytestmark = pytest.mark.e2e
+# One worker makes the module fixture once (tests/unit/test_xdist_groups.py).
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("test_stack_trim_devices_synthetic")]
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,7 @@ from mobitrace.studies.stack_trim import shown
 from mobitrace.studies.stack_trim import ingest as st
 from tests.helpers import assert_lean, committed_devices, ingest_committed
 
-# schema 2 is the capture library's host record (the note is "note")
-HOST_KEYS = {1: ("kernel", "cpu_model", "cpu_count", "cpufreq", "sysctls", "tools", "shared_host_note"),
-             2: ("kernel", "cpu_model", "cpu_count", "cpufreq", "sysctls", "tools", "note", "kernel_config")}
+HOST_KEYS = ("kernel", "cpu_model", "cpu_count", "cpufreq", "sysctls", "tools", "shared_host_note")  # schema 1
 
 
 @pytest.mark.parametrize("device", committed_devices("stack-trim"))

@@ -7,8 +7,7 @@ import pytest
 from mobitrace.studies.transfer_tuning import ingest as tt
 from tests.helpers import assert_lean, committed_devices, ingest_committed
 
-HOST_KEYS = {1: ("kernel", "cpu_model", "cpus", "cpu_mhz", "loadavg_at_start", "shared_host", "sysctls"),
-             2: ("kernel", "cpu_model", "cpu_count", "cpu_mhz", "loadavg_1min", "note", "sysctls", "kernel_config")}
+HOST_KEYS = ("kernel", "cpu_model", "cpus", "cpu_mhz", "loadavg_at_start", "shared_host", "sysctls")  # schema 1
 
 
 @pytest.mark.parametrize("device", committed_devices("transfer-tuning"))

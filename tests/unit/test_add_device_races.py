@@ -9,17 +9,16 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
 from mobitrace import devices
 from mobitrace.core.errors import InputError
+from tests import ROOT
 
 pytestmark = pytest.mark.waits  # processes that mostly wait on each other's lock
 
-ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 STACK_TRIM = ROOT / "data" / "raw" / "stack-trim" / "vm-2core" / "s20261125T022842"
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,8 +15,8 @@ from mobitrace.core import capture_layout, capture_reader
 from mobitrace.core.errors import InputError, printable
 from mobitrace.core.io import csv_text
 from mobitrace.studies import registry
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 STUDY = registry.by_slug()["stack-trim"]
 DVC_FILE = "outs:\n- md5: 0123456789abcdef0123456789abcdef.dir\n  size: 12\n  nfiles: 3\n  hash: md5\n  path: s2\n"
 

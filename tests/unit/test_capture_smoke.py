@@ -18,8 +18,8 @@ from mobitrace.studies.cpu_gbps import ingest as captures
 CAPTURE = ["scripts/capture/capture.py"]
 
 
-def why_not(root):
-    sys.path.insert(0, str(root / "scripts" / "capture"))
+def why_not(repo):
+    sys.path.insert(0, str(repo / "scripts" / "capture"))
     try:
         import capture
     finally:
@@ -37,18 +37,18 @@ def namespaces():
 
 
 @pytest.fixture
-def capture_ok(root):
-    reason = why_not(root)
+def capture_ok(repo):
+    reason = why_not(repo)
     if reason:
         print(f"SKIP capture smoke test: {reason}")
         pytest.skip(f"cannot capture on this machine: {reason}")
 
 
 @pytest.mark.capture
-def test_smoke_capture_and_ingest(capture_ok, root, tmp_path):
+def test_smoke_capture_and_ingest(capture_ok, repo, tmp_path):
     before = namespaces()
     proc = subprocess.run([sys.executable, *CAPTURE, "--device", "ci-smoke", "--smoke", "--out", str(tmp_path),
-                           "--session", "smoke"], cwd=root, capture_output=True, text=True, timeout=300)
+                           "--session", "smoke"], cwd=repo, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert namespaces() == before
     device_dir = tmp_path / "cpu-gbps" / "ci-smoke"
@@ -63,11 +63,11 @@ def test_smoke_capture_and_ingest(capture_ok, root, tmp_path):
 
 
 @pytest.mark.capture
-def test_ctrl_c_removes_namespaces_and_partial_session(capture_ok, root, tmp_path):
+def test_ctrl_c_removes_namespaces_and_partial_session(capture_ok, repo, tmp_path):
     before = namespaces()
     proc = subprocess.Popen([sys.executable, *CAPTURE, "--device", "ci-int", "--rates", "100M", "--reps", "1",
                              "--duration", "30", "--directions", "down", "--out", str(tmp_path),
-                             "--session", "int"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             "--session", "int"], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     # Wait until the test bed is up, then interrupt as Ctrl-C would.
     for _ in range(100):
@@ -84,14 +84,14 @@ def test_ctrl_c_removes_namespaces_and_partial_session(capture_ok, root, tmp_pat
     assert "namespaces removed" in err
 
 
-def test_not_root_or_no_tools_is_a_skip_with_reason(root):
+def test_not_root_or_no_tools_is_a_skip_with_reason(repo):
     """Exit status 77 and a printed reason when capture is impossible."""
     if os.geteuid() == 0:
         env = {**os.environ, "PATH": "/nonexistent"}
         proc = subprocess.run([sys.executable, *CAPTURE, "--device", "x", "--smoke", "--out", "/tmp/unused"],
-                              cwd=root, capture_output=True, text=True, env=env)
+                              cwd=repo, capture_output=True, text=True, env=env)
     else:
         proc = subprocess.run([sys.executable, *CAPTURE, "--device", "x", "--smoke", "--out", "/tmp/unused"],
-                              cwd=root, capture_output=True, text=True)
+                              cwd=repo, capture_output=True, text=True)
     assert proc.returncode == 77
     assert "SKIP" in proc.stdout

@@ -7,7 +7,6 @@ stylesheet use the figures' colours."""
 
 import itertools
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ from matplotlib.colors import to_rgb
 
 from mobitrace.book.chapter import VERDICT_BADGES
 from mobitrace.book.figures import SOURCE_COLOURS, VERDICT_COLORS, VERDICT_HATCHES
+from tests import ROOT
 
 MACHADO_2009 = {
     "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
@@ -68,7 +68,7 @@ def test_verdicts_are_told_apart_by_more_than_colour():
     verdict colour as its border."""
     hatches = [h for h in VERDICT_HATCHES.values() if h]
     assert len(set(hatches)) == len(hatches) and set(VERDICT_HATCHES) == set(VERDICT_COLORS)
-    css = (Path(__file__).resolve().parents[2] / "book" / "_static" / "mobitrace.css").read_text()
+    css = (ROOT / "book" / "_static" / "mobitrace.css").read_text()
     for verdict, badge in VERDICT_BADGES.items():
         rule = re.search(rf"span\.verdict-{badge} \{{([^}}]*)\}}", css)
         assert rule and f"border-color: {VERDICT_COLORS[verdict]}" in rule.group(1), badge
@@ -93,7 +93,7 @@ def test_provenance_labels_use_the_sources_colours():
     colour is the same), dark enough for text on the line's grey (WCAG AA, 4.5:1)."""
     from mobitrace.book.figures import COLOUR_NAMES
 
-    css = (Path(__file__).resolve().parents[2] / "book" / "_static" / "mobitrace.css").read_text()
+    css = (ROOT / "book" / "_static" / "mobitrace.css").read_text()
     named = {n: seen_with(None, c) for n, c in COLOUR_NAMES.items()}
     nearest = lambda c: min(named, key=lambda n: np.linalg.norm(named[n] - seen_with(None, c)))  # noqa: E731
     for source, colour in SOURCE_COLOURS.items():

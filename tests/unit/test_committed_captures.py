@@ -8,15 +8,15 @@ from mobitrace.core import capture_reader
 from mobitrace.studies.cpu_gbps import ingest as captures
 
 
-def measured_params(root):
-    return yaml.safe_load((root / "params.yaml").read_text())["cpu-gbps-measured"]
+def measured_params(repo):
+    return yaml.safe_load((repo / "params.yaml").read_text())["cpu-gbps-measured"]
 
 
-def test_every_device_has_default_captures(root):
-    params = measured_params(root)
+def test_every_device_has_default_captures(repo):
+    params = measured_params(repo)
     assert len(params["devices"]) >= 3
     for device in params["devices"]:
-        folder = root / "data" / "raw" / "cpu-gbps" / device
+        folder = repo / "data" / "raw" / "cpu-gbps" / device
         sessions = capture_reader.session_folders(folder)
         for session in sessions:
             rec = captures.parse_session_manifest(session / "manifest.yaml")
@@ -28,21 +28,21 @@ def test_every_device_has_default_captures(root):
             assert rates[0] == "100M" and "max" in rates
 
 
-def test_raw_captures_are_lean(root):
-    raw = root / "data" / "raw" / "cpu-gbps"
+def test_raw_captures_are_lean(repo):
+    raw = repo / "data" / "raw" / "cpu-gbps"
     total = sum(p.stat().st_size for p in raw.rglob("*") if p.is_file())
     assert total < 10e6, f"{total / 1e6:.1f} MB of raw cpu-gbps captures"
 
 
-def test_dvc_stages_cover_the_devices(root):
-    dvc = yaml.safe_load((root / "dvc.yaml").read_text())["stages"]
+def test_dvc_stages_cover_the_devices(repo):
+    dvc = yaml.safe_load((repo / "dvc.yaml").read_text())["stages"]
     for stage in ("ingest_cpu_gbps", "analyze_cpu_gbps_device"):
         assert dvc[stage]["foreach"] == "${cpu-gbps-measured.devices}"
     assert "analyze_cpu_gbps_measured" in dvc
 
 
-def test_every_superseded_session_is_kept_in_data_raw(root):
+def test_every_superseded_session_is_kept_in_data_raw(repo):
     # raw data is immutable: a superseded session stays, and names a reason
-    for key, why in (measured_params(root).get("superseded") or {}).items():
-        assert (root / "data" / "raw" / "cpu-gbps" / key / "manifest.yaml").is_file(), key
+    for key, why in (measured_params(repo).get("superseded") or {}).items():
+        assert (repo / "data" / "raw" / "cpu-gbps" / key / "manifest.yaml").is_file(), key
         assert why.strip()

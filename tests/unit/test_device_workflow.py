@@ -6,15 +6,14 @@ are immutable)."""
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
 
 from mobitrace import devices
 from mobitrace.core.errors import InputError
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 
 

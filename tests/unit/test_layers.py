@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "src" / "mobitrace"
+from tests import ROOT
+
+PACKAGE = ROOT / "src" / "mobitrace"
 
 
 def _imports() -> dict[str, set[str]]:

@@ -115,7 +115,7 @@ def test_publish_pushes_the_site_to_gh_pages_and_keeps_its_history(tmp_path):
     assert len(_git(remote, "rev-list", "gh-pages").split()) == 2
 
 
-REPO = SCRIPT.parents[1]
+REPO = ROOT
 
 
 def check_crate(folder: Path, missing_ok: set[str] = frozenset()) -> dict:

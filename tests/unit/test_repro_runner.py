@@ -249,3 +249,58 @@ def test_a_long_command_says_it_is_still_running_synthetic(tmp_path, template, m
     assert repro.repro(par, jobs=2, out=out) == 0, out.getvalue()
     assert re.search(r"^\.\.\. 'b1' still running \(\d+ s\)$", out.getvalue(), re.M), out.getvalue()
     assert "'a1' still running" not in out.getvalue(), out.getvalue()  # cat: done at once
+
+
+def test_stage_file_walk_skips_session_folders_synthetic(tmp_path, monkeypatch):
+    """The runner's stage-file walk finds what DVC's full walk finds (a
+    device's `<session>.dvc` included) without entering session folders."""
+    from dvc.repo import Repo
+    from dvc.repo import index as dvc_index
+
+    from mobitrace import repro
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    device = tmp_path / "data" / "raw" / "study" / "dev"
+    (device / "s1" / "deep").mkdir(parents=True)
+    (device / "s1" / "deep" / "trace.csv").write_text("t\n1\n")
+    (device / "s2").mkdir()
+    (device / "s2" / "trace.csv").write_text("t\n2\n")
+    (device / "s2.dvc").write_text("outs:\n- path: s2\n")
+    (tmp_path / "dvc.yaml").write_text("stages:\n  a:\n    cmd: echo a\n    deps:\n    - data/raw/study\n")
+    monkeypatch.chdir(tmp_path)
+    subprocess.run(["dvc", "init", "-q"], check=True)
+    repo = Repo(str(tmp_path))
+    full = sorted(p for p, _ in dvc_index.collect_files(repo))
+    monkeypatch.setattr(dvc_index, "collect_files", dvc_index.collect_files)  # restored after
+    walked = []
+    walk = repo.dvcignore.walk
+    monkeypatch.setattr(repo.dvcignore, "walk", lambda fs, path, **kw: (walked.append(w[0]) or w for w in walk(fs, path, **kw)), raising=False)
+    repro._collect_stage_files_above_sessions()
+    pruned = sorted(p for p, _ in dvc_index.collect_files(repo))
+    assert full == pruned == sorted([str(tmp_path / "dvc.yaml"), str(device / "s2.dvc")])
+    assert str(device) in walked and not any(str(device / "s1") in root for root in walked)
+    repo.close()
+
+
+def test_params_parsed_once_per_version_synthetic(tmp_path, monkeypatch):
+    """The runner's params.yaml reader parses a version once, and a changed
+    file (one parameter) is read again; callers cannot change each other's copy."""
+    from dvc.dependency import param
+    from dvc.fs import LocalFileSystem
+
+    from mobitrace import repro
+
+    monkeypatch.setattr(param, "load_path", param.load_path)  # restored after
+    calls = []
+    full = param.load_path
+    monkeypatch.setattr(param, "load_path", lambda path, fs, **kw: calls.append(path) or full(path, fs, **kw))
+    repro._parse_params_once_per_version()
+    fs, path = LocalFileSystem(), str(tmp_path / "params.yaml")
+    Path(path).write_text("study:\n  alpha: 0.05\n")
+    first = param.read_param_file(fs, path)
+    first["study"]["alpha"] = 1
+    assert param.read_param_file(fs, path, ["study.alpha"], flatten=True) == {"study.alpha": 0.05}
+    assert len(calls) == 1
+    Path(path).write_text("study:\n  alpha: 0.010\n")
+    assert param.read_param_file(fs, path, ["study.alpha"], flatten=True) == {"study.alpha": 0.01}
+    assert len(calls) == 2

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import digest_tree
-from tests.helpers import tool
+from tests.helpers import stop, tool
 from tests.unit.test_add_device_dvc import SMOKE, _git, _upload
 
 pytestmark = pytest.mark.waits  # a server to start: run first, beside the shared build (tests/conftest.py)
@@ -94,12 +94,7 @@ def s3(repo, tmp_path_factory):
         server.client.create_bucket(Bucket=BUCKET)
         yield server
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, timeout=20)
         log.close()
 
 

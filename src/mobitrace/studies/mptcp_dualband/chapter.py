@@ -342,23 +342,6 @@ class Chapter(NotebookChapter):
                           else "the one device captured so far")
         self._glue(facts)
 
-    def capture(self) -> None:
-        """The capture's sections in one step, for the findings page, which writes their tables and facts
-        without showing them (the methods page shows each)."""
-        self.load_runs()
-        self.captures()
-        self.set_aside()
-
-    def model_inputs(self) -> None:
-        """The per-configuration table, CPU sources, power model and sweeps in one step, for the findings page,
-        which needs their outputs and facts but shows them on the methods page."""
-        self.cdf_table()
-        self.cpu_sources()
-        self.power()
-        self.backlogged_sweep()
-        self.ratios_vs_paper()
-        self.demand_sweeps()
-
     def _use(self, device: str) -> None:
         self.ref = device
         self.R = self.R_all.on(device)
