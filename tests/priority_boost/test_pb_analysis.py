@@ -19,7 +19,7 @@ def test_table_precision(stats):
 
 
 def test_audit_cpu_table_hand_values(stats):
-    a = pba.audit_published(stats, "transfer_cpu", "transfer_cpu_p", alpha=0.05, level=0.95)
+    a = pba.audit_published(stats, "transfer_cpu", "transfer_cpu_p", alpha=0.05)
     assert len(a) == 10
     r = a[(a.policy == "incr") & (a.cpu_procs == 0)].iloc[0]
     # 80.0/0 vs 80.8/0.63, n = 10: t = -0.8 / (0.63 / sqrt(10)) = -4.0156, df = 9
@@ -42,7 +42,7 @@ def test_compare_measured_synthetic():
             rows.append({"table": "cpu", "cpu_procs": 30, "cross_pct": 0, "policy": pol,
                          "metric": 10 + shift + rng.normal(0, 0.2)})
     runs = pd.DataFrame(rows)
-    c = pba.compare_measured(runs, alpha=0.05, level=0.95)
+    c = pba.compare_measured(runs, alpha=0.05)
     incr = c[c.policy == "incr"].iloc[0]
     x = runs[runs.policy == "incr"].metric
     b = runs[runs.policy == "original"].metric
@@ -61,7 +61,7 @@ def test_compare_paired_synthetic():
                      "rep": rep, "metric": b})
         rows.append({"table": "cpu", "cpu_procs": 30, "cross_pct": 0, "policy": "incr", "session": "s",
                      "rep": rep, "metric": b / 2})
-    c = pba.compare_paired(pd.DataFrame(rows), alpha=0.05, level=0.95).iloc[0]
+    c = pba.compare_paired(pd.DataFrame(rows), alpha=0.05).iloc[0]
     assert c["pairs"] == 6 and c["pairs_lower"] == 6 and c["median_ratio"] == pytest.approx(0.5)
     # All six differences negative: exact two-sided p = 2 / 2**6
     assert c["p_wilcoxon"] == pytest.approx(2 / 64)
@@ -69,10 +69,10 @@ def test_compare_paired_synthetic():
 
 
 def test_median_ratio_interval_brackets_the_median_and_is_nan_when_degenerate_synthetic():
-    lo, hi = pba.median_ratio_ci([0.8, 0.9, 1.0, 1.1, 0.95, 0.85])
+    lo, hi = pba.median_ratio_ci([0.8, 0.9, 1.0, 1.1, 0.95, 0.85], 0.05)
     assert lo <= 0.925 <= hi and lo >= 0.8 and hi <= 1.1
-    assert all(np.isnan(pba.median_ratio_ci([0.5] * 6)))  # all pairs equal: no spread to resample
-    assert all(np.isnan(pba.median_ratio_ci([0.5, 0.6])))
+    assert all(np.isnan(pba.median_ratio_ci([0.5] * 6, 0.05)))  # all pairs equal: no spread to resample
+    assert all(np.isnan(pba.median_ratio_ci([0.5, 0.6], 0.05)))
 
 
 def test_holm_family_names_the_table_and_its_number_of_tests_synthetic():

@@ -37,8 +37,8 @@ def values(yaml_path, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def audits(stats):
-    return (pba.audit_published(stats, "transfer_cpu", "transfer_cpu_p", grid=5, alpha=0.05, level=0.95),
-            pba.audit_published(stats, "transfer_net", None, grid=5, alpha=0.05, level=0.95))
+    return (pba.audit_published(stats, "transfer_cpu", "transfer_cpu_p", grid=5, alpha=0.05),
+            pba.audit_published(stats, "transfer_net", None, grid=5, alpha=0.05))
 
 
 def test_audio_change_is_policy_minus_original_from_the_paper_table(stats):
@@ -63,7 +63,7 @@ def test_conclusion_numbers_do_the_abstract_arithmetic(stats, values):
 
 
 def test_net_numbers_compare_decr_with_incr(stats, audits):
-    n = pbf.net_numbers(audits[1], stats, 0.95)
+    n = pbf.net_numbers(audits[1], stats, 0.05)
     d = pbf.decr_minus_incr(stats)
     # Column 1: DECR 87 - INCR 85.7 = 1.3 s.
     assert d.iloc[0] == pytest.approx(1.3)
@@ -79,7 +79,7 @@ def test_net_decr_better_compares_decr_with_the_original(stats, values, audits):
     # The paper's baseline is the original: DECR 87 - original 87.5 = -0.5 s in column 1, lower in all 6.
     d = pbf.decr_minus_original(stats)
     assert d.iloc[0] == pytest.approx(-0.5)
-    n = pbf.net_numbers(audits[1], stats, 0.95)
+    n = pbf.net_numbers(audits[1], stats, 0.05)
     assert (n["net_decr_lower_cols"], n["net_decr_vs_orig"], n["net_decr_better_verdict"]) == (
         6, "faster than", "holds")
     claim = pbn.chapter_claims("priority-boost", *audits, stats, values, {}, alpha=0.05, marginal_pct=5.0,
@@ -91,13 +91,13 @@ def test_net_decr_words_flip_when_decr_and_original_swap_synthetic(stats, audits
     net = stats["table"] == "transfer_net"
     swapped = stats.copy()
     swapped.loc[net, "policy"] = stats.loc[net, "policy"].replace({"decr": "original", "original": "decr"})
-    n = pbf.net_numbers(audits[1], swapped, 0.95)
+    n = pbf.net_numbers(audits[1], swapped, 0.05)
     assert (n["net_decr_lower_cols"], n["net_decr_vs_orig"], n["net_decr_better_verdict"]) == (
         0, "slower than", "does not hold")
 
 
 def test_audit_numbers_flag_the_unattainable_p(audits):
-    n = pbf.audit_numbers(audits[0], 0.95)
+    n = pbf.audit_numbers(audits[0], 0.05)
     assert n["n_published_p"] == 10 and n["n_cpu_tests"] == 10
     assert n["incr_faster0"] == pytest.approx(0.8)  # 80.8 - 80
     assert n["incr_faster30"] == pytest.approx(2.5)  # 82.7 - 80.2

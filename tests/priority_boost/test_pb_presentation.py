@@ -19,23 +19,23 @@ def stats(pb_repo):
 def test_welch_diff_ci_hand_values():
     # 10/2/4 vs 8/2/4: se = sqrt(4/4 + 4/4) = sqrt(2), df = 2**2 / (2 * 1**2 / 3) = 6,
     # t_{0.975, 6} = 2.446912, half = 2.446912 * sqrt(2) = 3.460462.
-    lo, hi = welch.welch_diff_ci(10, 2, 4, 8, 2, 4)
+    lo, hi = welch.welch_diff_ci(10, 2, 4, 8, 2, 4, 0.05)
     assert lo == pytest.approx(2 - 3.460462, abs=1e-5)
     assert hi == pytest.approx(2 + 3.460462, abs=1e-5)
-    assert all(np.isnan(welch.welch_diff_ci(1, 0, 10, 2, 0, 10)))
+    assert all(np.isnan(welch.welch_diff_ci(1, 0, 10, 2, 0, 10, 0.05)))
 
 
 def test_mean_ci_hand_values():
     # 10 ± t_{0.975, 3} * 2 / sqrt(4) = 10 ± 3.182446
-    lo, hi = mean_ci_from_stats(10, 2, 4, 0.95)
+    lo, hi = mean_ci_from_stats(10, 2, 4, 0.05)
     assert (lo, hi) == (pytest.approx(10 - 3.182446, abs=1e-5), pytest.approx(10 + 3.182446, abs=1e-5))
-    lo, hi = mean_ci_from_stats([80.0], [0.0], [10], 0.95)
+    lo, hi = mean_ci_from_stats([80.0], [0.0], [10], 0.05)
     assert lo[0] == hi[0] == 80.0
 
 
 def test_gain_pct_ci_hand_values():
     # Baseline 10, policy 8: gain 20% of the baseline; interval (2 ± 3.460462) * 100 / 10.
-    gain, lo, hi = pba.gain_pct_ci(8, 2, 4, 10, 2, 4)
+    gain, lo, hi = pba.gain_pct_ci(8, 2, 4, 10, 2, 4, 0.05)
     assert gain == pytest.approx(20.0)
     assert lo == pytest.approx(-14.60462, abs=1e-4)
     assert hi == pytest.approx(54.60462, abs=1e-4)
@@ -43,9 +43,9 @@ def test_gain_pct_ci_hand_values():
 
 def test_gain_pct_ci_never_above_100_synthetic():
     # policy 2 s vs baseline 10 s (sd 8, n 3): 80% faster, the Welch upper bound reaches past 100%
-    lo_raw, hi_raw = welch.welch_diff_ci(10, 8, 3, 2, 1, 3, 0.95)
+    lo_raw, hi_raw = welch.welch_diff_ci(10, 8, 3, 2, 1, 3, 0.05)
     assert hi_raw * 100 / 10 > 100
-    gain, lo, hi = pba.gain_pct_ci(2, 1, 3, 10, 8, 3)
+    gain, lo, hi = pba.gain_pct_ci(2, 1, 3, 10, 8, 3, 0.05)
     assert gain == pytest.approx(80.0) and hi == 100.0 and lo == pytest.approx(lo_raw * 10)
 
 
@@ -68,7 +68,7 @@ def test_labels_and_printed_grid(stats):
 
 
 def test_published_means_intervals(stats):
-    m = pba.published_means(stats, "transfer_cpu")
+    m = pba.published_means(stats, "transfer_cpu", 0.05)
     row = m[(m["policy"] == "original") & (m["cpu_procs"] == 0)].iloc[0]
     # 80.8 ± t_{0.975, 9} * 0.63 / sqrt(10) = 80.8 ± 2.262157 * 0.199223
     assert row["ci_lo"] == pytest.approx(80.8 - 0.450675, abs=1e-5)

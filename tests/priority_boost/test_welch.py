@@ -46,7 +46,7 @@ def test_welch_hand_case_t():
 
 def test_hedges_g_hand_case():
     # d = 1, J = 1 - 3/(4*20 - 9) = 68/71; Var = 20/100 + g^2 / (2 (20 - 3.94))
-    g, lo, hi = welch.hedges_g(1.0, 1.0, 10, 0.0, 1.0, 10)
+    g, lo, hi = welch.hedges_g(1.0, 1.0, 10, 0.0, 1.0, 10, 0.05)
     J = 1 - 3 / 71
     assert g == pytest.approx(J)
     half = 1.959963985 * math.sqrt(0.2 + J**2 / (2 * 16.06))
@@ -54,9 +54,9 @@ def test_hedges_g_hand_case():
 
 
 def test_hedges_g_samples_sign_and_zero_sd():
-    g, lo, hi = welch.hedges_g_samples([2, 3, 4], [1, 2, 3])
+    g, lo, hi = welch.hedges_g_samples([2, 3, 4], [1, 2, 3], 0.05)
     assert g > 0 and lo < g < hi
-    assert all(math.isnan(x) for x in welch.hedges_g(1, 0, 10, 0, 0, 10))
+    assert all(math.isnan(x) for x in welch.hedges_g(1, 0, 10, 0, 0, 10, 0.05))
 
 
 def test_holm_hand_case():

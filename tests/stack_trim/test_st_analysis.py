@@ -125,6 +125,6 @@ def test_bootstrap_ci_is_bit_identical_to_scipy_bootstrap_synthetic(statistic, s
     fn = sta.STATISTICS[statistic]
     ref = st.bootstrap((a, b), fn, paired=False, vectorized=True, axis=-1, n_resamples=2000, confidence_level=0.95,
                        method="percentile", rng=np.random.default_rng(7))
-    est, lo, hi = sta.bootstrap_ci(a, b, statistic, 0.95, 2000, 7)
+    est, lo, hi = sta.bootstrap_ci(a, b, statistic, 0.05, 2000, 7)
     assert (lo, hi) == (ref.confidence_interval.low, ref.confidence_interval.high)
     assert est == fn(a, b)

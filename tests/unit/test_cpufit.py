@@ -106,11 +106,11 @@ def test_fit_line_rejects_degenerate_input():
 
 def test_mean_ci_hand_case():
     # mean 2, sd 1, n 3: 2 +- t_{0.975,2} / sqrt(3) = 2 +- 4.302653 * 0.577350
-    mean, lo, hi = mean_ci([1, 2, 3], 0.95)
+    mean, lo, hi = mean_ci([1, 2, 3], 0.05)
     assert mean == 2
     assert hi - mean == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
     assert mean - lo == pytest.approx(hi - mean)
-    assert math.isnan(mean_ci([4.0], 0.95)[1])
+    assert math.isnan(mean_ci([4.0], 0.05)[1])
 
 
 def test_welch_hand_case():

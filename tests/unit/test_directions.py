@@ -131,11 +131,11 @@ def test_priority_boost_net_words_follow_the_interval_synthetic():
 
     audit = pd.DataFrame({"policy": ["decr", "incr"] * 2, "df": [17.0] * 4, "diff": [-0.5, 0.0] * 2,
                           "mean_base": [87.0] * 4, "reject_holm": [False] * 4, "p": [0.5] * 4})
-    tight = net_numbers(audit, stats([87.0, 86.0], [87.5, 86.5], 0.3), 0.95)
+    tight = net_numbers(audit, stats([87.0, 86.0], [87.5, 86.5], 0.3), 0.05)
     assert (tight["net_decr_vs_orig"], tight["net_decr_better_verdict"]) == ("faster than", "holds")
-    swapped = net_numbers(audit, stats([87.5, 86.5], [87.0, 86.0], 0.3), 0.95)
+    swapped = net_numbers(audit, stats([87.5, 86.5], [87.0, 86.0], 0.3), 0.05)
     assert (swapped["net_decr_vs_orig"], swapped["net_decr_better_verdict"]) == ("slower than", "does not hold")
-    wide = net_numbers(audit, stats([87.0, 86.0], [87.5, 86.5], 3.0), 0.95)
+    wide = net_numbers(audit, stats([87.0, 86.0], [87.5, 86.5], 3.0), 0.05)
     assert wide["net_decr_vs_orig"] == "not distinguishable from"
     assert wide["net_decr_better_verdict"] == "is not settled by the table"
     assert wide["net_decr_minus_orig_lo"] < 0 < wide["net_decr_minus_orig_hi"]

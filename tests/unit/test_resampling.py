@@ -36,19 +36,19 @@ def test_boot_means_is_seeded_and_paired():
 
 def test_percentile_ci():
     d = np.arange(101, dtype=float)
-    assert rs.percentile_ci(d, 0.9) == pytest.approx((5.0, 95.0))
-    lo, hi = rs.percentile_ci([70.0] * 30 + [73.0] * 70, 0.95, discrete=True)
+    assert rs.percentile_ci(d, 0.1) == pytest.approx((5.0, 95.0))
+    lo, hi = rs.percentile_ci([70.0] * 30 + [73.0] * 70, 0.05, discrete=True)
     assert (lo, hi) == (70.0, 73.0)
-    assert np.isnan(rs.percentile_ci([np.nan, np.nan])[0])
+    assert np.isnan(rs.percentile_ci([np.nan, np.nan], 0.05)[0])
 
 
 def test_change_and_saving_and_mean_ci():
     assert rs.change_pct(1.32, 1.0) == pytest.approx(32.0)
     assert rs.saving_pct(30.0, 100.0) == pytest.approx(70.0)
-    m, lo, hi = mean_ci([1.0, 3.0], 0.95, min_n=2)  # mean 2, sd sqrt(2), se 1, t(0.975, 1) = 12.706
+    m, lo, hi = mean_ci([1.0, 3.0], 0.05, min_n=2)  # mean 2, sd sqrt(2), se 1, t(0.975, 1) = 12.706
     assert m == 2.0 and lo == pytest.approx(2 - 12.7062, abs=1e-3) and hi == pytest.approx(2 + 12.7062, abs=1e-3)
-    assert np.isnan(mean_ci([1.0], 0.95)[1])
-    assert np.isnan(mean_ci([1.0, 3.0], 0.95)[1])  # two values: no interval by default (MIN_N)
+    assert np.isnan(mean_ci([1.0], 0.05)[1])
+    assert np.isnan(mean_ci([1.0, 3.0], 0.05)[1])  # two values: no interval by default (MIN_N)
 
 
 def test_arg_best_with_allowed_rows():
@@ -209,13 +209,13 @@ def test_mean_ci_errorbar_matches_the_percentile_bootstrap_of_the_mean():
     from mobitrace.stats import resampling as rs
     from mobitrace.stats.intervals import PERCENTILE_MIN_N
     v = np.tile([1.0, 2.0, 4.0, 8.0, 16.0], PERCENTILE_MIN_N // 5 + 1)  # enough values for the percentile interval
-    lo, hi = rs.mean_ci_errorbar(0.95, 4000, 7)(v)
+    lo, hi = rs.mean_ci_errorbar(0.05, 4000, 7)(v)
     idx = np.random.default_rng(7).integers(0, len(v), size=(4000, len(v)))
-    assert (lo, hi) == rs.percentile_ci(v[idx].mean(axis=1), 0.95)
+    assert (lo, hi) == rs.percentile_ci(v[idx].mean(axis=1), 0.05)
     assert 1.0 < lo < v.mean() < hi < 16.0
-    assert rs.mean_ci_errorbar()(np.full(6, 3.0)) == (3.0, 3.0)   # no spread, no interval
-    assert all(np.isnan(rs.mean_ci_errorbar()(np.array([5.0]))))  # one value: no interval
-    assert rs.mean_ci_errorbar(0.95, 500, 1)(v) == rs.mean_ci_errorbar(0.95, 500, 1)(v)  # seeded
+    assert rs.mean_ci_errorbar(0.05)(np.full(6, 3.0)) == (3.0, 3.0)   # no spread, no interval
+    assert all(np.isnan(rs.mean_ci_errorbar(0.05)(np.array([5.0]))))  # one value: no interval
+    assert rs.mean_ci_errorbar(0.05, 500, 1)(v) == rs.mean_ci_errorbar(0.05, 500, 1)(v)  # seeded
     few = v[:5]  # below PERCENTILE_MIN_N: the t interval of the mean; two values: none
-    assert rs.mean_ci_errorbar()(few) == mean_ci(few, 0.95)[1:]
-    assert all(np.isnan(rs.mean_ci_errorbar()(few[:2])))
+    assert rs.mean_ci_errorbar(0.05)(few) == mean_ci(few, 0.05)[1:]
+    assert all(np.isnan(rs.mean_ci_errorbar(0.05)(few[:2])))

@@ -7,9 +7,9 @@ import numpy as np
 from scipy import stats
 
 
-def spearman_ci(x, y, level: float = 0.95) -> tuple[float, float, float, float]:
+def spearman_ci(x, y, alpha: float) -> tuple[float, float, float, float]:
     """(rho, p, low, high): scipy's Spearman rho and two-sided p, and the
-    Fisher-z interval of rho with the Bonett-Wright standard error
+    100(1 - alpha)% Fisher-z interval of rho with the Bonett-Wright standard error
     sqrt((1 + rho²/2) / (n - 3)) (Bonett & Wright, Psychometrika 65 (2000)
     23-28). Fewer than 4 points: NaN interval."""
     res = stats.spearmanr(x, y)
@@ -17,5 +17,5 @@ def spearman_ci(x, y, level: float = 0.95) -> tuple[float, float, float, float]:
     if n < 4 or not np.isfinite(rho):
         return rho, p, float("nan"), float("nan")
     z = np.arctanh(np.clip(rho, -1 + 1e-12, 1 - 1e-12))
-    half = stats.norm.ppf(0.5 + level / 2) * np.sqrt((1 + rho ** 2 / 2) / (n - 3))
+    half = stats.norm.ppf(1 - alpha / 2) * np.sqrt((1 + rho ** 2 / 2) / (n - 3))
     return rho, p, float(np.tanh(z - half)), float(np.tanh(z + half))

@@ -41,24 +41,24 @@ def clip(low, high, possible: tuple[float, float] | None = None):
     return np.clip(low, lo, hi), np.clip(high, lo, hi)
 
 
-def mean_ci_from_stats(mean, sd, n, level: float, possible: tuple[float, float] | None = None):
-    """mean ± t_{(1+level)/2, n-1} · sd / sqrt(n), elementwise (arrays or
+def mean_ci_from_stats(mean, sd, n, alpha: float, possible: tuple[float, float] | None = None):
+    """mean ± t_{1-alpha/2, n-1} · sd / sqrt(n), elementwise (arrays or
     scalars): (low, high), clipped to `possible`. For published summaries,
     whose n is as printed."""
-    half = stats.t.ppf(0.5 + level / 2, np.asarray(n, float) - 1) * np.asarray(sd, float) / np.sqrt(n)
+    half = stats.t.ppf(1 - alpha / 2, np.asarray(n, float) - 1) * np.asarray(sd, float) / np.sqrt(n)
     return clip(np.asarray(mean, float) - half, np.asarray(mean, float) + half, possible)
 
 
-def mean_ci(values, level: float, possible: tuple[float, float] | None = None,
+def mean_ci(values, alpha: float, possible: tuple[float, float] | None = None,
             min_n: int = MIN_N) -> tuple[float, float, float]:
-    """Mean of `values` and its t interval at `level` (`mean_ci_from_stats`
+    """Mean of `values` and its 100(1 - alpha)% t interval (`mean_ci_from_stats`
     with the sample SD), clipped to `possible`: (mean, low, high), NaN
     bounds below `min_n` values."""
     x = np.asarray(values, dtype=float)
     m = float(x.mean()) if len(x) else math.nan
     if len(x) < max(min_n, 2):
         return m, math.nan, math.nan
-    low, high = mean_ci_from_stats(m, x.std(ddof=1), len(x), level, possible)
+    low, high = mean_ci_from_stats(m, x.std(ddof=1), len(x), alpha, possible)
     return m, float(low), float(high)
 
 
@@ -87,8 +87,8 @@ def ratio_ci(numerator, denominator, alpha: float, min_n: int = MIN_N) -> tuple[
     return ratio, ratio * math.exp(-t * se), ratio * math.exp(t * se)
 
 
-def diff_ci(a, b, level: float, min_n: int = MIN_N) -> tuple[float, float, float]:
-    """mean(a) - mean(b) with Welch's t interval at `level`
+def diff_ci(a, b, alpha: float, min_n: int = MIN_N) -> tuple[float, float, float]:
+    """mean(a) - mean(b) with Welch's 100(1 - alpha)% t interval
     (scipy.stats.ttest_ind, equal_var=False): (difference, low, high). NaN
     bounds below `min_n` values in a sample; the difference twice when
     neither sample varies."""
@@ -98,5 +98,5 @@ def diff_ci(a, b, level: float, min_n: int = MIN_N) -> tuple[float, float, float
         return d, math.nan, math.nan
     if np.ptp(a) == 0 and np.ptp(b) == 0:
         return d, d, d
-    ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(level)
+    ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(1 - alpha)
     return d, float(ci.low), float(ci.high)

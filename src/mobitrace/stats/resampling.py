@@ -48,11 +48,11 @@ def boot_means(frame: pd.DataFrame, by: list[str], values: list[str], n_boot: in
     return {v: pd.DataFrame(np.vstack(d), index=index) for v, d in draws.items()}
 
 
-def mean_ci_errorbar(level: float = 0.95, n_boot: int = N_BOOT, seed: int = SEED):
+def mean_ci_errorbar(alpha: float, n_boot: int = N_BOOT, seed: int = SEED):
     """A seaborn `errorbar=` callable for a group's mean: its t interval
     (`intervals.mean_ci`) below `PERCENTILE_MIN_N` values, none below
     `MIN_N`, from there on the percentile bootstrap interval (what
-    errorbar=("ci", 100 level) draws), with the resamples drawn at once in
+    errorbar=("ci", 100 (1 - alpha)) draws), with the resamples drawn at once in
     numpy (seaborn draws them one by one in Python: 12x slower on a sweep
     figure) from a generator seeded with `seed`, so the figure is the same
     bytes on every run."""
@@ -60,28 +60,28 @@ def mean_ci_errorbar(level: float = 0.95, n_boot: int = N_BOOT, seed: int = SEED
         v = np.asarray(values, dtype=float)
         v = v[np.isfinite(v)]
         if len(v) < PERCENTILE_MIN_N:
-            return mean_ci(v, level)[1:]
+            return mean_ci(v, alpha)[1:]
         idx = np.random.default_rng(seed).integers(0, len(v), size=(n_boot, len(v)))
-        return percentile_ci(v[idx].mean(axis=1), level)
+        return percentile_ci(v[idx].mean(axis=1), alpha)
     return interval
 
 
-def percentile_ci(draws, level: float = 0.95, discrete: bool = False) -> tuple[float, float]:
-    """The central `level` percentile interval of bootstrap `draws` (NaN
+def percentile_ci(draws, alpha: float, discrete: bool = False) -> tuple[float, float]:
+    """The central 100(1 - alpha)% percentile interval of bootstrap `draws` (NaN
     draws ignored). `discrete`: bounds are values that occur among the draws
     (for an optimum on a grid of ratios)."""
     d = np.asarray(draws, dtype=float)
     d = d[np.isfinite(d)]
     if not len(d):
         return float("nan"), float("nan")
-    a = (1 - level) / 2
+    a = (1 - (1 - alpha)) / 2  # through the level: the same quantiles, to the bit, as intervals made at 1 - alpha
     method = "inverted_cdf" if discrete else "linear"
     return float(np.quantile(d, a, method=method)), float(np.quantile(d, 1 - a, method=method))
 
 
-def bca_ci(samples, statistic, level: float = 0.95, n_resamples: int = N_BOOT, seed: int = SEED,
+def bca_ci(samples, statistic, alpha: float, n_resamples: int = N_BOOT, seed: int = SEED,
            possible: tuple[float, float] | None = None, min_n: int = MIN_N) -> tuple[float, float]:
-    """The BCa bootstrap interval at `level` of `statistic(*samples,
+    """The 100(1 - alpha)% BCa bootstrap interval of `statistic(*samples,
     axis=-1)` (vectorized), each sample resampled on its own
     (scipy.stats.bootstrap, method="BCa", paired=False, seeded), clipped to
     `possible`. NaN values are dropped. No interval (NaN, NaN) when a sample
@@ -99,14 +99,14 @@ def bca_ci(samples, statistic, level: float = 0.95, n_resamples: int = N_BOOT, s
         # undefined: scipy warns and returns NaN, which means no interval.
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
         ci = stats.bootstrap(xs, statistic, paired=False, vectorized=True, axis=-1, n_resamples=n_resamples,
-                             confidence_level=level, method="BCa", rng=np.random.default_rng(seed)).confidence_interval
+                             confidence_level=1 - alpha, method="BCa", rng=np.random.default_rng(seed)).confidence_interval
     low, high = clip(float(ci.low), float(ci.high), possible)
     return float(low), float(high)
 
 
-def ratio_of_means_ci(num, den, level: float = 0.95, n_boot: int = N_BOOT,
+def ratio_of_means_ci(num, den, alpha: float, n_boot: int = N_BOOT,
                       seed: int = SEED) -> tuple[float, float]:
-    """Interval at `level` of mean(num) / mean(den), two independent
+    """100(1 - alpha)% interval of mean(num) / mean(den), two independent
     samples (NaN values dropped): the t interval of the log ratio
     (`intervals.ratio_ci`) below `PERCENTILE_MIN_N` values in a sample, the
     percentile bootstrap (each sample resampled on its own, seeded) from
@@ -114,11 +114,11 @@ def ratio_of_means_ci(num, den, level: float = 0.95, n_boot: int = N_BOOT,
     a, b = (np.asarray(x, dtype=float) for x in (num, den))
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
     if min(len(a), len(b)) < PERCENTILE_MIN_N:
-        return ratio_ci(a, b, 1 - level)[1:]
+        return ratio_ci(a, b, 1 - (1 - alpha))[1:]  # through the level, as `percentile_ci`
     rng = np.random.default_rng(seed)
     draws = (a[rng.integers(0, len(a), (n_boot, len(a)))].mean(axis=1)
              / b[rng.integers(0, len(b), (n_boot, len(b)))].mean(axis=1))
-    return percentile_ci(draws, level)
+    return percentile_ci(draws, alpha)
 
 
 def change_pct(num, den):

@@ -57,15 +57,15 @@ def welch_from_stats(mean1, sd1, n1, mean2, sd2, n2) -> Welch:
     return Welch(float(res.statistic), float(welch_df(sd1, n1, sd2, n2)), float(res.pvalue))
 
 
-def welch_diff_ci(mean1, sd1, n1, mean2, sd2, n2, level: float = 0.95) -> tuple[float, float]:
-    """Welch's confidence interval of m1 - m2 from summary statistics:
-    (m1 - m2) ± t_{(1+level)/2, df} sqrt(s1**2/n1 + s2**2/n2), df by `welch_df`.
+def welch_diff_ci(mean1, sd1, n1, mean2, sd2, n2, alpha: float) -> tuple[float, float]:
+    """Welch's 100(1 - alpha)% confidence interval of m1 - m2 from summary statistics:
+    (m1 - m2) ± t_{1-alpha/2, df} sqrt(s1**2/n1 + s2**2/n2), df by `welch_df`.
     NaN when both SDs are zero."""
     se = float(np.sqrt(sd1**2 / n1 + sd2**2 / n2))
     df = float(welch_df(sd1, n1, sd2, n2))
     if not np.isfinite(df):
         return (float("nan"), float("nan"))
-    half = float(stats.t.ppf(0.5 + level / 2, df)) * se
+    half = float(stats.t.ppf(1 - alpha / 2, df)) * se
     return (mean1 - mean2 - half, mean1 - mean2 + half)
 
 
@@ -162,13 +162,13 @@ def p_consistent(relation: str, p_value: float, p_decimals: int, lo: float, hi: 
     return plo <= hi and lo <= phi
 
 
-def hedges_g(mean1, sd1, n1, mean2, sd2, n2, level: float = 0.95) -> tuple[float, float, float]:
+def hedges_g(mean1, sd1, n1, mean2, sd2, n2, alpha: float) -> tuple[float, float, float]:
     """Hedges' g of (1 - 2) with a normal-approximation confidence interval.
 
     d = (m1 - m2) / s_p, s_p**2 = ((n1-1) s1**2 + (n2-1) s2**2) / (n1 + n2 - 2);
     g = J d with J = 1 - 3 / (4 (n1 + n2) - 9);
     Var(g) = (n1 + n2) / (n1 n2) + g**2 / (2 (n1 + n2 - 3.94));
-    interval g ± z_{(1+level)/2} sqrt(Var(g)).
+    interval g ± z_{1-alpha/2} sqrt(Var(g)).
     Computed by statsmodels.stats.meta_analysis.effectsize_smd. References:
     L. V. Hedges, J. Educ. Stat. 6 (1981) 107-128; Borenstein et al.,
     Introduction to Meta-Analysis (Wiley, 2009), ch. 4; Chen & Peace, Applied
@@ -180,14 +180,14 @@ def hedges_g(mean1, sd1, n1, mean2, sd2, n2, level: float = 0.95) -> tuple[float
     g, var = float(g), float(var)
     if not np.isfinite(g):
         return (float("nan"),) * 3
-    half = stats.norm.ppf(0.5 + level / 2) * np.sqrt(var)
+    half = stats.norm.ppf(1 - alpha / 2) * np.sqrt(var)
     return (g, g - half, g + half)
 
 
-def hedges_g_samples(a, b, level: float = 0.95) -> tuple[float, float, float]:
+def hedges_g_samples(a, b, alpha: float) -> tuple[float, float, float]:
     """Hedges' g of sample a versus sample b (see `hedges_g`), SDs with ddof=1."""
     a, b = np.asarray(a, float), np.asarray(b, float)
-    return hedges_g(a.mean(), a.std(ddof=1), len(a), b.mean(), b.std(ddof=1), len(b), level)
+    return hedges_g(a.mean(), a.std(ddof=1), len(a), b.mean(), b.std(ddof=1), len(b), alpha)
 
 
 def holm(pvalues, alpha: float) -> tuple[np.ndarray, np.ndarray]:

@@ -194,9 +194,9 @@ def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple
     sources' slopes. Returns (table, display)."""
     rows = []
     for (device, direction), g in runs.groupby(["device", "direction"], sort=True):
-        all_gap = mean_ci(g["gap_pp"], 1 - alpha)
+        all_gap = mean_ci(g["gap_pp"], alpha)
         low = g[g["low_rate"]]
-        low_gap = mean_ci(low["gap_pp"], 1 - alpha)
+        low_gap = mean_ci(low["gap_pp"], alpha)
         at_max = g[g["target_rate_bps"] == 0]
         rows.append({
             "device": device, "direction": direction, "n": len(g),

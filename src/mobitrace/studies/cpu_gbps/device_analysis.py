@@ -121,7 +121,7 @@ def rate_summary(runs: pd.DataFrame, alpha: float) -> pd.DataFrame:
     rows = []
     for (device, config, direction, rate), g in runs.groupby(
             ["device", "config", "direction", "target_rate_bps"], sort=True):
-        tput = mean_ci(g["throughput_gbps"], 1 - alpha)
+        tput = mean_ci(g["throughput_gbps"], alpha)
         row = {"device": device, "config": config, "direction": direction,
                "target_rate": "max" if rate == 0 else f"{rate / 1e6:g}M", "target_rate_bps": rate,
                "n": len(g), "throughput_gbps": tput[0], "throughput_lo": tput[1], "throughput_hi": tput[2]}

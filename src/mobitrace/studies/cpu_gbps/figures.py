@@ -26,7 +26,7 @@ def throughput_figure(runs: pd.DataFrame, devices: list[str], alpha: float):
     data["direction"] = data["direction"].map(DIRECTION_NAMES)
     fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(devices) + 1.3))
     sns.pointplot(data=data, x="throughput_gbps", y="device", hue="direction", order=devices,
-                  hue_order=["downlink", "uplink"], errorbar=lambda v: mean_ci(v, 1 - alpha)[1:],
+                  hue_order=["downlink", "uplink"], errorbar=lambda v: mean_ci(v, alpha)[1:],
                   dodge=0.3, linestyle="none", markers=["o", "s"], capsize=0.15, err_kws={"linewidth": 1.4},
                   ax=ax)
     ax.set(xlabel="TCP throughput at the unlimited rate (Gbps)", ylabel="", xlim=(0, None))

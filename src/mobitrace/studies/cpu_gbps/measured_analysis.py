@@ -71,8 +71,8 @@ def compare(runs: pd.DataFrame, fits: pd.DataFrame, dev_a: str, dev_b: str, labe
         a, b = max_runs(runs, dev_a, direction), max_runs(runs, dev_b, direction)
         if a.empty or b.empty:
             continue
-        ma = mean_ci(a["throughput_gbps"], 1 - alpha)
-        mb = mean_ci(b["throughput_gbps"], 1 - alpha)
+        ma = mean_ci(a["throughput_gbps"], alpha)
+        mb = mean_ci(b["throughput_gbps"], alpha)
         test = welch_samples(b["throughput_gbps"], a["throughput_gbps"])
         _, ratio_lo, ratio_hi = cpufit.ratio_ci(b["throughput_gbps"], a["throughput_gbps"], alpha)
         slope = {(dev, source): fit_of(fits, dev, direction, source)["slope"]

@@ -99,7 +99,7 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
             v.row("rog_baseline_sirq")["location"], ">=", round(rog_share, 6), float(shares.mean()), "ratio",
             f"/proc/stat SoftIRQ / Total at the unlimited rate, {ref}, downlink; "
             "bound: at least the smaller published share", "measured")
-        intervals["measured_sirq_significant_share"] = mean_ci(shares, 1 - alpha)[1:]
+        intervals["measured_sirq_significant_share"] = mean_ci(shares, alpha)[1:]
     if not gro.empty:
         d = gro.set_index("direction").loc["down"]
         paper_ratio = paper_gro_ratio(values)

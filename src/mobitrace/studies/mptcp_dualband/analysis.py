@@ -204,7 +204,7 @@ def fig1_table(mp: pd.DataFrame, rates_paper: dict) -> pd.DataFrame:
                  path_b=("tput_b_eq_mbps", "mean"), path_b_sd=("tput_b_eq_mbps", "std")).reset_index())
     fig1["sum of path rates"] = [rates_paper[d]["a"] + rates_paper[d]["b"] for d in fig1["direction"]]
     fig1["% of sum"] = 100 * fig1["total"] / fig1["sum of path rates"]
-    ci = {k: mean_ci(g["tput_eq_mbps"], 0.95) for k, g in mp.groupby(["device", "direction"])}
+    ci = {k: mean_ci(g["tput_eq_mbps"], 0.05) for k, g in mp.groupby(["device", "direction"])}
     fig1["total_ci_low"] = [ci[k][1] for k in zip(fig1["device"], fig1["direction"])]
     fig1["total_ci_high"] = [ci[k][2] for k in zip(fig1["device"], fig1["direction"])]
     return validated(fig1, "fig1_mptcp_throughput")
@@ -281,7 +281,7 @@ def gro_gain_pct(cdf: pd.DataFrame) -> float:
     return 100 * (c.loc["GRO on (default)", "median_gbps"] / c.loc["gro-off-b", "median_gbps"] - 1)
 
 
-def gro_gain_ci(dl_ref: pd.DataFrame, level: float = 0.95, n_boot: int = rs.N_BOOT,
+def gro_gain_ci(dl_ref: pd.DataFrame, alpha: float = 0.05, n_boot: int = rs.N_BOOT,
                 seed: int = rs.SEED) -> tuple[float, float]:
     """95% BCa bootstrap interval of :func:`gro_gain_pct` (a ratio of
     medians: BCa, as for every median at small n, stats.resampling.bca_ci),
@@ -290,7 +290,7 @@ def gro_gain_ci(dl_ref: pd.DataFrame, level: float = 0.95, n_boot: int = rs.N_BO
     on = dl_ref.loc[dl_ref["configuration"] == "GRO on (default)", "tput_eq_mbps"].to_numpy(dtype=float)
     off = dl_ref.loc[dl_ref["configuration"] == "gro-off-b", "tput_eq_mbps"].to_numpy(dtype=float)
     return rs.bca_ci((on, off), lambda a, b, axis=-1: 100 * (np.median(a, axis=axis) / np.median(b, axis=axis) - 1),
-                     level=level, n_resamples=n_boot, seed=seed)
+                     alpha=alpha, n_resamples=n_boot, seed=seed)
 
 
 def change_phrase(pct: float, ci: tuple[float, float], quantity: str, digits: int = 0) -> str:
@@ -376,7 +376,7 @@ def uplink_power_excess(pw: pd.DataFrame, mp_ref: pd.DataFrame, ref: str) -> tup
     (`rs.ratio_of_means_ci` of the runs' mean powers)."""
     excess = uplink_power_change(pw, ref)
     power = mp_ref.groupby("direction")["power_mw"]
-    lo, hi = rs.ratio_of_means_ci(power.get_group("uplink"), power.get_group("downlink"))
+    lo, hi = rs.ratio_of_means_ci(power.get_group("uplink"), power.get_group("downlink"), 0.05)
     return excess, (100 * (lo - 1), 100 * (hi - 1))
 
 

@@ -63,7 +63,7 @@ def fig1_bars(mp_ref: pd.DataFrame, r: pd.DataFrame, colors: dict = COLORS, n_bo
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     sns.barplot(data=long1, x="direction", y="throughput (Mbps)", hue="series", order=list(DIRECTIONS),
                 palette=[colors["a"], colors["b"], colors["total"]],
-                errorbar=rs.mean_ci_errorbar(0.95, n_boot, seed),
+                errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed),
                 capsize=0.1, err_kws={"linewidth": 1}, ax=ax)
     ax.hlines(r["sum of path rates"], np.arange(len(r)) - 0.4, np.arange(len(r)) + 0.4, colors="k",
               linestyles="--", linewidth=1, label="sum of path rates")
@@ -127,7 +127,7 @@ def backup_lines(bk: pd.DataFrame, colors: dict = COLORS, n_boot: int = rs.N_BOO
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     sns.lineplot(data=bk_plot, x="demand_mbps", y="power_mw", hue="path", style="mode", markers=True, dashes=True,
                  palette=[colors["a"], colors["b"]], hue_order=["path a", "path b"],
-                 errorbar=rs.mean_ci_errorbar(0.95, n_boot, seed), ax=ax)
+                 errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed), ax=ax)
     ax.set(xlabel="source data rate (Mbps)", ylabel="modeled power above base (mW)")
     legend_outside(ax)
     return fig
@@ -157,9 +157,9 @@ def sweep_figure(runs: pd.DataFrame, opt: pd.DataFrame, demand: dict[str, float]
                         value_name="y").replace({"series": SERIES_NJ})
         top, bottom = axes[0, j], axes[1, j]
         sns.lineplot(data=long_t, x="ratio_a_pct", y="y", hue="series", palette=palette_t, marker="o",
-                     markersize=4, errorbar=rs.mean_ci_errorbar(0.95, n_boot, seed), ax=top)
+                     markersize=4, errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed), ax=top)
         sns.lineplot(data=long_e, x="ratio_a_pct", y="y", style="series", color="k", marker="o", markersize=4,
-                     errorbar=rs.mean_ci_errorbar(0.95, n_boot, seed), ax=bottom)
+                     errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed), ax=bottom)
         if demand[direction] > 0:
             top.axhline(demand[direction], ls=":", color="grey", lw=1, label="demand")
         e_ratio = best["energy_opt_satisfying_ratio"]
@@ -193,7 +193,7 @@ def facets_figure(runs: pd.DataFrame, opt: pd.DataFrame, summary: pd.DataFrame, 
         for j, direction in enumerate(DIRECTIONS):
             ax, demand = axes[i, j], case[direction]
             g = runs[(runs["direction"] == direction) & (runs["demand"] == demand)]
-            sns.lineplot(data=g, x="ratio_a_pct", y="nj_per_bit", color="k", errorbar=rs.mean_ci_errorbar(0.95, n_boot, seed),
+            sns.lineplot(data=g, x="ratio_a_pct", y="nj_per_bit", color="k", errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed),
                          ax=ax, label="energy per bit (modeled)" if i == j == 0 else None)
             s = summary[(summary["direction"] == direction) & (summary["demand"] == demand)]
             meets = s["tput_mbps"] >= satisfied_frac * demand if demand > 0 else s["tput_mbps"] > -1

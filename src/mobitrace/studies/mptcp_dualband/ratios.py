@@ -179,7 +179,7 @@ def boot(runs: pd.DataFrame, n_boot: int = rs.N_BOOT, seed: int = SEED) -> dict[
 
 
 def optima_ci(draws: dict[str, pd.DataFrame], satisfied_frac: float = 0.95,
-              level: float = 0.95) -> pd.DataFrame:
+              alpha: float = 0.05) -> pd.DataFrame:
     """Per direction x demand, percentile intervals (on the ratio grid) of
     the throughput-optimal ratio, the energy-optimal ratio among two-path
     ratios and the energy-optimal ratio among the ratios that meet
@@ -199,18 +199,18 @@ def optima_ci(draws: dict[str, pd.DataFrame], satisfied_frac: float = 0.95,
                                            ("energy_opt_both_ratio", e, False, both),
                                            ("energy_opt_satisfying_ratio", e, False, ok)):
             lo, hi = ((np.nan, np.nan) if few else
-                      rs.percentile_ci(rs.arg_best(d, "ratio_a_pct", maximize, allowed), level, discrete=True))
+                      rs.percentile_ci(rs.arg_best(d, "ratio_a_pct", maximize, allowed), alpha, discrete=True))
             row[f"{name}_low"], row[f"{name}_high"] = lo, hi
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def change_ci(runs: pd.DataFrame, column: str, direction: str, demand: float,
-              ratio: float, against: float, level: float = 0.95) -> tuple[float, float]:
+              ratio: float, against: float, alpha: float = 0.05) -> tuple[float, float]:
     """Interval of 100 (mean at `ratio` / mean at `against` - 1) for
     `column` (tput_eq_mbps or nj_per_bit) in one direction and demand, over
     the sweep's runs (`sweep_runs`; `rs.ratio_of_means_ci`)."""
     cell = runs[(runs["direction"] == direction) & (runs["demand"] == demand)]
     lo, hi = rs.ratio_of_means_ci(cell.loc[cell["ratio_a_pct"] == ratio, column],
-                                  cell.loc[cell["ratio_a_pct"] == against, column], level)
+                                  cell.loc[cell["ratio_a_pct"] == against, column], alpha)
     return 100 * (lo - 1), 100 * (hi - 1)

@@ -23,7 +23,7 @@ def table_precision(cells: pd.DataFrame) -> dict:
 
 
 def audit_published(stats: pd.DataFrame, table: str, p_table: str | None, baseline: str = "original",
-                    *, alpha: float, level: float, grid: int = 21) -> pd.DataFrame:
+                    *, alpha: float, grid: int = 21) -> pd.DataFrame:
     """Every policy-versus-baseline comparison of a mean/SD table: the
     recomputed Welch test, the range of p over the rounding intervals (as
     printed, and at the table's precision), the published p where there is
@@ -40,7 +40,7 @@ def audit_published(stats: pd.DataFrame, table: str, p_table: str | None, baseli
     for r in wide[wide["policy"] != baseline].sort_values(["column", "policy"]).itertuples(index=False):
         b = base.loc[r.column]
         t = welch.welch_from_stats(r.mean, r.sd, r.n, b["mean"], b["sd"], b["n"])
-        g, glo, ghi = welch.hedges_g(r.mean, r.sd, r.n, b["mean"], b["sd"], b["n"], level)
+        g, glo, ghi = welch.hedges_g(r.mean, r.sd, r.n, b["mean"], b["sd"], b["n"], alpha)
         lo_p, hi_p = welch.p_range(r.mean, r.mean_decimals, r.sd, r.sd_decimals, r.n,
                                b["mean"], b["mean_decimals"], b["sd"], b["sd_decimals"], b["n"], grid)
         lo_t, hi_t = welch.p_range(r.mean, max(r.mean_decimals, prec["mean"]), r.sd, max(r.sd_decimals, prec["sd"]),
@@ -79,7 +79,7 @@ def cell_summary(runs: pd.DataFrame, value: str = "metric") -> pd.DataFrame:
 
 
 def compare_measured(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
-                     *, alpha: float, level: float) -> pd.DataFrame:
+                     *, alpha: float) -> pd.DataFrame:
     """Welch tests and Hedges' g of each policy against the baseline on the
     per-run samples of every (table, condition); Holm over each table's
     comparisons. Cells with fewer than two runs on either side are kept with
@@ -99,7 +99,7 @@ def compare_measured(runs: pd.DataFrame, baseline: str = "original", value: str 
             row["rel_diff"] = row["diff"] / row["mean_base"] if row["mean_base"] else np.nan
             if len(x) >= 2 and len(base) >= 2:
                 t = welch.welch_samples(x, base)
-                g, glo, ghi = welch.hedges_g_samples(x, base, level)
+                g, glo, ghi = welch.hedges_g_samples(x, base, alpha)
                 row.update(t=t.t, df=t.df, p=t.p, g=g, g_lo=glo, g_hi=ghi)
             else:
                 row.update(t=np.nan, df=np.nan, p=np.nan, g=np.nan, g_lo=np.nan, g_hi=np.nan)
@@ -180,7 +180,7 @@ def welch_change(audit: pd.DataFrame, alpha: float) -> pd.DataFrame:
     paper's own statistics."""
     out = audit.copy()
     n_base = out["n_base"] if "n_base" in out else out["n"]
-    ci = [gain_pct_ci(m, s, n, mb, sb, nb, 1 - 2 * alpha) for m, s, n, mb, sb, nb in
+    ci = [gain_pct_ci(m, s, n, mb, sb, nb, 2 * alpha) for m, s, n, mb, sb, nb in
           zip(out["mean"], out["sd"], out["n"], out["mean_base"], out["sd_base"], n_base)]
     out["change_pct"] = [-g for g, _, _ in ci]
     out["change_lo_pct"] = [-hi for _, _, hi in ci]
@@ -188,18 +188,18 @@ def welch_change(audit: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return out
 
 
-def median_ratio_ci(ratios, level: float = 0.95, seed: int = 20261123) -> tuple[float, float]:
+def median_ratio_ci(ratios, alpha: float, seed: int = 20261123) -> tuple[float, float]:
     """BCa bootstrap interval of the median of per-pair ratios
     (`rs.bca_ci`, scipy.stats.bootstrap, fixed seed): the effect size beside
     a Wilcoxon p. Fewer than MIN_N pairs or all ratios equal: NaN."""
     ratios = np.asarray(ratios, float)
     if len(ratios) < MIN_N or np.ptp(ratios) == 0:
         return np.nan, np.nan
-    return rs.bca_ci((ratios,), np.median, level, 2000, seed, possible=(0.0, np.inf))
+    return rs.bca_ci((ratios,), np.median, alpha, 2000, seed, possible=(0.0, np.inf))
 
 
 def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = "metric",
-                   *, alpha: float, level: float) -> pd.DataFrame:
+                   *, alpha: float) -> pd.DataFrame:
     """Supplementary paired comparison: every repetition of a cell uses the
     same on/off link schedule (seed) for all policies, so runs can be paired
     by (session, rep). Per policy and condition: the number of pairs, the
@@ -222,7 +222,7 @@ def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = 
             if len(d) >= 2 and (d != 0).any():
                 p = float(st.wilcoxon(pair["x"], pair["b"]).pvalue)
             ratio = pair["x"] / pair["b"]
-            lo, hi = median_ratio_ci(ratio, level)
+            lo, hi = median_ratio_ci(ratio, alpha)
             rows.append({"table": table, "cpu_procs": cpu, "cross_pct": cross, "policy": policy,
                          "pairs": len(d), "median_ratio": float(ratio.median()) if len(d) else np.nan,
                          "median_ratio_lo": lo, "median_ratio_hi": hi,
@@ -256,13 +256,13 @@ def printed_grid(stats: pd.DataFrame, table: str) -> pd.DataFrame:
     return cells.reset_index(names="policy")
 
 
-def published_means(stats: pd.DataFrame, table: str, level: float = 0.95) -> pd.DataFrame:
+def published_means(stats: pd.DataFrame, table: str, alpha: float) -> pd.DataFrame:
     """Every cell of a published mean/SD table with its t-based interval
     (`intervals.mean_ci_from_stats`), policy and condition labelled for a figure."""
     from mobitrace.core.published import mean_sd_table
 
     wide = mean_sd_table(stats, table)
-    wide["ci_lo"], wide["ci_hi"] = intervals.mean_ci_from_stats(wide["mean"], wide["sd"], wide["n"], level)
+    wide["ci_lo"], wide["ci_hi"] = intervals.mean_ci_from_stats(wide["mean"], wide["sd"], wide["n"], alpha)
     wide["policy_name"] = wide["policy"].map(POLICY_NAMES)
     wide["condition"] = [condition_label(c, x) for c, x in zip(wide["cpu_procs"], wide["cross_pct"])]
     order = {p: i for i, p in enumerate(POLICY_ORDER)}
@@ -270,13 +270,13 @@ def published_means(stats: pd.DataFrame, table: str, level: float = 0.95) -> pd.
                             ignore_index=True)
 
 
-def gain_pct_ci(mean, sd, n, mean_base, sd_base, n_base, level: float = 0.95) -> tuple[float, float, float]:
+def gain_pct_ci(mean, sd, n, mean_base, sd_base, n_base, alpha: float) -> tuple[float, float, float]:
     """The gain of a policy over the baseline in % of the baseline's mean,
     100 (m_base - m) / m_base, with the Welch interval of the difference of
     means (welch.welch_diff_ci) divided by the baseline's mean (its own
     uncertainty is not propagated), clipped at 100% (a time cannot fall
     below 0)."""
-    lo, hi = welch.welch_diff_ci(mean_base, sd_base, n_base, mean, sd, n, level)
+    lo, hi = welch.welch_diff_ci(mean_base, sd_base, n_base, mean, sd, n, alpha)
     scale = 100.0 / mean_base
     lo, hi = intervals.clip(lo * scale, hi * scale, (-np.inf, 100.0))
     return (mean_base - mean) * scale, float(lo), float(hi)
@@ -403,10 +403,10 @@ UNITS = {"cpu": "s", "net": "s", "audio": "µs"}
 KIT_TABLE_OF = {"transfer_cpu": "cpu", "transfer_net": "net", "audio_jitter": "audio"}
 
 
-def published_means_both(stats: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+def published_means_both(stats: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """`published_means` of the CPU-load and the network-load tables, one
     after the other, with a column `load` naming the table."""
-    return pd.concat([published_means(stats, t, level).assign(load=name)
+    return pd.concat([published_means(stats, t, alpha).assign(load=name)
                       for t, name in (("transfer_cpu", "CPU load"), ("transfer_net", "network load"))])
 
 

@@ -89,7 +89,7 @@ def p_ranges(audit: pd.DataFrame, alpha: float):
     return fig
 
 
-def effect_sizes(audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, level: float):
+def effect_sizes(audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, alpha: float):
     """Hedges' g with its interval of every comparison of the two audited
     tables, INCR and DECR side by side, with a line at zero."""
     both = pd.concat([audit_cpu.assign(load="CPU load"), audit_net.assign(load="network load")], ignore_index=True)
@@ -102,12 +102,12 @@ def effect_sizes(audit_cpu: pd.DataFrame, audit_net: pd.DataFrame, level: float)
                   errorbar=extent, dodge=0.4, linestyle="none", capsize=0.15, marker="o", markersize=4,
                   err_kws={"linewidth": 1.2}, palette=[PALETTE[1], PALETTE[2]], ax=ax)
     ax.axvline(0, color="grey", lw=0.8)
-    ax.set(xlabel=f"Hedges' g, policy − original, with {100 * level:.0f}% interval (negative: faster)", ylabel="")
+    ax.set(xlabel=f"Hedges' g, policy − original, with {100 * (1 - alpha):.0f}% interval (negative: faster)", ylabel="")
     legend_outside(ax, title="policy")
     return fig
 
 
-def measured_runs(runs: pd.DataFrame, level: float):
+def measured_runs(runs: pd.DataFrame, alpha: float):
     """Measured runs of one device: per experiment (panel), condition and
     policy, the mean with its interval (`rs.mean_ci_errorbar`) over every run.
     None when no run has a metric."""
@@ -124,7 +124,7 @@ def measured_runs(runs: pd.DataFrame, level: float):
         sns.stripplot(data=t, x="condition", y="metric", hue="policy_name", hue_order=hue_order, dodge=True,
                       jitter=False, size=2.5, alpha=0.35, legend=False, ax=ax)
         sns.pointplot(data=t, x="condition", y="metric", hue="policy_name", hue_order=hue_order,
-                      errorbar=rs.mean_ci_errorbar(level, 2000, SEED), dodge=0.53, linestyle="none",
+                      errorbar=rs.mean_ci_errorbar(alpha, 2000, SEED), dodge=0.53, linestyle="none",
                       capsize=0.1, marker="D", markersize=5, err_kws={"linewidth": 1.4}, ax=ax,
                       legend=ax is axes[0, 0])
         ax.set(title=TABLE_TITLES[table], xlabel=CONDITION_AXIS,
@@ -299,19 +299,19 @@ def headline(devices) -> list[str]:
     return ids
 
 
-def headline_intervals(audit_cpu: pd.DataFrame, comparisons: dict, level: float) -> dict:
+def headline_intervals(audit_cpu: pd.DataFrame, comparisons: dict, alpha: float) -> dict:
     """Welch intervals of the largest gain in % of the original's mean
     (`gain_pct_ci`): of the published CPU-load table (from mean/SD/n) and of
     each device's CPU-load runs; {claim id: (low, high)}."""
     top_pub = audit_cpu.loc[(-audit_cpu["diff"] / audit_cpu["mean_base"]).idxmax()]
     intervals = {"cpu_marginal": gain_pct_ci(*top_pub[["mean", "sd", "n", "mean_base", "sd_base", "n"]],
-                                             level=level)[1:]}
+                                             alpha=alpha)[1:]}
     for device, comp in comparisons.items():
         cpu_comp = comp[comp["table"] == "cpu"]
         if len(cpu_comp):
             top = cpu_comp.loc[(-cpu_comp["rel_diff"]).idxmax()]
             intervals[f"{device}_cpu_marginal"] = gain_pct_ci(
-                *top[["mean", "sd", "n", "mean_base", "sd_base", "n_base"]], level=level)[1:]
+                *top[["mean", "sd", "n", "mean_base", "sd_base", "n_base"]], alpha=alpha)[1:]
     return intervals
 
 
@@ -344,8 +344,7 @@ class Chapter(NotebookChapter):
                  alpha: float, p_grid: int, rel_tol_approx: float, marginal_pct: float,
                  equivalence_margin_pct: float):
         self.study, self.interim_dir, self.devices = study, interim_dir, devices
-        self.alpha, self.p_grid = alpha, p_grid
-        self.ci_level = 1 - alpha  # every interval is 100(1 - alpha)%
+        self.alpha, self.p_grid = alpha, p_grid  # every interval is 100(1 - alpha)%
         self.rel_tol_approx, self.marginal_pct = rel_tol_approx, marginal_pct
         self.equivalence_margin_pct = equivalence_margin_pct
         self.results = Path(results_dir)
@@ -375,7 +374,7 @@ class Chapter(NotebookChapter):
     def published_means_figure(self) -> None:
         """The published means with their t intervals."""
         out = self.out
-        pub_means = out.save_table(pba.published_means_both(self.stats, self.ci_level), "published_means_ci")
+        pub_means = out.save_table(pba.published_means_both(self.stats, self.alpha), "published_means_ci")
         out.figure(published_means(pub_means), "published_means_ci",
                    alt="Two panels of mean file transfer time in seconds with 95% confidence intervals, for the "
                        "original scheduler, INCR and DECR, against CPU load (left) and network load (right), from "
@@ -390,10 +389,10 @@ class Chapter(NotebookChapter):
         audit, on the methods page)."""
         out, stats = self.out, self.stats
         out.put("alpha", self.alpha)
-        out.put("ci_pct", 100 * self.ci_level)
+        out.put("ci_pct", 100 * (1 - self.alpha))
         self.audit_cpu = pba.audit_published(stats, "transfer_cpu", "transfer_cpu_p", alpha=self.alpha,
-                                             level=self.ci_level, grid=self.p_grid)
-        self.audit_net = pba.audit_published(stats, "transfer_net", None, alpha=self.alpha, level=self.ci_level,
+                                             grid=self.p_grid)
+        self.audit_net = pba.audit_published(stats, "transfer_net", None, alpha=self.alpha,
                                              grid=self.p_grid)
         out.save_table(self.audit_cpu, "audit_transfer_cpu")
         out.save_table(self.audit_net, "audit_transfer_net")
@@ -406,7 +405,7 @@ class Chapter(NotebookChapter):
         out.provenance("published inputs (§4, first table); tests, ranges, effect sizes and Holm computed here.")
 
     def audit_numbers(self) -> None:
-        self._glue(audit_numbers(self.audit_cpu, self.ci_level))
+        self._glue(audit_numbers(self.audit_cpu, self.alpha))
 
     def p_ranges_figure(self) -> None:
         out = self.out
@@ -427,11 +426,11 @@ class Chapter(NotebookChapter):
         out.provenance("published inputs (§4, second table); tests, ranges, effect sizes and Holm computed here.")
 
     def net_numbers(self) -> None:
-        self._glue(net_numbers(self.audit_net, self.stats, self.ci_level))
+        self._glue(net_numbers(self.audit_net, self.stats, self.alpha))
 
     def effect_sizes_figure(self) -> None:
         out = self.out
-        out.figure(effect_sizes(self.audit_cpu, self.audit_net, self.ci_level), "effect_sizes_published",
+        out.figure(effect_sizes(self.audit_cpu, self.audit_net, self.alpha), "effect_sizes_published",
                    alt="Hedges' g of INCR and DECR against the original scheduler with 95% intervals, for each "
                        "column of the paper's CPU-load and network-load tables, with a vertical line at zero.",
                    caption="Effect sizes (standardized differences of the means) from the paper's tables. Look at "
@@ -470,7 +469,7 @@ class Chapter(NotebookChapter):
                 out.table(grid, f"measured_{device}_{table}", f"{TABLE_TITLES[table]}, {device}: mean/SD (n runs)")
                 out.device_provenance(f"measured ({device}, capture {hashes}); mean and SD over runs.", device)
             self.comparisons[device] = out.save_table(
-                pba.compare_measured(runs.dropna(subset=["metric"]), alpha=self.alpha, level=self.ci_level),
+                pba.compare_measured(runs.dropna(subset=["metric"]), alpha=self.alpha),
                 f"measured_{device}_welch")
 
     def welch_tests(self) -> None:
@@ -487,8 +486,7 @@ class Chapter(NotebookChapter):
     def paired_tests(self) -> None:
         out = self.out
         for device, (runs, sessions) in self.measured.items():
-            pc = self.paired[device] = pba.compare_paired(runs.dropna(subset=["metric"]), alpha=self.alpha,
-                                                                 level=self.ci_level)
+            pc = self.paired[device] = pba.compare_paired(runs.dropna(subset=["metric"]), alpha=self.alpha)
             if pc.empty:
                 continue
             out.table(pc, f"measured_{device}_paired", f"Runs paired by repetition (same link schedule), {device}",
@@ -500,7 +498,7 @@ class Chapter(NotebookChapter):
     def measured_figures(self) -> None:
         out = self.out
         for device, (runs, sessions) in self.measured.items():
-            fig = measured_runs(runs, self.ci_level)
+            fig = measured_runs(runs, self.alpha)
             if fig is None:
                 continue
             out.figure(fig, f"measured_{device}",
@@ -554,7 +552,7 @@ class Chapter(NotebookChapter):
     def intervals(self) -> dict:
         """Welch 95% CIs of the largest gain, in % of the original's mean
         (published: from mean/SD/n; measured: from the runs)."""
-        return headline_intervals(self.audit_cpu, self.comparisons, self.ci_level)
+        return headline_intervals(self.audit_cpu, self.comparisons, self.alpha)
 
     def findings(self) -> None:
         """The key findings, with intervals of the headline values: Welch 95% CIs

@@ -38,14 +38,14 @@ def tested_word(diff: float, significant: bool, up: str, down: str, neither: str
     return up if float(diff) > 0 else down
 
 
-def mean_change_interval(diff: pd.Series, se: pd.Series, df: pd.Series, level: float) -> tuple[float, float, float]:
+def mean_change_interval(diff: pd.Series, se: pd.Series, df: pd.Series, alpha: float) -> tuple[float, float, float]:
     """The mean of per-column mean differences (independent columns) and its
-    `level` t interval: standard error sqrt(sum se_i^2) / k, degrees of
+    100(1 - alpha)% t interval: standard error sqrt(sum se_i^2) / k, degrees of
     freedom the smallest of the columns' Welch df (conservative)."""
     from scipy import stats as st
     k = len(diff)
     mean, se_mean = float(diff.mean()), float((se ** 2).sum() ** 0.5 / k)
-    half = float(st.t.ppf(0.5 + level / 2, float(df.min()))) * se_mean
+    half = float(st.t.ppf(1 - alpha / 2, float(df.min()))) * se_mean
     return mean, mean - half, mean + half
 
 
@@ -56,7 +56,7 @@ def _welch_se(sd_a, sd_b, n) -> pd.Series:
 FASTER = {"up": "slower than", "down": "faster than", "neither": "not distinguishable from"}
 
 
-def audit_numbers(audit_cpu: pd.DataFrame, level: float) -> dict:
+def audit_numbers(audit_cpu: pd.DataFrame, alpha: float) -> dict:
     """What the audit of the CPU-load table finds: published p-values outside
     their attainable range (at table precision and as printed), significance
     without and with Holm (recomputed and published p), and INCR's p, g and
@@ -70,7 +70,7 @@ def audit_numbers(audit_cpu: pd.DataFrame, level: float) -> dict:
     ends = incr[incr["cpu_procs"].isin([0, 30])]
     _, trend_lo, trend_hi = mean_change_interval(pd.Series([faster30 - faster0]),
                                                  pd.Series([float((_welch_se(ends["sd"], ends["sd_base"], ends["n"])
-                                                                   ** 2).sum() ** 0.5)]), ends["df"], level)
+                                                                   ** 2).sum() ** 0.5)]), ends["df"], alpha)
     word = {c: tested_word(-at_procs(incr, "diff", c), bool(at_procs(incr, "reject_unadjusted", c)),
                            "faster than", "slower than", FASTER["neither"]) for c in (0, 30)}
     return {
@@ -120,18 +120,18 @@ def decr_minus_original(stats: pd.DataFrame) -> pd.Series:
     return wide["decr"] - wide["original"]
 
 
-def net_numbers(audit_net: pd.DataFrame, stats: pd.DataFrame, level: float) -> dict:
+def net_numbers(audit_net: pd.DataFrame, stats: pd.DataFrame, alpha: float) -> dict:
     """What the audit of the network-load table finds: Holm-significant
     comparisons, INCR's largest gain in % of the original, and how DECR's
     means compare with INCR's and the original's: the mean over columns with
-    its `level` interval, whose position against zero gives the words."""
+    its 100(1 - alpha)% interval, whose position against zero gives the words."""
     incr, decr = policy_rows(audit_net, "incr"), policy_rows(audit_net, "decr")
     d, do = decr_minus_incr(stats), decr_minus_original(stats)
     wide = mean_sd_table(stats, "transfer_net").pivot(index="column", columns="policy", values=["sd", "n"])
     se_di = _welch_se(wide["sd"]["decr"], wide["sd"]["incr"], wide["n"]["decr"])
     se_do = _welch_se(wide["sd"]["decr"], wide["sd"]["original"], wide["n"]["decr"])
-    _, di_lo, di_hi = mean_change_interval(d, se_di, decr["df"], level)
-    _, do_lo, do_hi = mean_change_interval(do, se_do, decr["df"], level)
+    _, di_lo, di_hi = mean_change_interval(d, se_di, decr["df"], alpha)
+    _, do_lo, do_hi = mean_change_interval(do, se_do, decr["df"], alpha)
     words = {"up": FASTER["up"], "down": FASTER["down"], "neither": FASTER["neither"]}
     return {
         "net_n_holm_sig": int(audit_net["reject_holm"].sum()),

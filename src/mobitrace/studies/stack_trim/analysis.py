@@ -83,14 +83,14 @@ def _resamples(n_a: int, n_b: int, n_resamples: int, seed: int) -> tuple[np.ndar
     return ia, ib
 
 
-def _percentile_intervals(draws: list[np.ndarray], level: float) -> np.ndarray:
-    """(low, high) rows of the percentile interval at `level` of each array
+def _percentile_intervals(draws: list[np.ndarray], alpha: float) -> np.ndarray:
+    """(low, high) rows of the 100(1 - alpha)% percentile interval of each array
     of bootstrap draws, in one scipy.stats.quantile call."""
-    alpha = np.asarray((1 - level) / 2)
-    return stats.quantile(np.stack(draws), np.stack((alpha, 1 - alpha)), axis=-1)
+    tail = np.asarray((1 - (1 - alpha)) / 2)  # through the level, as stats.resampling.percentile_ci
+    return stats.quantile(np.stack(draws), np.stack((tail, 1 - tail)), axis=-1)
 
 
-def bootstrap_ci(a, b, statistic: str = "saving", level: float = 0.95, n_resamples: int = 2000,
+def bootstrap_ci(a, b, statistic: str = "saving", alpha: float = 0.05, n_resamples: int = 2000,
                  seed: int = 0) -> tuple[float, float, float]:
     """(estimate, low, high) of a two-sample statistic of the means:
 
@@ -98,7 +98,7 @@ def bootstrap_ci(a, b, statistic: str = "saving", level: float = 0.95, n_resampl
     * "ratio":      mean(a) / mean(b)
     * "difference": mean(b) - mean(a)
 
-    with a percentile bootstrap interval at `level` that resamples a and b
+    with a percentile 100(1 - alpha)% bootstrap interval that resamples a and b
     independently with a fixed seed. It draws and reduces exactly as
     scipy.stats.bootstrap(paired=False, vectorized=True, method="percentile")
     does (the same index stream, scipy.stats.quantile), so the interval is
@@ -115,19 +115,19 @@ def bootstrap_ci(a, b, statistic: str = "saving", level: float = 0.95, n_resampl
     if np.ptp(a) == 0 and np.ptp(b) == 0:
         return est, est, est
     ia, ib = _resamples(len(a), len(b), n_resamples, seed)
-    (low, high), = _percentile_intervals([fn(a[ia], b[ib], axis=-1)], level)
+    (low, high), = _percentile_intervals([fn(a[ia], b[ib], axis=-1)], alpha)
     return est, float(low), float(high)
 
 
-def t_interval(a, b, statistic: str, level: float) -> tuple[float, float]:
-    """(low, high) at `level` of a two-sample statistic of the means (see
+def t_interval(a, b, statistic: str, alpha: float) -> tuple[float, float]:
+    """(low, high), 100(1 - alpha)%, of a two-sample statistic of the means (see
     :func:`bootstrap_ci`) from t: the ratio's log-ratio t interval
     (`intervals.ratio_ci`), the saving 1 - ratio from it, the difference
     mean(b) - mean(a) from Welch (`intervals.diff_ci`); NaN below MIN_N
     values in a sample."""
     if statistic == "difference":
-        return diff_ci(b, a, level)[1:]
-    _, low, high = ratio_ci(a, b, 1 - level)
+        return diff_ci(b, a, alpha)[1:]
+    _, low, high = ratio_ci(a, b, 1 - (1 - alpha))
     return (low, high) if statistic == "ratio" else (1 - high, 1 - low)
 
 
@@ -136,7 +136,7 @@ COMPARED = (("saving", "saving", "energy"), ("ratio", "ratio", "energy"), ("powe
 
 
 def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, basis: str = "both",
-            level: float = 0.95, n_resamples: int = 2000, seed: int = 0, min_delivered: float = 0.95) -> pd.DataFrame:
+            alpha: float = 0.05, n_resamples: int = 2000, seed: int = 0, min_delivered: float = 0.95) -> pd.DataFrame:
     """Variant vs baseline in each group of `by` (e.g. link, direction,
     rate): n, mean energy and power of each, the energy saving
     1 - E_v/E_b, the energy ratio E_v/E_b and the power saving P_b - P_v,
@@ -177,7 +177,7 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
             if np.ptp(x) == 0 and np.ptp(y) == 0:
                 row[f"{name}_lo"] = row[f"{name}_hi"] = row[name]
             elif not large:
-                row[f"{name}_lo"], row[f"{name}_hi"] = t_interval(x, y, statistic, level)
+                row[f"{name}_lo"], row[f"{name}_hi"] = t_interval(x, y, statistic, alpha)
             else:
                 draws.append(fn(x[ia], y[ib], axis=-1))
                 drawn.append((len(rows), name))
@@ -193,7 +193,7 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
                     "min_delivered": float(delivered), "sustained": bool(delivered >= min_delivered)})
         rows.append(row)
     if draws:
-        for (i, name), (low, high) in zip(drawn, _percentile_intervals(draws, level)):
+        for (i, name), (low, high) in zip(drawn, _percentile_intervals(draws, alpha)):
             rows[i][f"{name}_lo"], rows[i][f"{name}_hi"] = float(low), float(high)
     order = ["n_variant", "n_baseline", "energy_variant_mj", "energy_baseline_mj", "power_variant_mw",
              "power_baseline_mw", "cv_variant_pct", "cv_baseline_pct", "saving", "saving_lo", "saving_hi", "ratio",
@@ -379,7 +379,7 @@ def host_numbers(runs: pd.DataFrame, sessions: pd.DataFrame, model: CpuPowerMode
     }
 
 
-def onecopy_table(runs: pd.DataFrame, level: float, n_resamples: int, seed: int,
+def onecopy_table(runs: pd.DataFrame, alpha: float, n_resamples: int, seed: int,
                   min_delivered: float) -> pd.DataFrame:
     """One-copy (variant) against two-copy (baseline) per link, direction
     and rate (:func:`compare`), for the CPU time of both endpoints and of
@@ -387,7 +387,7 @@ def onecopy_table(runs: pd.DataFrame, level: float, n_resamples: int, seed: int,
     oc = runs[runs["experiment"] == "onecopy"]
     parts = []
     for basis in ("both", "device"):
-        t = compare(oc, ONECOPY_BY, {"device_mode": "onecopy"}, {"device_mode": "copy"}, basis=basis, level=level,
+        t = compare(oc, ONECOPY_BY, {"device_mode": "onecopy"}, {"device_mode": "copy"}, basis=basis, alpha=alpha,
                     n_resamples=n_resamples, seed=seed, min_delivered=min_delivered)
         parts.append(t.assign(basis=basis))
     return validated(ONECOPY_SCHEMA, pd.concat(parts, ignore_index=True))
@@ -434,7 +434,7 @@ def onecopy_summary(onecopy: pd.DataFrame, cpu_basis: str) -> dict:
     }
 
 
-def transport_table(runs: pd.DataFrame, cpu_basis: str, level: float, n_resamples: int, seed: int,
+def transport_table(runs: pd.DataFrame, cpu_basis: str, alpha: float, n_resamples: int, seed: int,
                     min_delivered: float) -> pd.DataFrame:
     """UDP (variant, each datagram size of UDP_SIZES) against TCP (baseline),
     uplink two-copy, per link and rate (:func:`compare`; TRANSPORT_SCHEMA)."""
@@ -442,7 +442,7 @@ def transport_table(runs: pd.DataFrame, cpu_basis: str, level: float, n_resample
     parts = []
     for size in UDP_SIZES:
         t = compare(up, ["link", "rate_mbps"], {"proto": "udp", "size": size}, {"proto": "tcp"}, basis=cpu_basis,
-                    level=level, n_resamples=n_resamples, seed=seed, min_delivered=min_delivered)
+                    alpha=alpha, n_resamples=n_resamples, seed=seed, min_delivered=min_delivered)
         parts.append(t.assign(udp_size=size))
     return validated(TRANSPORT_SCHEMA, pd.concat(parts, ignore_index=True))
 
@@ -565,7 +565,7 @@ def key_numbers(onecopy: pd.DataFrame, transport: pd.DataFrame, crossover: pd.Da
         nums[key + "_hi"] = float(up_lo.loc[r, "power_saving_hi_mw"]) if r in up_lo.index else float("nan")
     oc_all = t[t["link"] == "lo"]
     (nums["oc_lo_spearman"], nums["oc_lo_spearman_p"], nums["oc_lo_spearman_lo"],
-     nums["oc_lo_spearman_hi"]) = spearman_ci(oc_all["rate_mbps"], oc_all["saving"])
+     nums["oc_lo_spearman_hi"]) = spearman_ci(oc_all["rate_mbps"], oc_all["saving"], 0.05)
     nums["oc_lo_min_rate_saving"] = float(100 * oc_all.loc[oc_all["rate_mbps"].idxmin(), "saving"])
     small, large = UDP_SIZES
     nums["cross_lo"] = _crossover_of(crossover, device, "lo", small, "crossover_mbps")
@@ -678,7 +678,7 @@ def chapter_claims(nums: dict, values: Values, *, study: str, device: str | None
 
 
 def analysis_at(runs: pd.DataFrame, model: CpuPowerModel, values: Values, *, study: str, device: str,
-                cpu_basis: str, level: float, n_resamples: int, seed: int, min_delivered: float, wifi_link: str,
+                cpu_basis: str, alpha: float, n_resamples: int, seed: int, min_delivered: float, wifi_link: str,
                 wifi_max_mbps: float, rel_tol_approx: float) -> dict:
     """The one path from a device's measured CPU time (`runs`, ingested) to
     its claims, with the energy priced by `model`: the priced runs, the
@@ -686,8 +686,8 @@ def analysis_at(runs: pd.DataFrame, model: CpuPowerModel, values: Values, *, stu
     the claims table. The chapter calls it at the assumed coefficients, the
     robustness analysis at others."""
     priced = price(runs, model)
-    onecopy = onecopy_table(priced, level, n_resamples, seed, min_delivered)
-    transport = transport_table(priced, cpu_basis, level, n_resamples, seed, min_delivered)
+    onecopy = onecopy_table(priced, alpha, n_resamples, seed, min_delivered)
+    transport = transport_table(priced, cpu_basis, alpha, n_resamples, seed, min_delivered)
     crossover = crossover_table({device: transport})
     nums = key_numbers(onecopy, transport, crossover, device, values, cpu_basis, wifi_link, wifi_max_mbps)
     claims = chapter_claims(nums, values, study=study, device=device, wifi_link=wifi_link,

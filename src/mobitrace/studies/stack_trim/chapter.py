@@ -103,7 +103,7 @@ class Chapter(NotebookChapter):
                  min_delivered: float, wifi_max_mbps: float, wifi_link: str, rel_tol_approx: float,
                  robustness: dict, superseded: dict | None = None):
         self.study, self.cpu_basis, self.n_resamples = study, cpu_basis, n_resamples
-        self.ci_level = 1 - alpha  # every interval is 100(1 - alpha)%
+        self.alpha = alpha  # every interval is 100(1 - alpha)%
         self.seed, self.min_delivered, self.rel_tol_approx = seed, min_delivered, rel_tol_approx
         self.wifi_max_mbps, self.wifi_link = wifi_max_mbps, wifi_link
         self.superseded_sessions = superseded or {}
@@ -127,7 +127,7 @@ class Chapter(NotebookChapter):
     def _analysis_at(self, model) -> dict:
         """sta.analysis_at of the reference device with its CPU time priced by `model`."""
         return sta.analysis_at(self.measured[self.ref][0], model, self.values, study=self.study, device=self.ref,
-                               cpu_basis=self.cpu_basis, level=self.ci_level, n_resamples=self.n_resamples,
+                               cpu_basis=self.cpu_basis, alpha=self.alpha, n_resamples=self.n_resamples,
                                seed=self.seed, min_delivered=self.min_delivered, wifi_link=self.wifi_link,
                                wifi_max_mbps=self.wifi_max_mbps, rel_tol_approx=self.rel_tol_approx)
 
@@ -163,14 +163,14 @@ class Chapter(NotebookChapter):
             return
         for device, (runs, _) in self.measured.items():
             table = self.analysis["onecopy"] if device == self.ref else sta.onecopy_table(
-                runs, self.ci_level, self.n_resamples, self.seed, self.min_delivered)
+                runs, self.alpha, self.n_resamples, self.seed, self.min_delivered)
             self.onecopy[device] = self.out.save_table(table, f"onecopy_{device}")
 
     def onecopy_section(self) -> None:
         """One-copy against two-copy: each device's figure and its provenance
         (its table is on the methods page, onecopy_tables)."""
         out = self.out
-        out.put("ci_pct", 100 * self.ci_level)
+        out.put("ci_pct", 100 * (1 - self.alpha))
         out.put("n_boot", self.n_resamples)
         out.put("min_deliv_pct", 100 * self.min_delivered)
         self._onecopy_tables()
@@ -208,7 +208,7 @@ class Chapter(NotebookChapter):
             return
         for device, (runs, _) in self.measured.items():
             table = self.analysis["transport"] if device == self.ref else sta.transport_table(
-                runs, self.cpu_basis, self.ci_level, self.n_resamples, self.seed, self.min_delivered)
+                runs, self.cpu_basis, self.alpha, self.n_resamples, self.seed, self.min_delivered)
             self.transport[device] = self.out.save_table(table, f"transport_{device}")
         self.crossover = self.out.save_table(sta.crossover_table(self.transport), "crossover")
 
@@ -298,7 +298,7 @@ class Chapter(NotebookChapter):
         coefficients: the same claims, ids prefixed with the device."""
         return [device_claims(sta.analysis_at(
             runs, self.model, self.values, study=self.study, device=device, cpu_basis=self.cpu_basis,
-            level=self.ci_level, n_resamples=self.n_resamples, seed=self.seed, min_delivered=self.min_delivered,
+            alpha=self.alpha, n_resamples=self.n_resamples, seed=self.seed, min_delivered=self.min_delivered,
             wifi_link=self.wifi_link, wifi_max_mbps=self.wifi_max_mbps,
             rel_tol_approx=self.rel_tol_approx)["claims"], device)
             for device, (runs, _) in self.measured.items() if device != self.ref]

@@ -67,10 +67,10 @@ def knob_runs(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame:
 
 
 def ratio_ci(runs: pd.DataFrame, by: list[str], level: str = "level", baseline: dict | None = None,
-             n_boot: int = rs.N_BOOT, seed: int = SEED, ci: float = 0.95) -> pd.DataFrame:
+             n_boot: int = rs.N_BOOT, seed: int = SEED, alpha: float = 0.05) -> pd.DataFrame:
     """Per group of `by` + [`level`]: the throughput ratio to the group's
     baseline (`x_fold`) and the energy ratio (`energy_ratio`, E / E_base,
-    below 1 saves energy), each with its interval over repetitions
+    below 1 saves energy), each with its 100(1 - alpha)% interval over repetitions
     (`*_low`, `*_high`; `rs.ratio_of_means_ci`: t on the log ratio at few
     repetitions, none below MIN_N), and the saving 100 (1 - energy ratio)
     with its interval. The baseline is the row where the columns of
@@ -93,7 +93,7 @@ def ratio_ci(runs: pd.DataFrame, by: list[str], level: str = "level", baseline: 
                 row[name] = means.loc[k, col] / means.loc[base_key, col]
                 row[f"{name}_low"], row[f"{name}_high"] = (
                     (1.0, 1.0) if k == base_key else
-                    rs.ratio_of_means_ci(values[_tuple(k)][col], values[_tuple(base_key)][col], ci, n_boot, seed))
+                    rs.ratio_of_means_ci(values[_tuple(k)][col], values[_tuple(base_key)][col], alpha, n_boot, seed))
             row["saving_pct"] = 100 * (1 - row["energy_ratio"])
             row["saving_pct_low"], row["saving_pct_high"] = 100 * (1 - row["energy_ratio_high"]), 100 * (1 - row["energy_ratio_low"])
             rows.append(row)

@@ -35,7 +35,7 @@ def sweep_figure(runs: pd.DataFrame, energy_kind: str, n_boot: int = rs.N_BOOT, 
                                           ("energy_per_100mb_j", f"energy per 100 MB (J), {energy_kind}"))):
             ax = axes[i, j]
             sns.lineplot(data=g, x="level", y=col, hue="dataset", hue_order=order, marker="o", markersize=5,
-                         errorbar=rs.mean_ci_errorbar(0.95, n_boot, seed), ax=ax, legend=(i == 0 and j == len(factors) - 1))
+                         errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed), ax=ax, legend=(i == 0 and j == len(factors) - 1))
             ax.set_xscale("log", base=2)
             # I/O sizes are powers of two KiB; the book's unit is the SI kB (1 KiB = 1.024 kB)
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v * 1.024:.3g}") if factor == "io_kib"
