@@ -13,7 +13,10 @@ cold      what `make` runs, `python -m mobitrace repro -f` (the studies side
 stages    each stage of the plain `dvc repro -f`: from DVC's "Running stage"
           line to the next one (the command plus DVC's hashing of its deps and
           outs)
-noop      `dvc repro` and `python -m mobitrace repro` with nothing changed
+noop      `dvc repro` and `python -m mobitrace repro` with nothing changed,
+          and the runner without its two no-op cuts (DVC's stage-file walk
+          pruned below the capture sessions, params.yaml parsed once): what
+          they save
 add       `python -m mobitrace add-device` (an existing capture under a new
           name, as book/byod.md does) and the `python -m mobitrace repro`
           that rebuilds the book (what `make` runs)
@@ -39,6 +42,12 @@ growth    how the cost grows with a study's devices (--growth 5,20,100; one
           adding a device is O(1) in device stages; the chapters that
           compare every device, and the book, grow with the count).
           device_growth() is the function to call from elsewhere
+groups    (one run) two end-to-end modules whose module fixture builds for
+          minutes, on 2 pytest-xdist workers: with `--dist loadgroup` (what
+          `make test` runs: tests/conftest.py's scheduler keeps each group on
+          one worker) and with `--dist load` (what xdist alone does on the
+          pinned pytest, tests/unit/test_library_contracts.py): wall and CPU s,
+          and how often the fixtures were made
 sampler   CPU time of each capture kit's periodic sampler at --sampler-hz,
           less an idle process's over the same --sampler-s seconds, as % of
           one core (per-process CPU time: /proc/stat ticks are too coarse)
@@ -70,7 +79,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("cold", "noop", "add", "book", "test", "ingest", "sampler", "bigtrace", "growth")
+SECTIONS = ("cold", "noop", "add", "book", "test", "groups", "ingest", "sampler", "bigtrace", "growth")
 # bigtrace: one run (about a minute, a 1 GB file in the temporary folder);
 # growth: one run, a build at each device count (at 100 devices, minutes)
 DEFAULT_SECTIONS = SECTIONS
@@ -81,6 +90,12 @@ TARGETS = {"cold mobitrace repro -f (make)": "<= 30 s", "cold dvc repro -f": "<=
            "ingest ratio (mobitrace / pyarrow)": ">= 0.8"}
 SOURCE_DEVICE = "data/raw/cpu-gbps/vm-veth-default"  # the capture book/byod.md re-registers
 MAKE_REPRO = [sys.executable, "-m", "mobitrace", "repro"]  # what `make` runs (the copy's own, by PYTHONPATH)
+# The runner with mobitrace.repro's no-op cuts left out: DVC walks every
+# session folder for stage files and parses params.yaml once per stage.
+REPRO_WITHOUT_NOOP_CUTS = [sys.executable, "-c", (
+    "import runpy, sys; from mobitrace import repro\n"
+    "repro._collect_stage_files_above_sessions = repro._parse_params_once_per_version = lambda: None\n"
+    "sys.argv = ['mobitrace', 'repro']; runpy.run_module('mobitrace', run_name='__main__')")]
 
 
 def env(clone: Path | None = None) -> dict:
@@ -234,7 +249,8 @@ def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: d
     sh(["git", "add", "-A"], clone)
     sh(["git", "commit", "-q", "-m", "built", "--allow-empty"], clone)
     if "noop" in only:
-        for name, args in (("no-op dvc repro", ["dvc", "repro"]), ("no-op mobitrace repro (make)", MAKE_REPRO)):
+        for name, args in (("no-op dvc repro", ["dvc", "repro"]), ("no-op mobitrace repro (make)", MAKE_REPRO),
+                           ("  without its no-op cuts", REPRO_WITHOUT_NOOP_CUTS)):
             cpu, loads = [], []
             results[name] = summary([timed(args, clone, clone, cpu, loads=loads) for _ in range(runs)], loads)
             results[name.replace("(make)", "").rstrip() + " (cpu s)"] = summary(cpu)
@@ -341,6 +357,29 @@ def bench_tests(repo: Path, runs: int, results: dict) -> None:
     results["make test outcome"] = counts
     slow = sorted(per_test.items(), key=lambda kv: -statistics.median(kv[1]))[:10]
     results["slowest tests"] = {k: summary(v) for k, v in slow}
+
+
+GROUPED_MODULES = ["tests/e2e/test_stack_trim_devices_synthetic.py", "tests/e2e/test_mptcp_devices_synthetic.py"]
+
+
+def bench_groups(repo: Path, results: dict) -> None:
+    """What the xdist scheduler subclass saves: GROUPED_MODULES on 2 workers, grouped and not."""
+    out = {}
+    for dist in ("loadgroup", "load"):
+        base = Path(tempfile.mkdtemp(prefix=f"groups-{dist}-"))
+        t0, c0 = time.monotonic(), children_cpu()
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+                               "--dist", dist, f"--basetemp={base}", *GROUPED_MODULES],
+                              cwd=repo, env=env(), capture_output=True, text=True)
+        if done.returncode != 0:
+            print(done.stdout[-4000:])
+            raise SystemExit(f"bench: the grouped modules failed with --dist {dist} ({done.returncode})")
+        # each making of a module fixture leaves its mktemp folder in a worker's basetemp
+        made = sum(1 for p in base.glob("*/*") if re.match(r"(stack-trim|mptcp-devices)\d*$", p.name))
+        shutil.rmtree(base, ignore_errors=True)
+        out[dist] = {"wall_s": time.monotonic() - t0, "cpu_s": children_cpu() - c0, "module_fixtures_made": made}
+        print(f"  groups, --dist {dist}: {out[dist]['wall_s']:.0f} s, {made} module fixtures made", flush=True)
+    results["groups"] = out
 
 
 # ---------------------------------------------------------------- ingest
@@ -515,7 +554,8 @@ def table(results: dict) -> str:
     if commands:
         add("  sum of the commands alone", {k: sum(c[k] for c in commands.values()) for k in ("min", "median")}, " s")
     for key in ("no-op dvc repro", "no-op dvc repro (cpu s)", "no-op mobitrace repro (make)",
-                "no-op mobitrace repro (cpu s)", "add-device + mobitrace repro (make)",
+                "no-op mobitrace repro (cpu s)", "  without its no-op cuts", "  without its no-op cuts (cpu s)",
+                "add-device + mobitrace repro (make)",
                 "add-device + mobitrace repro (cpu s)", "book stage alone",
                 "book stage alone (cpu s)", "make test", "make test (cpu s)"):
         if key in results:
@@ -542,6 +582,10 @@ def table(results: dict) -> str:
                      "<= 20 s"))
         rows.append(("  stages run / of them device stages", "",
                      f"{len(g['stages_ran'])} / {len(g['device_stages_ran'])}", "device stages: 2"))
+    for dist, g in results.get("groups", {}).items():
+        rows.append((f"grouped e2e modules, --dist {dist}: module fixtures made {g['module_fixtures_made']}", "",
+                     f"{g['wall_s']:.0f} s", ""))
+        rows.append(("  cpu s", "", f"{g['cpu_s']:.0f} s", ""))
     if "sampler" in results:
         for kit in KITS:
             rows.append((f"sampler {kit} at {results['sampler']['hz']:g} Hz",
@@ -614,6 +658,8 @@ def main(argv=None) -> int:
             results["growth"] = device_growth(repo, [int(c) for c in args.growth.split(",")], work)
         if "test" in only:
             bench_tests(repo, args.runs, results)
+        if "groups" in only:
+            bench_groups(repo, results)
     results["loadavg_end"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n")

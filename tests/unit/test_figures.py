@@ -45,9 +45,12 @@ def test_count_axes_get_whole_ticks_synthetic():
     plt.close(fig)
 
 
-def test_text_is_drawn_with_matplotlibs_own_dejavu_whatever_the_machine_has():
+def test_text_is_drawn_with_matplotlibs_own_dejavu_whatever_the_machine_has(tmp_path):
     """A system DejaVu of another version has other glyph indices, which the
-    SVG's glyph ids carry: the figures' bytes must not depend on it."""
+    SVG's glyph ids carry: the figures' bytes must not depend on it. Here a
+    copy in another folder stands first in the font list and findfont has
+    already cached it, as a rebuilt font cache left things on one machine."""
+    import shutil
     from pathlib import Path
 
     import matplotlib
@@ -55,8 +58,17 @@ def test_text_is_drawn_with_matplotlibs_own_dejavu_whatever_the_machine_has():
 
     from mobitrace.book import figures
 
-    figures.apply_theme()
     bundled = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    manager = font_manager.fontManager
+    for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf"):
+        shutil.copy(bundled / name, tmp_path / name)
+        manager.addfont(str(tmp_path / name))
+    copies = [f for f in manager.ttflist if Path(f.fname).parent == tmp_path]
+    manager.ttflist = copies + [f for f in manager.ttflist if f not in copies]
+    for weight in ("normal", "bold"):  # findfont caches the system copy
+        assert Path(font_manager.findfont(font_manager.FontProperties(family="DejaVu Sans", weight=weight))).parent \
+            == tmp_path
+    figures.apply_theme()
     for weight in ("normal", "bold"):
         found = Path(font_manager.findfont(font_manager.FontProperties(family="DejaVu Sans", weight=weight)))
         assert found.parent == bundled, found

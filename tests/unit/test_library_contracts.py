@@ -4,8 +4,9 @@ do the job, and `make bench` states what it saves; a test here fails when
 the library changes under it, or starts doing the job itself, so that the
 piece is mended or removed, not left to drift.
 
-- mobitrace.repro (the runner) calls DVC's reproduce internals and answers
-  scm.is_tracked from one read of .git/index;
+- mobitrace.repro (the runner) calls DVC's reproduce internals, answers
+  scm.is_tracked from one read of .git/index, prunes the walk in which DVC
+  looks for stage files, and parses params.yaml once per version of it;
 - mobitrace.warm and mobitrace/__main__.py keep pandera from importing
   hypothesis at its first validation;
 - tests/conftest.py's scheduler subclasses xdist's LoadGroupScheduling,
@@ -123,3 +124,27 @@ def test_dvc_asks_scm_is_tracked_which_the_runner_answers_alike_synthetic(tmp_pa
     assert "is_tracked" in vars(ours) and "is_tracked" not in vars(theirs), "the runner did not replace it"
     assert [ours.is_tracked(p) for p in paths] == [theirs.is_tracked(p) for p in paths] \
         == [True, True, True, False, False, False]
+
+
+def test_dvc_finds_stage_files_in_collect_files_walk_which_the_runner_prunes():
+    """mobitrace.repro replaces dvc.repo.index.collect_files by a wrapper
+    that hands DVC's own function a walk pruned below the session folders:
+    Index.from_repo must call it by its module name, and it must walk with
+    repo.dvcignore.walk (tests/unit/test_repro_runner.py checks what the
+    pruned walk still finds)."""
+    from dvc.repo import index
+
+    assert list(inspect.signature(index.collect_files).parameters) == ["repo", "onerror"]
+    assert "repo.dvcignore.walk(" in inspect.getsource(index.collect_files)
+    assert "collect_files(repo, onerror=onerror)" in inspect.getsource(index.Index.from_repo)
+
+
+def test_dvc_reads_params_through_load_path_which_the_runner_parses_once():
+    """mobitrace.repro replaces dvc.dependency.param.load_path (parsed once
+    per version of params.yaml): DVC's params dependency must read every
+    params file through that name, called with (path, fs)."""
+    from dvc.dependency import param
+
+    assert list(inspect.signature(param.load_path).parameters)[:2] == ["fs_path", "fs"]
+    assert "load_path(path, fs, **load_kwargs)" in inspect.getsource(param.read_param_file)
+    assert "read_param_file(" in inspect.getsource(param.ParamsDependency)

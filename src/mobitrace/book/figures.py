@@ -65,7 +65,6 @@ def bundled_dejavu_only() -> None:
     manager.ttflist = [f for f in manager.ttflist if not f.name.startswith("DejaVu")]
     for path in sorted(bundled.glob("DejaVu*.ttf")):
         manager.addfont(str(path))
-    font_manager.FontManager._findfont_cached.cache_clear()
 
 
 def apply_theme() -> None:
