@@ -49,7 +49,6 @@ study = "claims-ledger"
 import json
 from pathlib import Path
 
-import pandas as pd
 from IPython.display import HTML, display
 
 from mobitrace.core import claims as cl, numbers, params
@@ -61,14 +60,7 @@ from mobitrace.studies.registry import studies as registered
 results = Path(params.section_of(params.load(), study)["results_dir"])
 studies = [s.card() for s in registered()]
 out = ChapterOutputs(results / study, "ledger")
-# A study may have several chapters (published and measured), so rows keep
-# the chapter they come from.
-chapters = [chapter["chapter"] for card in studies for chapter in card["chapters"]]
-parts = [cl.read_claims(results / chapter / "claims.csv") for chapter in chapters]
-chapter_of = [chapter for chapter, part in zip(chapters, parts) for _ in range(len(part))]
-ledger = pd.concat(parts, ignore_index=True)
-ledger["claim_id"] = [f"{c}/{i}" for c, i in zip(chapter_of, ledger["claim_id"])]
-ledger = cl.claims_frame(ledger.to_dict("records"))
+ledger, chapter_of, chapters = landing.read_ledger(studies, results)
 cl.write_claims(ledger, results / "claims.csv")
 
 counts = landing.ledger_counts(ledger, chapter_of, chapters)

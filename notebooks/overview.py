@@ -48,7 +48,7 @@ from mobitrace.studies.registry import studies as registered
 results = Path(params.section_of(params.load(), study)["results_dir"])
 studies = [s.card() for s in registered()]
 out = ChapterOutputs(results / study, "overview")
-ledger = cl.read_claims(results / "claims.csv")
+ledger, _, _ = landing.read_ledger(studies, results)
 counts = cl.verdict_counts(ledger)
 out.put_all(cl.keyed(counts, "n_"))
 out.put("n_evidence", sum(counts[v] for v in cl.VERDICTS))

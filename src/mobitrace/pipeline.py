@@ -20,7 +20,8 @@ PACKAGE = Path(__file__).parent                      # src/mobitrace
 SRC = PACKAGE.parent                                 # src
 HEADER = ("# Written by `python -m mobitrace sync` from the study registry\n"
           "# (src/mobitrace/studies/*/study.yaml): edit those, not this file.\n"
-          "# ingest -> analyze (papermill) -> ledger, overview -> book. `make` runs `dvc repro`.\n")
+          "# ingest -> analyze (papermill) -> ledger, overview -> book. `make` runs this plan\n"
+          "# with mobitrace.repro: independent stages side by side.\n")
 # Each ingest writes its raw folder's hash here (mobitrace.core.raw_hashes).
 RAW_HASHES = "data/interim/raw-hashes"
 TOC_HEADER = "# Written by `python -m mobitrace sync` from the study registry.\n"
@@ -152,7 +153,7 @@ def dvc_stages() -> dict:
         [], results=("data/results/claims-metrics.json",))
     per_chapter = [f"data/results/{c.name}/{part}" for c in chapters() for part in ("claims.csv", "tables", "figures")]
     stages["overview"] = _chapter_stage(
-        "overview", ["overview"], ["data/results/claims.csv", *per_chapter, *_descriptions()],
+        "overview", ["overview"], [*per_chapter, *_descriptions()],
         ["book/chapters/overview.ipynb", "data/results/overview"], [])
     book = PACKAGE / "book"
     deps = ["book/_config.yml", "book/_toc.yml", "book/intro.md", "book/byod.md", "book/_byod_stages.md", "book/_byod_files.md", "book/code.md", "book/publish.md",

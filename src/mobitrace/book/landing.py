@@ -200,6 +200,22 @@ def verdict_bars(counts: pd.DataFrame):
     return fig
 
 
+def read_ledger(studies: list[dict], results_dir: str | Path) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """The claims ledger: every chapter's claims.csv (the chapters of the
+    `studies` cards), each claim_id prefixed with its chapter; with the
+    chapter of each row and the chapters. The ledger page writes it to
+    data/results/claims.csv; the landing page reads the chapters' own, so
+    that it does not wait for the ledger."""
+    # A study may have several chapters (published and measured), so rows keep
+    # the chapter they come from.
+    chapters = [chapter["chapter"] for card in studies for chapter in card["chapters"]]
+    parts = [cl.read_claims(Path(results_dir) / chapter / "claims.csv") for chapter in chapters]
+    chapter_of = [chapter for chapter, part in zip(chapters, parts) for _ in range(len(part))]
+    ledger = pd.concat(parts, ignore_index=True)
+    ledger["claim_id"] = [f"{c}/{i}" for c, i in zip(chapter_of, ledger["claim_id"])]
+    return cl.claims_frame(ledger.to_dict("records")), chapter_of, chapters
+
+
 def ledger_counts(ledger: pd.DataFrame, chapter_of: list[str], chapters: list[str]) -> pd.DataFrame:
     """Claims per chapter (rows, in `chapters` order) and verdict (columns,
     in cl.COUNTED order), with a total column; `chapter_of` names each
