@@ -209,7 +209,7 @@ def summary(values: list[float], loads: list[float] | None = None) -> dict:
 def bench_pipeline(repo: Path, runs: int, only: set[str], work: Path, results: dict) -> None:
     cold, stages, commands, clone = [], {}, {}, None
     made, made_cpu, cold_nowarm, cold_nowarm_cpu = [], [], [], []
-    made_load, cold_load, cold_cpu = [], [], []
+    made_load, cold_load = [], []
     if "cold" in only or not only & {"noop", "add", "book"}:
         for i in range(runs if "cold" in only else 1):
             if "cold" in only:
