@@ -401,9 +401,9 @@ def coincide(opt: pd.DataFrame) -> dict[str, str]:
 
 def at(summary: pd.DataFrame, direction: str, demand: float, ratio: float, col: str) -> float:
     """`col` of the ratio summary at one direction, demand and ratio (NaN if not measured)."""
-    g = summary[(summary["direction"] == direction) & (summary["demand"] == demand)
-                & (summary["ratio_a_pct"] == ratio)]
-    return float(g[col].iloc[0]) if len(g) else float("nan")
+    hit = np.flatnonzero((summary["direction"].to_numpy() == direction) & (summary["demand"].to_numpy() == demand)
+                         & (summary["ratio_a_pct"].to_numpy() == ratio))
+    return float(summary[col].to_numpy()[hit[0]]) if len(hit) else float("nan")
 
 
 def change_pct(summary: pd.DataFrame, direction: str, ratio: float, against: float, col: str) -> float:
