@@ -52,9 +52,9 @@ def select_runs(frame: pd.DataFrame, manifests: dict[str, dict[str, dict]]) -> t
     `manifests` is {device: {session: manifest}} (manifests.json per device)."""
     fixed = {(d, s) for d, ms in manifests.items() for s, m in ms.items()
              if "mptcp_subflow_wait_ms" in (m.get("config") or {})}
-    is_fixed = pd.Series([(d, s) in fixed for d, s in zip(frame["device"], frame["session"])], index=frame.index)
+    is_fixed = pd.MultiIndex.from_arrays([frame["device"], frame["session"]]).isin(list(fixed))
     part = frame["part"].isin(MPTCP_PARTS)
-    device_has_fixed = frame["device"].map(lambda d: any(dd == d for dd, _ in fixed))
+    device_has_fixed = frame["device"].isin({d for d, _ in fixed})
     aside = part & device_has_fixed & ~is_fixed
     return frame[~aside].reset_index(drop=True), frame[aside].reset_index(drop=True)
 
