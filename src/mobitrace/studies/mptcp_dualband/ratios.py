@@ -39,18 +39,24 @@ def floor_sensitivity(summary: pd.DataFrame, radio: dict[str, dict[str, RadioPow
     return pd.DataFrame(rows)
 
 
+SUMMARY_OF = ["tput_eq_mbps", "tput_a_eq_mbps", "tput_b_eq_mbps", "nj_per_bit", "radio_nj_per_bit", "cpu_nj_per_bit",
+              "phone_cpu_s"]
+
+
 def ratio_summary(energy: pd.DataFrame) -> pd.DataFrame:
     """Mean and SD over repetitions per direction x demand x ratio (the
     striped runs of the ratio sweep)."""
-    s = energy[(energy["transport"] == "striped") & (energy["part"] == "sweep")].copy()
+    used = ["direction", "demand_mbps", "ratio_a_pct", *SUMMARY_OF]  # not the runs' other columns: no copy of them
+    s = energy.loc[(energy["transport"] == "striped") & (energy["part"] == "sweep"), used]
     s["demand"] = s["demand_mbps"].fillna(0.0)  # 0 = backlogged (groupby drops NaN)
     g = s.groupby(["direction", "demand", "ratio_a_pct"])
-    out = g.agg(n=("tput_eq_mbps", "size"), tput_mbps=("tput_eq_mbps", "mean"), tput_sd=("tput_eq_mbps", "std"),
-                tput_a_mbps=("tput_a_eq_mbps", "mean"), tput_b_mbps=("tput_b_eq_mbps", "mean"),
-                nj_per_bit=("nj_per_bit", "mean"), nj_sd=("nj_per_bit", "std"),
-                radio_nj_per_bit=("radio_nj_per_bit", "mean"), cpu_nj_per_bit=("cpu_nj_per_bit", "mean"),
-                phone_cpu_s=("phone_cpu_s", "mean")).reset_index()
-    return out
+    # One mean and one SD over the columns (named aggregations cost one pass each).
+    mean, sd = g[SUMMARY_OF].mean(), g[["tput_eq_mbps", "nj_per_bit"]].std()
+    return pd.DataFrame({"n": g.size(), "tput_mbps": mean["tput_eq_mbps"], "tput_sd": sd["tput_eq_mbps"],
+                         "tput_a_mbps": mean["tput_a_eq_mbps"], "tput_b_mbps": mean["tput_b_eq_mbps"],
+                         "nj_per_bit": mean["nj_per_bit"], "nj_sd": sd["nj_per_bit"],
+                         "radio_nj_per_bit": mean["radio_nj_per_bit"], "cpu_nj_per_bit": mean["cpu_nj_per_bit"],
+                         "phone_cpu_s": mean["phone_cpu_s"]}).reset_index()
 
 
 def optima(summary: pd.DataFrame, satisfied_frac: float = 0.95) -> pd.DataFrame:
@@ -58,29 +64,30 @@ def optima(summary: pd.DataFrame, satisfied_frac: float = 0.95) -> pd.DataFrame:
     throughput), the energy-optimal ratio over all ratios, over the ratios
     that use both paths (0 < a < 100, the paper's comparison for backlogged
     traffic) and, for a demand, over the ratios that deliver at least
-    `satisfied_frac` of it."""
+    `satisfied_frac` of it. Ties go to the lowest ratio, NaN means are
+    skipped. On plain arrays: the robustness analysis calls it for every set
+    of coefficients, and pandas' per-cell selection cost most of its time."""
+    s = summary.sort_values(["direction", "demand", "ratio_a_pct"])
+    direction, demand = s["direction"].to_numpy(), s["demand"].to_numpy(dtype=float)
+    ratio, tput, nj = (s[c].to_numpy(dtype=float) for c in ("ratio_a_pct", "tput_mbps", "nj_per_bit"))
+    starts = np.flatnonzero(np.r_[True, (direction[1:] != direction[:-1]) | (demand[1:] != demand[:-1])])
     rows = []
-    for (direction, demand), g in summary.groupby(["direction", "demand"], sort=True):
-        g = g.sort_values("ratio_a_pct")
-        best_t = g.loc[g["tput_mbps"].idxmax()]
-        best_e = g.loc[g["nj_per_bit"].idxmin()]
-        both = g[(g["ratio_a_pct"] > 0) & (g["ratio_a_pct"] < 100)]
-        best_e2 = both.loc[both["nj_per_bit"].idxmin()] if len(both) else None
-        ok = g[g["tput_mbps"] >= satisfied_frac * demand] if demand > 0 else g
-        best_es = ok.loc[ok["nj_per_bit"].idxmin()] if len(ok) else None
-        rows.append({
-            "direction": direction, "demand": demand,
-            "tput_opt_ratio": best_t["ratio_a_pct"], "tput_opt_mbps": best_t["tput_mbps"],
-            "tput_opt_nj": best_t["nj_per_bit"],
-            "energy_opt_ratio": best_e["ratio_a_pct"], "energy_opt_nj": best_e["nj_per_bit"],
-            "energy_opt_mbps": best_e["tput_mbps"],
-            "energy_opt_both_ratio": np.nan if best_e2 is None else best_e2["ratio_a_pct"],
-            "energy_opt_both_nj": np.nan if best_e2 is None else best_e2["nj_per_bit"],
-            "energy_opt_both_mbps": np.nan if best_e2 is None else best_e2["tput_mbps"],
-            "energy_opt_satisfying_ratio": np.nan if best_es is None else best_es["ratio_a_pct"],
-            "energy_opt_satisfying_nj": np.nan if best_es is None else best_es["nj_per_bit"],
-            "energy_opt_satisfying_mbps": np.nan if best_es is None else best_es["tput_mbps"],
-        })
+    for a, b in zip(starts, [*starts[1:], len(s)]):
+        cell = slice(a, b)
+        d, dem = direction[a], demand[a]
+        both = (ratio[cell] > 0) & (ratio[cell] < 100)
+        ok = tput[cell] >= satisfied_frac * dem if dem > 0 else np.ones(b - a, dtype=bool)
+        found = {"tput_opt": a + np.nanargmax(tput[cell]), "energy_opt": a + np.nanargmin(nj[cell])}
+        for name, allowed in (("energy_opt_both", both), ("energy_opt_satisfying", ok)):
+            found[name] = a + np.flatnonzero(allowed)[np.nanargmin(nj[cell][allowed])] if allowed.any() else None
+        row = {"direction": d, "demand": dem}
+        for name, fields in (("tput_opt", ("ratio", "mbps", "nj")), ("energy_opt", ("ratio", "nj", "mbps")),
+                             ("energy_opt_both", ("ratio", "nj", "mbps")),
+                             ("energy_opt_satisfying", ("ratio", "nj", "mbps"))):
+            i = found[name]
+            for field in fields:
+                row[f"{name}_{field}"] = np.nan if i is None else {"ratio": ratio, "mbps": tput, "nj": nj}[field][i]
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -134,12 +141,17 @@ def guideline_vs_search(summary: pd.DataFrame, opt: pd.DataFrame, rates: dict[st
     exhaustive search's best (energy over the ratios meeting the demand;
     throughput for backlogged traffic)."""
     rows = []
+    # Plain arrays: a boolean mask over the summary's frame per row would cost more than the rest of the loop.
+    direction, demand = summary["direction"].to_numpy(), summary["demand"].to_numpy()
+    ratio = summary["ratio_a_pct"].to_numpy()
+    tput, nj = summary["tput_mbps"].to_numpy(), summary["nj_per_bit"].to_numpy()
     for r in opt.itertuples():
-        g = summary[(summary["direction"] == r.direction) & (summary["demand"] == r.demand)]
+        cell = np.flatnonzero((direction == r.direction) & (demand == r.demand))
         rate = rates[r.direction]
         want = guideline_ratio(None if r.demand == 0 else r.demand, rate["a"], rate["b"], r.direction)
-        on_grid = nearest_ratio(want, g["ratio_a_pct"])
-        row = g[g["ratio_a_pct"] == on_grid].iloc[0]
+        on_grid = nearest_ratio(want, ratio[cell])
+        i = cell[ratio[cell] == on_grid][0]
+        row = {"tput_mbps": tput[i], "nj_per_bit": nj[i]}
         best_nj = r.energy_opt_satisfying_nj
         rows.append({
             "direction": r.direction, "demand": r.demand, "guideline_ratio": want, "grid_ratio": on_grid,
