@@ -105,7 +105,7 @@ def test_backup_synthetic():
 
 
 def test_verdict_counts_and_guideline_facts_synthetic():
-    c = cl.Claims("synthetic")
+    c = cl.Claims("synthetic", alpha=0.05)
     c.add("a", "x", location="§1", relation="=", paper=1.0, artifact=1.0, unit="x", basis="b", provenance="measured",
           section="s")
     c.add("b", "y", location="§1", relation="=", paper=1.0, artifact=None, unit="x", basis="b",

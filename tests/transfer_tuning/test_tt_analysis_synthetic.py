@@ -200,7 +200,7 @@ def test_synthetic_runs_the_idle_gate_flagged_are_left_out_and_ungated_runs_kept
 
 def test_synthetic_claims_name_their_device():
     assert tta.device_claim_id("cc_html_xfold", "synthetic-a-1") == "cc_html_xfold_synthetic_a_1"
-    claims = tta.DeviceClaims("transfer-tuning", "synthetic-a")
+    claims = tta.DeviceClaims("transfer-tuning", "synthetic-a", 0.05)
     claims.add("cc_order", "Concurrency helps html most", location="§4", relation="=", paper=1.0, artifact=1.0,
                unit="true=1", basis="synthetic", provenance="measured", section="transfer-tuning-sweeps")
     row = claims.frame().iloc[0]

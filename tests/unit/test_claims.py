@@ -112,7 +112,22 @@ def test_claims_helper_decides_checkable_verdict_and_tolerance_by_hand():
     (">", 1.0, math.nan, 3.00, cl.NOT_REPRODUCED),
 ])
 def test_decide_a_bound_on_an_interval_synthetic(relation, paper, low, high, expected):
-    assert cl.decide(relation, paper, 1.0, (low, high)).verdict == expected
+    assert cl.decide(relation, paper, 1.0, (low, high), alpha=0.05).verdict == expected
+
+
+def test_an_intervals_note_names_its_level_from_alpha_and_an_interval_needs_one_synthetic():
+    """The level a note prints is the study's alpha's (params.yaml), never
+    a fixed 95%: a 90% interval says 90%."""
+    assert cl.decide(">", 1.0, 2.0, (1.5, 2.5), alpha=0.10).tolerance == "bound: whole 90% CI > paper"
+    assert cl.decide("~", 1.0, 1.0, (0.9, 1.1), rel_tol=0.25, alpha=0.01).tolerance.startswith("whole 99% CI within")
+    claims = cl.Claims("s", records=(), alpha=0.10)
+    claims.add("a", "a", location="§1", relation=">", paper=1.0, artifact=2.0, unit="x", basis="b",
+               provenance="measured", section="s", interval=(1.5, 2.5))
+    claims.add("b", "b", location="§1", relation="=", paper=0.0, artifact=0.0, unit="%", basis="b",
+               provenance="measured", section="s", interval=(-1.0, 1.0), abs_tol=2.0, alpha=0.2)  # a TOST's 2 alpha
+    assert list(claims.frame()["tolerance"]) == ["bound: whole 90% CI > paper", "whole 80% CI within ±2 absolute"]
+    with pytest.raises(ValueError, match="alpha"):
+        cl.decide(">", 1.0, 2.0, (1.5, 2.5))
 
 
 def test_decide_refuses_an_interval_out_of_order():
@@ -121,7 +136,7 @@ def test_decide_refuses_an_interval_out_of_order():
 
 
 def test_claims_decide_bounds_on_intervals_synthetic():
-    claims = cl.Claims("s")
+    claims = cl.Claims("s", alpha=0.05)
     common = {"location": "§1", "unit": "x", "basis": "b", "provenance": "measured", "section": "s"}
     assert claims.add("p8", "reduces", relation="<", paper=1.0, artifact=0.94, interval=(0.8, 1.1),
                       **common) == cl.INCONCLUSIVE
@@ -142,11 +157,11 @@ def test_claims_decide_bounds_on_intervals_synthetic():
     (0.229, 0.209, 0.479, cl.INCONCLUSIVE),  # the measured GRO-off ratio: the interval holds 0.229
 ])
 def test_decide_an_about_claim_on_an_interval_synthetic(paper, low, high, expected):
-    assert cl.decide("~", paper, (low + high) / 2, (low, high), rel_tol=0.25).verdict == expected
+    assert cl.decide("~", paper, (low + high) / 2, (low, high), rel_tol=0.25, alpha=0.05).verdict == expected
 
 
 def test_claims_decide_about_claims_on_intervals_synthetic():
-    claims = cl.Claims("s")
+    claims = cl.Claims("s", alpha=0.05)
     common = {"location": "§1", "unit": "%", "basis": "b", "provenance": "modeled", "section": "s"}
     assert claims.add("a", "about 40", relation="~", paper=40.0, artifact=19.3, interval=(-0.4, 35.7),
                       rel_tol=0.25, **common) == cl.INCONCLUSIVE
@@ -179,7 +194,7 @@ RULE_CASES = [
 
 @pytest.mark.parametrize("claim_id, relation, paper, artifact, interval, expected", RULE_CASES)
 def test_every_rule_of_the_one_verdict_function_synthetic(claim_id, relation, paper, artifact, interval, expected):
-    claims = cl.Claims("s", records=())
+    claims = cl.Claims("s", records=(), alpha=0.05)
     got = claims.add(claim_id, "synthetic", location="§1", relation=relation, paper=paper, artifact=artifact,
                      unit="x", basis="b", provenance="measured", section="s", interval=interval,
                      rel_tol=0.10, abs_tol=0.0)
@@ -203,7 +218,7 @@ def test_categories_count_apart_from_evidence_synthetic():
     records = ({"study": "s", "claims": ["x_*"], "category": cl.TESTBED_BOUND, "reason": "a 40 Mbit/s link"},
                {"study": "s", "claims": ["shaped"], "category": cl.FOLLOWS_FROM_MODEL, "reason": "set by htb"},
                {"study": "other", "claims": ["plain"], "category": cl.TESTBED_BOUND, "reason": "not this study"})
-    claims = cl.Claims("s", records=records)
+    claims = cl.Claims("s", records=records, alpha=0.05)
     common = {"location": "§1", "unit": "x", "basis": "b", "provenance": "measured", "section": "s"}
     claims.add("x_fold", "16x", relation="~", paper=16.0, artifact=2.6, interval=(2.5, 2.7), rel_tol=0.1, **common)
     claims.add("shaped", "73:27", relation="=", paper=73.0, artifact=73.0, interval=(73.0, 73.0), abs_tol=5,

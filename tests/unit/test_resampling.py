@@ -121,7 +121,7 @@ def test_tt_ratio_ci_hand_computed():
             for _ in range(3)]
     rows += [{"device": "d", "dataset": "html", "level": 4, "throughput_mbps": tput, "energy_per_100mb_j": 40.0}
              for tput in (29.0, 31.0) * 4]
-    r = tta.ratio_ci(pd.DataFrame(rows), ["device", "dataset"], n_boot=200).set_index("level")
+    r = tta.ratio_ci(pd.DataFrame(rows), ["device", "dataset"], n_boot=200, alpha=0.05).set_index("level")
     assert r.loc[1, "x_fold"] == 1.0 and r.loc[1, "x_fold_low"] == 1.0 and r.loc[1, "x_fold_high"] == 1.0
     assert r.loc[4, "x_fold"] == pytest.approx(3.0)
     assert 2.9 <= r.loc[4, "x_fold_low"] <= 3.0 <= r.loc[4, "x_fold_high"] <= 3.1
@@ -132,7 +132,7 @@ def test_tt_ratio_ci_hand_computed():
     half = stats.t.ppf(0.975, 7) * sd / (30 * np.sqrt(8))  # log-ratio t, the baseline has no spread
     assert (r.loc[4, "x_fold_low"], r.loc[4, "x_fold_high"]) == (pytest.approx(3 * np.exp(-half)),
                                                                  pytest.approx(3 * np.exp(half)))
-    two = tta.ratio_ci(pd.DataFrame(rows[:3] + rows[3:5]), ["device", "dataset"]).set_index("level")
+    two = tta.ratio_ci(pd.DataFrame(rows[:3] + rows[3:5]), ["device", "dataset"], alpha=0.05).set_index("level")
     assert np.isnan(two.loc[4, "x_fold_low"]) and np.isnan(two.loc[4, "x_fold_high"])  # two reps: no interval
 
 
@@ -142,7 +142,7 @@ def test_tt_ratio_ci_explicit_baseline_on_a_grid():
     rows = [{"dataset": "v", "concurrency": c, "parallelism": p, "throughput_mbps": 5.0 * c * p,
              "energy_per_100mb_j": 100.0 / (c * p)} for c in (1, 2) for p in (1, 2)]
     r = tta.ratio_ci(pd.DataFrame(rows), ["dataset"], level=["concurrency", "parallelism"],
-                     baseline={"concurrency": 1, "parallelism": 1}, n_boot=20)
+                     baseline={"concurrency": 1, "parallelism": 1}, n_boot=20, alpha=0.05)
     best = r.sort_values("x_fold").iloc[-1]
     assert (best["concurrency"], best["parallelism"], best["x_fold"]) == (2, 2, 4.0)
     assert best["saving_pct"] == pytest.approx(75.0)
@@ -177,7 +177,7 @@ def test_tt_sweep_and_grid_figures_on_synthetic_runs():
     runs = pd.concat([tta.knob_runs(table, "concurrency", {"parallelism": 1, "io_kib": 16}),
                       tta.knob_runs(table, "parallelism", {"concurrency": 1, "io_kib": 16})], ignore_index=True)
     assert sorted(runs.loc[runs["factor"] == "concurrency", "level"].unique()) == [1, 2, 4]
-    fig = ttf.sweep_figure(runs, "modeled", n_boot=20)
+    fig = ttf.sweep_figure(runs, "modeled", 0.05, n_boot=20)
     assert len(fig.axes) == 4
     assert fig.axes[2].get_xlabel() == "concurrency (files at once)"
     assert fig.axes[0].get_ylabel() == "throughput (Mbps), measured"

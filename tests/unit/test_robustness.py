@@ -84,7 +84,7 @@ def synthetic_claims_at(models):
     # mw_per_ghz or nominal_ghz gives 100 (not reproduced); x1.5 gives 300.
     # The radio is published: never varied. A measured claim rides along.
     energy = float(models["cpu-x"].busy_core_mw())
-    c = cl.Claims("synthetic")
+    c = cl.Claims("synthetic", alpha=0.05)
     c.add("energy_above", "energy above 150 mJ", location="-", relation=">", paper=150.0, artifact=energy, unit="mJ",
           basis="synthetic", provenance="modeled", section="s")
     c.add("far_above", "energy above 10 mJ", location="-", relation=">", paper=10.0, artifact=energy, unit="mJ",
@@ -121,7 +121,7 @@ def test_claims_sensitivity_flags_the_claim_near_its_bound_synthetic():
 
 def test_a_claim_whose_value_does_not_move_is_left_out_of_the_tornado_synthetic():
     def claims_at(models):  # a ratio of two energies priced by the same model: the coefficients cancel
-        c = cl.Claims("synthetic")
+        c = cl.Claims("synthetic", alpha=0.05)
         e = float(models["cpu-x"].busy_core_mw())
         c.add("ratio", "a ratio", location="-", relation="<", paper=1.0, artifact=(0.5 * e) / e, unit="x",
               basis="synthetic", provenance="modeled", section="s")

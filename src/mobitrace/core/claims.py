@@ -217,14 +217,15 @@ def _inside(x: float, lo: float, hi: float, closed: bool) -> bool:
 
 
 def decide(relation: str | None, paper, artifact, interval: tuple | None = None, *, rel_tol: float = 0.0,
-           abs_tol: float = 0.0, rule: str = BAND, level: float = 0.95) -> Decision:
+           abs_tol: float = 0.0, rule: str = BAND, alpha: float | None = None) -> Decision:
     """The one verdict rule of the ledger.
 
     No relation, no paper value or no artifact value: not checkable. With an
     `interval` (low, high) of the artifact value (rule BAND): reproduced when
     the whole interval satisfies the paper's relation or lies in its band
     (`band`), not reproduced when the whole interval violates it, inconclusive
-    otherwise. Without one, the point value decides and the note says so.
+    otherwise; the interval is a 100(1 - `alpha`)% one, and its note says
+    so. Without one, the point value decides and the note says so.
     Rule ATTAINABLE (an arithmetic check of the paper's own numbers): the
     interval is every value the paper's rounded inputs allow, and the claim
     is reproduced when one of them satisfies the paper's relation (for "="
@@ -249,6 +250,9 @@ def decide(relation: str | None, paper, artifact, interval: tuple | None = None,
         return Decision(NOT_REPRODUCED if disjoint else REPRODUCED,
                         "paper value among the values its own rounded inputs allow")
     verdict = REPRODUCED if all(ends) else NOT_REPRODUCED if disjoint else INCONCLUSIVE
+    if alpha is None:
+        raise ValueError("an interval decides this claim: give its alpha (the interval is 100(1 - alpha)%)")
+    level = 1 - alpha
     if relation in ("<", "<=", ">", ">="):
         text = f"bound: whole {level:.0%} CI {relation} paper"
     else:
@@ -362,18 +366,20 @@ class Claims:
     helper every chapter uses, so that every verdict is decided by `decide`
     and every category comes from the categories file."""
 
-    def __init__(self, study: str, records=None):
+    def __init__(self, study: str, records=None, *, alpha: float | None = None):
         self.study = study
+        self.alpha = alpha  # of the claims' intervals, unless a claim gives its own
         self.records = records  # categories() when None
         self.rows: list[dict] = []
 
     def add(self, claim_id: str, text: str, *, location: str, relation: str | None, paper, artifact,
             unit: str, basis: str, provenance: str, section: str, checkable: bool = True,
             tolerance: str | None = None, rel_tol: float = 0.0, abs_tol: float = 0.0,
-            interval: tuple | None = None, rule: str = BAND, level: float = 0.95,
+            interval: tuple | None = None, rule: str = BAND, alpha: float | None = None,
             possible: tuple[float, float] | None = None) -> str:
         """Record a claim and return its verdict (`decide`). `interval` is
-        (low, high) of the artifact value at confidence `level` (or, for
+        (low, high) of the artifact value, a 100(1 - `alpha`)% interval
+        (the table's alpha unless given; or, for
         rule ATTAINABLE, the values the paper's inputs allow); `frame` can
         still supply it. `checkable` False: the data the claim needs are not
         in this artifact (the basis says why). `tolerance` words a rule more
@@ -388,7 +394,8 @@ class Claims:
             "paper_relation": relation, "paper_value": paper, "artifact_value": None if _missing(artifact) else artifact,
             "unit": unit, "basis": basis, "provenance": provenance, "section": section, "robustness": NOT_VARIED,
             "_rule": dict(checkable=checkable, tolerance=tolerance, rel_tol=rel_tol, abs_tol=abs_tol,
-                          interval=interval, rule=rule, level=level, possible=possible),
+                          interval=interval, rule=rule, alpha=self.alpha if alpha is None else alpha,
+                          possible=possible),
         })
         return self._decided(self.rows[-1])["verdict"]
 
@@ -404,7 +411,7 @@ class Claims:
             interval = None  # every resample agreed, or n too small: not an interval
         if r["checkable"]:
             d = decide(row["paper_relation"], row["paper_value"], row["artifact_value"], interval,
-                       rel_tol=r["rel_tol"], abs_tol=r["abs_tol"], rule=r["rule"], level=r["level"])
+                       rel_tol=r["rel_tol"], abs_tol=r["abs_tol"], rule=r["rule"], alpha=r["alpha"])
         else:
             d = Decision(NOT_CHECKABLE, "n/a")
         if thin and d.verdict != NOT_CHECKABLE:

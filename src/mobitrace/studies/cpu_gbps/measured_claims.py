@@ -54,7 +54,7 @@ def measured_claims(values, data: dict, comparisons: dict, p: dict) -> tuple[pd.
     GRO ratio and the §3.3.2 gain, all from `values`."""
     runs, fits, extra = data["runs"], data["fits"], data["extra"]
     gro, rps, slow = comparisons["gro"], comparisons["rps"], comparisons["slow"]
-    claims, intervals = cl.Claims("cpu-gbps"), {}
+    claims, intervals = cl.Claims("cpu-gbps", alpha=p["alpha"]), {}
 
     def add(claim_id, text, location, relation, paper, artifact, unit, basis, provenance, **kw):
         claims.add(claim_id, text, location=location, relation=relation, paper=paper, artifact=artifact,

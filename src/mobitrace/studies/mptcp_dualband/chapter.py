@@ -305,7 +305,7 @@ class Chapter(NotebookChapter):
     def __init__(self, *, study: str, devices: list[str], reference_device: str, reference_reason: str,
                  published_dir: str, interim_dir: str, results_dir: str,
                  radio_models: dict, cpu_model: str, radio_floor_fracs: list[float], satisfied_frac: float,
-                 rel_tol_equal: float, rel_tol_approx: float, ratio_tol: float, power_models: dict,
+                 rel_tol_equal: float, rel_tol_approx: float, ratio_tol: float, alpha: float, power_models: dict,
                  robustness: dict):
         self.study, self.devices, self.interim_dir = study, reference_first(devices, reference_device), interim_dir
         self.reference_reason = reference_reason
@@ -313,7 +313,7 @@ class Chapter(NotebookChapter):
         self.out = ChapterOutputs(results_dir, STAGE, registry.by_slug()[STUDY].device_sources_stage)
         self.v = Values(published_dir)
         self.radio_all, self.cpu, self.radio = energy_per_bit.chapter_models(power_models, radio_models, cpu_model)
-        self.tol = mdc.Tolerances(rel_tol_equal, rel_tol_approx, ratio_tol, satisfied_frac)
+        self.tol = mdc.Tolerances(rel_tol_equal, rel_tol_approx, ratio_tol, satisfied_frac, alpha)
         self.robustness_settings = robustness
         self.memo: dict = {}  # shared with the per-device copies: what is computed once per device
         self.dev: dict[str, Chapter] = {}

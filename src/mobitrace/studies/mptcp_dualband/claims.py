@@ -23,11 +23,13 @@ from mobitrace.studies.mptcp_dualband.schema import DIRECTIONS
 class Tolerances:
     """params.yaml's claim tolerances: "x" within rel_equal, "~x" within
     rel_approx, a ratio (% on path a) within ratio_pp percentage points; a
-    demand counts as met at satisfied_frac of it."""
+    demand counts as met at satisfied_frac of it; intervals are
+    100(1 - alpha)%."""
     rel_equal: float
     rel_approx: float
     ratio_pp: float
     satisfied_frac: float
+    alpha: float
 
 
 def _short(direction: str) -> str:
@@ -77,8 +79,8 @@ class _DeviceClaims(cl.Claims):
     """Claims of one device: each id ends with the device (claim_id), each
     basis starts with it."""
 
-    def __init__(self, device: str):
-        super().__init__(sc.STUDY)
+    def __init__(self, device: str, alpha: float):
+        super().__init__(sc.STUDY, alpha=alpha)
         self.device = device
 
     def add(self, cid: str, text: str, **kwargs) -> str:
@@ -93,7 +95,7 @@ def chapter_claims(values, c: Comparisons, opt: pd.DataFrame, r1: pd.DataFrame, 
     mobitrace.core.published.Values) against that device's, with its
     tolerance; ids end with the device (claim_id)."""
     v = values
-    claims = _DeviceClaims(device)
+    claims = _DeviceClaims(device, tol.alpha)
     o = opt.set_index(["direction", "demand"])
     dl_ad, dl_ac, ul_ad = v("sptcp_dl_ad"), v("sptcp_dl_ac"), v("sptcp_ul_ad")
     dl_opt, ul_opt, ul_eopt = v("ratio_dl_tput_opt"), v("ul_tput_opt_ratio"), v("ul_energy_opt_ratio")
@@ -219,7 +221,7 @@ def claims_at(m: dict[str, dict], values, measured: dict[str, Measured], tol: To
 
 
 def claim_intervals(oci: pd.DataFrame, r1: pd.DataFrame, cis: dict, device: str) -> dict[str, tuple]:
-    """The 95% interval of each of `device`'s claims (claim_id) where it has
+    """The 100(1 - alpha)% interval of each of `device`'s claims (claim_id) where it has
     one: bootstrap for ratios, comparisons and the GRO gain, Student-t for
     the MPTCP means."""
     return {claim_id(k, device): v for k, v in _intervals(oci, r1, cis).items()}

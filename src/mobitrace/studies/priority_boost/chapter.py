@@ -148,7 +148,7 @@ def chapter_claims(study: str, audit_cpu: pd.DataFrame, audit_net: pd.DataFrame,
     against their attainable ranges, the conclusions checked on the recomputed
     tests, the prose's numbers and arithmetic (from `values`), and per measured
     device the conclusions on its runs."""
-    claims = cl.Claims(study)
+    claims = cl.Claims(study, alpha=alpha)
     add = claims.add
     pub = {"provenance": "published", "section": "priority-boost-conclusions"}
     location = str(stats.loc[stats["table"] == "transfer_cpu_p", "location"].iloc[0])
@@ -170,7 +170,7 @@ def chapter_claims(study: str, audit_cpu: pd.DataFrame, audit_net: pd.DataFrame,
         basis="largest Holm-adjusted recomputed INCR p", **pub)
     # "No difference" is decided by equivalence (TOST): the (1 - 2 alpha)
     # interval of the change within ±margin_pct of the original.
-    tost = {"relation": "=", "paper": 0.0, "unit": "%", "abs_tol": margin_pct, "level": 1 - 2 * alpha,
+    tost = {"relation": "=", "paper": 0.0, "unit": "%", "abs_tol": margin_pct, "alpha": 2 * alpha,
             "tolerance": f"equivalence (TOST, alpha {alpha:g}): whole {1 - 2 * alpha:.0%} CI of the change "
                          f"within ±{margin_pct:g}% of the original"}
     cpu_change, net_change = pba.welch_change(audit_cpu, alpha), pba.welch_change(audit_net, alpha)

@@ -602,13 +602,13 @@ def paper_numbers(values: Values) -> dict:
 
 
 def chapter_claims(nums: dict, values: Values, *, study: str, device: str | None, wifi_link: str,
-                   wifi_max_mbps: float, rel_tol_approx: float) -> pd.DataFrame:
+                   wifi_max_mbps: float, rel_tol_approx: float, alpha: float) -> pd.DataFrame:
     """The chapter's claims table (mobitrace.core.claims.Claims): the paper's
     values from `values`, ours from `nums` (:func:`key_numbers`; empty when
     no device was captured, which makes the measured claims not checkable).
     "About x" is reproduced within `rel_tol_approx` of x; the growth of the
     saving with rate and the 20 kB-vs-1.5 kB comparison have stated rules."""
-    c = cl.Claims(study)
+    c = cl.Claims(study, alpha=alpha)
     g = nums.get
     src = f"measured on {device}, modeled energy" if device else "no capture"
     c.add("onecopy_wifi_small", "One-copy saves <10% of CPU energy at WiFi rates (<24 Mbps)",
@@ -691,7 +691,7 @@ def analysis_at(runs: pd.DataFrame, model: CpuPowerModel, values: Values, *, stu
     crossover = crossover_table({device: transport})
     nums = key_numbers(onecopy, transport, crossover, device, values, cpu_basis, wifi_link, wifi_max_mbps)
     claims = chapter_claims(nums, values, study=study, device=device, wifi_link=wifi_link,
-                            wifi_max_mbps=wifi_max_mbps, rel_tol_approx=rel_tol_approx)
+                            wifi_max_mbps=wifi_max_mbps, rel_tol_approx=rel_tol_approx, alpha=alpha)
     return {"runs": priced, "onecopy": onecopy, "transport": transport, "crossover": crossover, "nums": nums,
             "claims": claims}
 

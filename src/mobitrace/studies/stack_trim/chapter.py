@@ -281,7 +281,7 @@ class Chapter(NotebookChapter):
         self.out.put("tol_pct", 100 * self.rel_tol_approx)
         claims = self.analysis["claims"] if self.ref else sta.chapter_claims(
             self.nums, self.values, study=self.study, device=self.ref, wifi_link=self.wifi_link,
-            wifi_max_mbps=self.wifi_max_mbps, rel_tol_approx=self.rel_tol_approx)
+            wifi_max_mbps=self.wifi_max_mbps, rel_tol_approx=self.rel_tol_approx, alpha=self.alpha)
         name = self.model.name
         self.rob = robustness.study_robustness(lambda models: self._analysis_at(models[name])["claims"], {name: self.model},
                                        claims, self.robustness_settings) if self.ref else None

@@ -67,7 +67,7 @@ def knob_runs(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame:
 
 
 def ratio_ci(runs: pd.DataFrame, by: list[str], level: str = "level", baseline: dict | None = None,
-             n_boot: int = rs.N_BOOT, seed: int = SEED, alpha: float = 0.05) -> pd.DataFrame:
+             n_boot: int = rs.N_BOOT, seed: int = SEED, *, alpha: float) -> pd.DataFrame:
     """Per group of `by` + [`level`]: the throughput ratio to the group's
     baseline (`x_fold`) and the energy ratio (`energy_ratio`, E / E_base,
     below 1 saves energy), each with its 100(1 - alpha)% interval over repetitions
@@ -121,11 +121,11 @@ def _tuple(key) -> tuple:
     return key if isinstance(key, tuple) else (key,)
 
 
-def ratios_table(knob_runs_: pd.DataFrame, device: str, knobs) -> pd.DataFrame:
+def ratios_table(knob_runs_: pd.DataFrame, device: str, knobs, alpha: float) -> pd.DataFrame:
     """`ratio_ci` of every knob in `knobs` on one device (runs of
     `knob_runs`), by device, factor and dataset: the table ratios_ci."""
     sel = knob_runs_[knob_runs_["device"] == device]
-    out = pd.concat([ratio_ci(sel[sel["factor"] == f], ["device", "factor", "dataset"]) for f in knobs],
+    out = pd.concat([ratio_ci(sel[sel["factor"] == f], ["device", "factor", "dataset"], alpha=alpha) for f in knobs],
                     ignore_index=True)
     return schema.RATIOS_CI.validate(out)
 
@@ -582,7 +582,7 @@ def interval_of(ratios: pd.DataFrame, key: tuple, col: str) -> tuple[float, floa
 
 def claim_intervals(ratios: pd.DataFrame, grid_ci: pd.DataFrame, cc_top: int, p_video_best: int,
                     reduce_level: int, grid_best: pd.Series, grid_top_x: pd.Series) -> dict:
-    """The 95% bootstrap interval behind each claim with one: `ratios` is
+    """The bootstrap interval behind each claim with one: `ratios` is
     `ratios_table` indexed by factor, dataset, level; `grid_ci` is
     `ratio_ci` of the grid indexed by dataset, concurrency, parallelism;
     `grid_best` and `grid_top_x` the grid rows with the largest saving and
@@ -603,7 +603,7 @@ def claim_intervals(ratios: pd.DataFrame, grid_ci: pd.DataFrame, cc_top: int, p_
 
 def device_analysis(sweep: dict, knob_runs_: pd.DataFrame, grid: pd.DataFrame,
                     g_runs: pd.DataFrame, values, *, device: str, knob_levels: dict, claim_level: int,
-                    study: str, kind: str, rel_tol: float, intervals: dict | None = None) -> dict:
+                    study: str, kind: str, rel_tol: float, alpha: float, intervals: dict | None = None) -> dict:
     """One device's part of `analysis_at`: its sweeps, the concurrency level
     the claims compare (`claim_level` or its highest captured), its best
     parallelism for video, its grid rows and best cells, its bootstrap
@@ -616,21 +616,21 @@ def device_analysis(sweep: dict, knob_runs_: pd.DataFrame, grid: pd.DataFrame,
     best, top_x = gref.sort_values("saving_pct").iloc[-1], gref.sort_values("x_fold").iloc[-1]
     ratios = gci = None
     if intervals is None:
-        ratios = ratios_table(knob_runs_, device, knob_levels)
+        ratios = ratios_table(knob_runs_, device, knob_levels, alpha)
         gci = ratio_ci(g_runs[g_runs["device"] == device], ["device", "dataset"],
-                       level=["concurrency", "parallelism"], baseline={"concurrency": 1, "parallelism": 1}
-                       ).set_index(["dataset", "concurrency", "parallelism"])
+                       level=["concurrency", "parallelism"], baseline={"concurrency": 1, "parallelism": 1},
+                       alpha=alpha).set_index(["dataset", "concurrency", "parallelism"])
         intervals = claim_intervals(ratios.set_index(["factor", "dataset", "level"]), gci, cc_top,
                                     int(p_best["level"]), int(values("p_reduce_level")), best, top_x)
         intervals = {device_claim_id(k, device): v for k, v in intervals.items()}
     claims = chapter_claims(values, ref, grid_ref=gref, best=best, p_best=p_best, cc_top=cc_top, kind=kind,
-                            intervals=intervals, study=study, device=device, rel_tol=rel_tol)
+                            intervals=intervals, study=study, device=device, rel_tol=rel_tol, alpha=alpha)
     return {"ref": ref, "cc_top": cc_top, "p_best": p_best, "grid_ref": gref, "best": best, "top_x": top_x,
             "ratios": ratios, "grid_ci": gci, "intervals": intervals, "claims": claims}
 
 
 def analysis_at(table: pd.DataFrame, values, *, study: str, devices: list[str], io_kib: int, grid_levels,
-                claim_level: int, rel_tol: float, intervals: dict | None = None) -> dict:
+                claim_level: int, rel_tol: float, alpha: float, intervals: dict | None = None) -> dict:
     """The one path from the runs' energies (`table`, `energy_table` of the
     runs kept by `clean_runs`) to the chapter's claims: the one-knob sweeps
     and their runs and the grid (every device), then `device_analysis` of
@@ -648,7 +648,7 @@ def analysis_at(table: pd.DataFrame, values, *, study: str, devices: list[str], 
     g_runs = grid_runs(table, sorted(set(grid_levels)), io_kib)
     grid = grid_summary(g_runs)
     per = {d: device_analysis(sweep, knob_runs_, grid, g_runs, values, device=d, knob_levels=knob_levels,
-                              claim_level=claim_level, study=study, kind=kind, rel_tol=rel_tol,
+                              claim_level=claim_level, study=study, kind=kind, rel_tol=rel_tol, alpha=alpha,
                               intervals=intervals) for d in devices}
     claims = pd.concat([per[d]["claims"] for d in devices] + [study_claims(values, study)], ignore_index=True)
     ratios = None if intervals is not None else pd.concat([per[d]["ratios"] for d in devices], ignore_index=True)
@@ -666,7 +666,7 @@ def measured_intervals(intervals: dict, claims: pd.DataFrame) -> dict:
 
 def chapter_claims(values, ref: dict[str, pd.DataFrame], *, grid_ref: pd.DataFrame, best: pd.Series,
                    p_best: pd.Series, cc_top: int, kind: str, intervals: dict, study: str, device: str,
-                   rel_tol: float) -> pd.DataFrame:
+                   rel_tol: float, alpha: float) -> pd.DataFrame:
     """The claims checked on one device (mobitrace.core.claims.Claims, ids
     by `device_claim_id`) from its sweeps `ref`, grid rows, best grid cell
     for saving, best parallelism for video, the compared concurrency level
@@ -676,11 +676,11 @@ def chapter_claims(values, ref: dict[str, pd.DataFrame], *, grid_ref: pd.DataFra
     def at(factor, ds, level, col):
         return level_value(ref[factor], ds, level, col)
 
-    claims = DeviceClaims(study, device)
+    claims = DeviceClaims(study, device, alpha)
     src = f"on {device}"
     cc_level, p8 = v("cc_level"), int(v("p_reduce_level"))
     sweeps = "transfer-tuning-sweeps"
-    # Bounds are decided on their 95% intervals: at n = 2 repetitions a
+    # Bounds are decided on their 100(1 - alpha)% intervals: at n = 2 repetitions a
     # point estimate on the right side of 1 alone would overclaim.
     for ds in DATASETS:
         claims.add(f"cc_{ds}_xfold", f"Concurrency 1 to {cc_level:g} multiplies {ds} throughput by "
@@ -740,8 +740,8 @@ class DeviceClaims(cl.Claims):
     """The claims of one device: each id by `device_claim_id`, each claim's
     text naming the device, as the ledger lists them."""
 
-    def __init__(self, study: str, device: str):
-        super().__init__(study)
+    def __init__(self, study: str, device: str, alpha: float):
+        super().__init__(study, alpha=alpha)
         self.device = device
 
     def add(self, claim_id: str, text: str, **kw) -> str:

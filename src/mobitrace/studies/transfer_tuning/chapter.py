@@ -66,7 +66,7 @@ class Chapter(NotebookChapter):
     def __init__(self, study: str, published_dir: str, interim_dir: str, results_dir: str, devices: list[str], *,
                  reference_device: str, power_models: dict, cpu_model: str, radio_model: str, modeled_base_w: float,
                  tail_tolerance_w: float, default_io_kib: int, claim_level: int, rel_tol_approx: float,
-                 robustness: dict):
+                 alpha: float, robustness: dict):
         self.study, self.devices = study, reference_first(devices, reference_device)
         self.results = Path(results_dir)
         self.out = ChapterOutputs(self.results, STAGE, registry.by_slug()[STUDY].device_sources_stage)
@@ -75,6 +75,8 @@ class Chapter(NotebookChapter):
         self.radio = power.radio_models(power_models)[radio_model]
         self.base_w, self.tail_tolerance_w = modeled_base_w, tail_tolerance_w
         self.io_kib, self.claim_level, self.rel_tol = default_io_kib, claim_level, rel_tol_approx
+        self.alpha = alpha  # every interval is 100(1 - alpha)%
+        self.ci = f"{1 - alpha:.0%}"  # its level, for the captions
         self.robustness_settings = robustness
         self.interim = tta.load_interim(interim_dir, self.devices)
         self.samples, self.power_paths = self.interim["samples"], tta.power_paths(interim_dir, self.devices)
@@ -170,6 +172,7 @@ class Chapter(NotebookChapter):
         """tta.analysis_at of the runs' energies `table`."""
         return tta.analysis_at(table, self.values, study=self.study, devices=self.devices, io_kib=self.io_kib,
                                grid_levels=self.conf["grid"], claim_level=self.claim_level, rel_tol=self.rel_tol,
+                               alpha=self.alpha,
                                intervals=intervals)
 
     def _claims_at(self, models: dict, intervals: dict) -> pd.DataFrame:
@@ -231,13 +234,13 @@ class Chapter(NotebookChapter):
         for name, frame in self.sweep.items():
             self._save(frame, f"sweep_{name}")
         for device in self.devices:
-            self._figure(device, ttf.sweep_figure(self.knob_runs[self.knob_runs["device"] == device], kind),
+            self._figure(device, ttf.sweep_figure(self.knob_runs[self.knob_runs["device"] == device], kind, self.alpha),
                          f"fig2_{device}",
                          alt=f"Six panels for {device}: throughput in Mbps (top) and energy per 100 MB in joules "
                              "(bottom) against concurrency, parallelism and I/O request size (log scale), one line "
-                             "per dataset (html, image, video) with 95% confidence bands.",
+                             f"per dataset (html, image, video) with {self.ci} confidence bands.",
                          caption=f"One knob at a time on {device}: throughput (measured) and energy per 100 MB "
-                                 f"({kind}), means over repetitions, bands: 95% CI. Look at how "
+                                 f"({kind}), means over repetitions, bands: {self.ci} CI. Look at how "
                                  "throughput rises and energy per 100 MB falls with concurrency, most for the small "
                                  "html files.",
                          provenance=f"measured throughput and {kind} energy ({device}): "
@@ -258,10 +261,10 @@ class Chapter(NotebookChapter):
             comps.append(comp)
             self._figure(device, ttf.ratio_figure(comp, kind), f"ratios_vs_paper_{device}",
                          alt="Two dot plots, one row per dataset and knob: the throughput ratio (x-fold) and the "
-                             "energy-per-100-MB ratio against level 1, with 95% intervals, a dashed "
+                             f"energy-per-100-MB ratio against level 1, with {self.ci} intervals, a dashed "
                              "reference line at 1 and the paper's ratios as crosses.",
                          caption=f"Throughput ratio (left, log scale) and energy ratio (right) of each knob against "
-                                 f"its level 1 on {device} (points, 95% CI over repetitions) and in the "
+                                 f"its level 1 on {device} (points, {self.ci} CI over repetitions) and in the "
                                  "paper (crosses). Right of 1 on the left: faster; left of 1 on the right: less "
                                  "energy. Look at the gap between the points and the crosses: the directions agree, "
                                  "the magnitudes do not.",
@@ -313,7 +316,7 @@ class Chapter(NotebookChapter):
         ceiling = rate / self.at("concurrency", "html", 1, "throughput_mbps")
         return (f"On this {rate:g} Mbps link, fetching {self.cc_top} small (html) files at once instead of one "
                 f"made the transfer {x} times {faster} and {cut} its {self.energy_kind} energy per 100 MB by {s}% "
-                f"(95% CIs), the paper's direction but not its {self.values('cc_html_xfold'):g}-fold gain, which "
+                f"({self.ci} CIs), the paper's direction but not its {self.values('cc_html_xfold'):g}-fold gain, which "
                 f"this link caps at {ceiling:.1f}-fold.")
 
     def cpu_time(self) -> None:
@@ -404,7 +407,7 @@ class Chapter(NotebookChapter):
             ours=[numbers.interval(a, *intervals.get(c, (None, None))) for c, a in
                   zip(table["claim_id"], table["artifact_value"])])[
             ["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "category", "provenance",
-             "robustness"]].rename(columns={"ours": "this artifact [95% CI]"})
+             "robustness"]].rename(columns={"ours": f"this artifact [{self.ci} CI]"})
         mine = table["claim_id"].isin([*self._device_ids(self.ref_device), *tta.STUDY_CLAIMS]).to_numpy()
         out.show(self.claims_shown[mine], f"Claims of the transfer-tuning paper checked on {self.ref_device} (each "
                  f"other device's on its page, all {len(table)} in the CSV)",
@@ -467,7 +470,7 @@ class Chapter(NotebookChapter):
                                     zip(frame[f"{ds}_saving_pct"], frame[f"{ds}_saving_pct_low"],
                                         frame[f"{ds}_saving_pct_high"])] for ds in DATASETS}})
         self._table(frame, "devices", f"Every device: concurrency 1 to {self.cc_top}, x-fold throughput and "
-                    f"{self.energy_kind} energy saving per 100 MB [95% CI]; each device links to its "
+                    f"{self.energy_kind} energy saving per 100 MB [{self.ci} CI]; each device links to its "
                     "page", shown=shown, html_columns=("device",))
         self.out.provenance(f"measured throughput and {self.energy_kind} energy of every device's capture; "
                             + INTERVALS)
@@ -534,7 +537,7 @@ class Chapter(NotebookChapter):
                        .rename(columns={"paper saving %": "paper saving (%)", "artifact saving %": "saving (%)",
                                         "artifact x-fold": "x-fold"}),
                        f"x-fold throughput and energy saving per 100 MB: paper (Galaxy S5, WiFi, Sydney) vs {device} "
-                       "[95% CI over repetitions]", csv=tables / "gains_vs_paper.csv")
+                       f"[{self.ci} CI over repetitions]", csv=tables / "gains_vs_paper.csv")
             page.provenance(f"published (§4, Figure 2 prose) and measured throughput / {kind} energy ({device}); "
                             + INTERVALS, with_paper)
             figure(f"ratios_vs_paper_{device}")

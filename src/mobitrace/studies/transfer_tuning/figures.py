@@ -21,10 +21,10 @@ XLABEL = {"concurrency": "concurrency (files at once)", "parallelism": "parallel
           "io_kib": "I/O request size (kB)"}
 
 
-def sweep_figure(runs: pd.DataFrame, energy_kind: str, n_boot: int = rs.N_BOOT, seed: int = SEED):
+def sweep_figure(runs: pd.DataFrame, energy_kind: str, alpha: float, n_boot: int = rs.N_BOOT, seed: int = SEED):
     """Figure 2 analog: throughput (top) and energy per 100 MB (bottom)
     against each knob (columns, `factor` of `knob_runs`), one line per
-    dataset: means over repetitions with 95% CI bands (seaborn, `rs.mean_ci_errorbar`),
+    dataset: means over repetitions with 100(1 - alpha)% CI bands (seaborn, `rs.mean_ci_errorbar`),
     log2 x axes. Returns the figure."""
     factors = list(dict.fromkeys(runs["factor"]))
     fig, axes = plt.subplots(2, len(factors), figsize=(11, 6), sharex="col", squeeze=False)
@@ -35,7 +35,7 @@ def sweep_figure(runs: pd.DataFrame, energy_kind: str, n_boot: int = rs.N_BOOT, 
                                           ("energy_per_100mb_j", f"energy per 100 MB (J), {energy_kind}"))):
             ax = axes[i, j]
             sns.lineplot(data=g, x="level", y=col, hue="dataset", hue_order=order, marker="o", markersize=5,
-                         errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed), ax=ax, legend=(i == 0 and j == len(factors) - 1))
+                         errorbar=rs.mean_ci_errorbar(alpha, n_boot, seed), ax=ax, legend=(i == 0 and j == len(factors) - 1))
             ax.set_xscale("log", base=2)
             # I/O sizes are powers of two KiB; the book's unit is the SI kB (1 KiB = 1.024 kB)
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v * 1.024:.3g}") if factor == "io_kib"
