@@ -61,7 +61,7 @@ ch.fig1()
 
 # %% [markdown]
 # Downlink MPTCP reached {glue:text}`fig1_downlink_total` Mbps
-# ({glue:text}`fig1_downlink_pct`% of the sum of the path rates, its 95% CI
+# ({glue:text}`fig1_downlink_pct`% of the sum of the path rates, its {glue:text}`ci_pct:.0f`% CI
 # {glue:text}`fig1_downlink_vs_sum` the sum), uplink
 # {glue:text}`fig1_uplink_total` Mbps ({glue:text}`fig1_uplink_pct`%,
 # {glue:text}`fig1_uplink_vs_sum` the sum). GRO on against off on path b
@@ -82,7 +82,7 @@ ch.model_inputs()
 # ## Figures 4 to 7: energy per bit against the packet ratio
 #
 # Modeled uplink power is {glue:text}`ul_excess`%
-# {glue:text}`ul_excess_dir` the downlink's (95% CI
+# {glue:text}`ul_excess_dir` the downlink's ({glue:text}`ci_pct:.0f`% CI
 # {glue:text}`ul_excess_ci`%; the paper: {glue:text}`p_ul_excess`% above).
 # Backlogged, the throughput-optimal ratio is {glue:text}`dl_tput_opt` % on
 # path a downlink and {glue:text}`ul_tput_opt` % uplink; the energy-optimal

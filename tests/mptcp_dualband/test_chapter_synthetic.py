@@ -88,7 +88,7 @@ def test_cdf_helpers_synthetic():
     cdf = cdf.reset_index()
     assert mda.gro_gain_pct(cdf) == pytest.approx(100 * (2.1 / 1.9 - 1))
     assert mda.cdf_spread_pct(cdf) == pytest.approx(100 * (2.1 / 1.9 - 1))
-    facts = mda.cdf_facts(cdf, dl, mda.gro_gain_ci(dl))
+    facts = mda.cdf_facts(cdf, dl, mda.gro_gain_ci(dl, 0.05), 0.05)
     assert facts["cdf_default_median"] == "2.10" and facts["phone_core_pct"] == "50"  # median of 50, 25, 50 %
 
 
@@ -158,12 +158,12 @@ def test_comparison_phrases_follow_the_intervals_not_the_points_synthetic():
                         dl_tput_gain=37.0, dl_energy_cost=8.7, ul_tput_gain=24.0, ul_energy_cost=48.0)
     cis = {"dl_tput_gain": (36.0, 38.0), "dl_energy_cost": (8.5, 8.9), "ul_tput_gain": (23.0, 25.0),
            "ul_energy_cost": (47.0, 49.0)}
-    phrases = mda.comparison_phrases(c, cis)
+    phrases = mda.comparison_phrases(c, cis, 0.05)
     assert phrases["dl_energy_cost_phrase"] == "8.7% more energy per bit"
     assert phrases["dl_tput_opt_rest"] == "27"
-    flipped = mda.comparison_phrases(c, {**cis, "dl_energy_cost": (-8.9, -8.5)})
+    flipped = mda.comparison_phrases(c, {**cis, "dl_energy_cost": (-8.9, -8.5)}, 0.05)
     assert flipped["dl_energy_cost_phrase"] == "8.7% less energy per bit"  # the interval decides, not the point
-    straddles = mda.comparison_phrases(c, {**cis, "dl_tput_gain": (-1.0, 70.0)})
+    straddles = mda.comparison_phrases(c, {**cis, "dl_tput_gain": (-1.0, 70.0)}, 0.05)
     assert "more" not in straddles["dl_tput_gain_phrase"] and "cannot tell" in straddles["dl_tput_gain_phrase"]
 
 
@@ -173,17 +173,17 @@ def test_gro_gain_words_and_interval_flip_with_the_data_synthetic():
                              "tput_eq_mbps": on + off})
 
     gain = runs([2100.0, 2110.0, 2090.0, 2105.0, 2095.0], [1900.0, 1910.0, 1890.0, 1905.0, 1895.0])
-    lo, hi = mda.gro_gain_ci(gain)
+    lo, hi = mda.gro_gain_ci(gain, 0.05)
     assert 0 < lo <= 100 * (2100 / 1900 - 1) <= hi
     cdf = pd.DataFrame({"configuration": ["GRO on (default)", "gro-off-b"], "median_gbps": [2.1, 1.9],
                         "below_2gbps": [0, 5]})
     dl = pd.DataFrame({"config": ["default"], "phone_cpu_s": [1.0], "ap_cpu_s": [1.0], "rx_seconds": [10.0]})
-    assert "more median throughput" in mda.cdf_facts(cdf, dl, (lo, hi))["gro_gain"]
+    assert "more median throughput" in mda.cdf_facts(cdf, dl, (lo, hi), 0.05)["gro_gain"]
     loss = runs([1900.0, 1910.0, 1890.0, 1905.0, 1895.0], [2100.0, 2110.0, 2090.0, 2105.0, 2095.0])
-    lo2, hi2 = mda.gro_gain_ci(loss)
+    lo2, hi2 = mda.gro_gain_ci(loss, 0.05)
     flipped = cdf.assign(median_gbps=[1.9, 2.1])
-    assert hi2 < 0 and "less median throughput" in mda.cdf_facts(flipped, dl, (lo2, hi2))["gro_gain"]
-    same = mda.cdf_facts(cdf.assign(median_gbps=[2.0, 2.0]), dl, (-0.6, 0.3))["gro_gain"]
+    assert hi2 < 0 and "less median throughput" in mda.cdf_facts(flipped, dl, (lo2, hi2), 0.05)["gro_gain"]
+    same = mda.cdf_facts(cdf.assign(median_gbps=[2.0, 2.0]), dl, (-0.6, 0.3), 0.05)["gro_gain"]
     assert "cannot tell" in same
 
 
@@ -200,11 +200,12 @@ def test_fig1_under_or_over_the_sum_from_the_interval_synthetic():
 
 def test_change_phrase_prints_a_true_minus_synthetic():
     assert "of −0.1%" in mda.change_phrase(-0.1, (-0.6, 0.2), "median throughput", 1)
-    assert mda.ci_text((-0.63, 0.25)) == "95% CI −0.6 to 0.2%"
+    assert mda.ci_text((-0.63, 0.25), 0.05) == "95% CI −0.6 to 0.2%"
+    assert mda.ci_text((-0.63, 0.25), 0.10) == "90% CI −0.6 to 0.2%"
 
 
 def test_too_few_runs_for_an_interval_give_no_direction_synthetic():
     nan = (float("nan"), float("nan"))
     assert mda.change_phrase(37.0, nan, "throughput", 1) == \
         "a change in throughput of 37.0% that the data cannot tell from none"
-    assert mda.ci_text(nan) == "no interval: fewer than 3 runs"
+    assert mda.ci_text(nan, 0.05) == "no interval: fewer than 3 runs"

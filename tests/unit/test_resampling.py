@@ -76,22 +76,22 @@ def test_optima_ci_and_change_ci():
 
     runs = _runs(PERCENTILE_MIN_N)  # an optimum's percentile interval needs that many runs per ratio
     d = ratios.boot(runs, n_boot=100)
-    o = ratios.optima_ci(d).iloc[0]
+    o = ratios.optima_ci(d, 0.95, 0.05).iloc[0]
     assert (o["tput_opt_ratio_low"], o["tput_opt_ratio_high"]) == (73.0, 73.0)
     assert (o["energy_opt_both_ratio_low"], o["energy_opt_both_ratio_high"]) == (90.0, 90.0)
     assert (o["energy_opt_satisfying_ratio_low"], o["energy_opt_satisfying_ratio_high"]) == (100.0, 100.0)
-    lo, hi = ratios.change_ci(runs, "nj_per_bit", "downlink", 0.0, 73.0, 100.0)  # 1.5 / 1.4: +7.14%
+    lo, hi = ratios.change_ci(runs, "nj_per_bit", "downlink", 0.0, 73.0, 100.0, 0.05)  # 1.5 / 1.4: +7.14%
     assert lo == pytest.approx(100 * (1.5 / 1.4 - 1)) and hi == pytest.approx(lo)
-    lo, hi = ratios.change_ci(runs, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)  # (2100..2102) / (1500..1502)
+    lo, hi = ratios.change_ci(runs, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0, 0.05)  # (2100..2102) / (1500..1502)
     assert 100 * (2100 / 1502 - 1) <= lo <= hi <= 100 * (2102 / 1500 - 1)
     # three runs per ratio: no percentile interval of an optimum, the t interval of the log ratio for a change
     few = _runs(3)
-    o = ratios.optima_ci(ratios.boot(few, n_boot=100)).iloc[0]
+    o = ratios.optima_ci(ratios.boot(few, n_boot=100), 0.95, 0.05).iloc[0]
     assert o[["tput_opt_ratio_low", "tput_opt_ratio_high", "energy_opt_both_ratio_low"]].isna().all()
-    lo, hi = ratios.change_ci(few, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)
+    lo, hi = ratios.change_ci(few, "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0, 0.05)
     r, rlo, rhi = ratio_ci([2100, 2101, 2102], [1500, 1501, 1502], 0.05)
     assert (lo, hi) == (pytest.approx(100 * (rlo - 1)), pytest.approx(100 * (rhi - 1)))
-    assert all(np.isnan(ratios.change_ci(_runs(2), "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0)))  # n = 2: none
+    assert all(np.isnan(ratios.change_ci(_runs(2), "tput_eq_mbps", "downlink", 0.0, 73.0, 100.0, 0.05)))  # n = 2: none
 
 
 def test_sweep_figure_draws_two_rows_per_direction():
@@ -105,7 +105,7 @@ def test_sweep_figure_draws_two_rows_per_direction():
     opt = pd.DataFrame([{"direction": d, "demand": 0.0, "tput_opt_ratio": 73.0, "energy_opt_satisfying_ratio": 100.0}
                         for d in ("downlink", "uplink")])
     fig = mdp.sweep_figure(runs, opt, {"downlink": 0.0, "uplink": 0.0}, "t",
-                           {"a": "C0", "b": "C1", "total": "C2"}, n_boot=20)
+                           {"a": "C0", "b": "C1", "total": "C2"}, n_boot=20, alpha=0.05)
     assert len(fig.axes) == 4
     assert fig.axes[1].get_ylabel() == "throughput (Mbps)"
     assert [x for x in fig.axes[0].lines if list(x.get_xdata()) == [73.0, 73.0]]

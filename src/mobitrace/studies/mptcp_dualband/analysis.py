@@ -194,17 +194,17 @@ def mptcp_runs(r: Runs) -> pd.DataFrame:
     return r.energy[(r.energy["part"] == "mptcp")]
 
 
-def fig1_table(mp: pd.DataFrame, rates_paper: dict) -> pd.DataFrame:
+def fig1_table(mp: pd.DataFrame, rates_paper: dict, alpha: float) -> pd.DataFrame:
     """Per device and direction: mean and SD of the total and per-path
     throughput of backlogged MPTCP, the sum of the paper's path rates, the
-    total as % of it, and the total's Student-t 95% CI (mean_ci)."""
+    total as % of it, and the total's Student-t 100(1 - alpha)% CI (mean_ci)."""
     fig1 = (mp.groupby(["device", "direction"])
             .agg(n=("tput_eq_mbps", "size"), total=("tput_eq_mbps", "mean"), total_sd=("tput_eq_mbps", "std"),
                  path_a=("tput_a_eq_mbps", "mean"), path_a_sd=("tput_a_eq_mbps", "std"),
                  path_b=("tput_b_eq_mbps", "mean"), path_b_sd=("tput_b_eq_mbps", "std")).reset_index())
     fig1["sum of path rates"] = [rates_paper[d]["a"] + rates_paper[d]["b"] for d in fig1["direction"]]
     fig1["% of sum"] = 100 * fig1["total"] / fig1["sum of path rates"]
-    ci = {k: mean_ci(g["tput_eq_mbps"], 0.05) for k, g in mp.groupby(["device", "direction"])}
+    ci = {k: mean_ci(g["tput_eq_mbps"], alpha) for k, g in mp.groupby(["device", "direction"])}
     fig1["total_ci_low"] = [ci[k][1] for k in zip(fig1["device"], fig1["direction"])]
     fig1["total_ci_high"] = [ci[k][2] for k in zip(fig1["device"], fig1["direction"])]
     return validated(fig1, "fig1_mptcp_throughput")
@@ -281,9 +281,9 @@ def gro_gain_pct(cdf: pd.DataFrame) -> float:
     return 100 * (c.loc["GRO on (default)", "median_gbps"] / c.loc["gro-off-b", "median_gbps"] - 1)
 
 
-def gro_gain_ci(dl_ref: pd.DataFrame, alpha: float = 0.05, n_boot: int = rs.N_BOOT,
+def gro_gain_ci(dl_ref: pd.DataFrame, alpha: float, n_boot: int = rs.N_BOOT,
                 seed: int = rs.SEED) -> tuple[float, float]:
-    """95% BCa bootstrap interval of :func:`gro_gain_pct` (a ratio of
+    """100(1 - alpha)% BCa bootstrap interval of :func:`gro_gain_pct` (a ratio of
     medians: BCa, as for every median at small n, stats.resampling.bca_ci),
     the runs of the two configurations resampled independently; none below
     stats.intervals.MIN_N runs per configuration."""
@@ -305,15 +305,15 @@ def change_phrase(pct: float, ci: tuple[float, float], quantity: str, digits: in
     return f"{number(abs(pct), decimals=digits)}% {word} {quantity}"
 
 
-def ci_text(ci: tuple[float, float], digits: int = 1) -> str:
-    """An interval of a % for prose: "95% CI −0.6 to 0.2%" (true minus
-    signs), or why there is none."""
+def ci_text(ci: tuple[float, float], alpha: float, digits: int = 1) -> str:
+    """An interval of a % for prose: "95% CI −0.6 to 0.2%" at alpha 0.05
+    (true minus signs), or why there is none."""
     if any(np.isnan(ci)):
         return f"no interval: fewer than {MIN_N} runs"
-    return f"95% CI {number(ci[0], decimals=digits)} to {number(ci[1], decimals=digits)}%"
+    return f"{1 - alpha:.0%} CI {number(ci[0], decimals=digits)} to {number(ci[1], decimals=digits)}%"
 
 
-def cdf_facts(cdf: pd.DataFrame, dl_ref: pd.DataFrame, gro_ci: tuple[float, float]) -> dict:
+def cdf_facts(cdf: pd.DataFrame, dl_ref: pd.DataFrame, gro_ci: tuple[float, float], alpha: float) -> dict:
     """Figure 2's glued values: default median and runs below the threshold,
     the GRO gain in words (its direction from its interval `gro_ci`), and
     the median share of a core used by each process."""
@@ -322,7 +322,7 @@ def cdf_facts(cdf: pd.DataFrame, dl_ref: pd.DataFrame, gro_ci: tuple[float, floa
     return {"cdf_default_median": f"{c.loc['GRO on (default)', 'median_gbps']:.2f}",
             "cdf_default_below2": int(c.loc["GRO on (default)", "below_2gbps"]),
             "gro_gain": change_phrase(gro_gain_pct(cdf), gro_ci, "median throughput", 1),
-            "gro_gain_ci": ci_text(gro_ci),
+            "gro_gain_ci": ci_text(gro_ci, alpha),
             "phone_core_pct": f"{100 * (d['phone_cpu_s'] / d['rx_seconds']).median():.0f}",
             "ap_core_pct": f"{100 * (d['ap_cpu_s'] / d['rx_seconds']).median():.0f}"}
 
@@ -372,12 +372,13 @@ def uplink_power_change(pw: pd.DataFrame, ref: str) -> float:
     return 100 * (pwr.loc["uplink", "power_mw"] / pwr.loc["downlink", "power_mw"] - 1)
 
 
-def uplink_power_excess(pw: pd.DataFrame, mp_ref: pd.DataFrame, ref: str) -> tuple[float, tuple[float, float]]:
-    """:func:`uplink_power_change` with its 95% interval over runs
+def uplink_power_excess(pw: pd.DataFrame, mp_ref: pd.DataFrame, ref: str,
+                        alpha: float) -> tuple[float, tuple[float, float]]:
+    """:func:`uplink_power_change` with its 100(1 - alpha)% interval over runs
     (`rs.ratio_of_means_ci` of the runs' mean powers)."""
     excess = uplink_power_change(pw, ref)
     power = mp_ref.groupby("direction")["power_mw"]
-    lo, hi = rs.ratio_of_means_ci(power.get_group("uplink"), power.get_group("downlink"), 0.05)
+    lo, hi = rs.ratio_of_means_ci(power.get_group("uplink"), power.get_group("downlink"), alpha)
     return excess, (100 * (lo - 1), 100 * (hi - 1))
 
 
@@ -471,25 +472,25 @@ def comparison_facts(c: Comparisons, opt: pd.DataFrame, radio: dict, values) -> 
     return facts
 
 
-def comparison_phrases(c: Comparisons, cis: dict) -> dict:
+def comparison_phrases(c: Comparisons, cis: dict, alpha: float) -> dict:
     """The backlogged comparisons in words (:func:`change_phrase`): each
-    direction from its 95% interval in `cis` (:func:`comparison_cis`)."""
+    direction from its interval in `cis` (:func:`comparison_cis`)."""
     quantity = {"dl_tput_gain": "throughput", "dl_energy_cost": "energy per bit", "ul_tput_gain": "throughput",
                 "ul_energy_cost": "energy per bit"}
     facts = {"dl_tput_opt_rest": f"{100 - c.dl_t:g}"}
     for k, q in quantity.items():
         facts[f"{k}_phrase"] = change_phrase(getattr(c, k), cis[k], q, 1)
-        facts[f"{k}_ci"] = ci_text(cis[k])
+        facts[f"{k}_ci"] = ci_text(cis[k], alpha)
     return facts
 
 
 def comparison_cis(sweep: pd.DataFrame, c: Comparisons,
-                   ul_excess_ci: tuple[float, float]) -> dict[str, tuple[float, float]]:
-    """95% intervals of the comparisons over the sweep's runs (change_ci) and of the uplink power excess."""
-    return {"dl_tput_gain": change_ci(sweep, "tput_eq_mbps", "downlink", 0.0, c.dl_t, c.dl_against),
-            "dl_energy_cost": change_ci(sweep, "nj_per_bit", "downlink", 0.0, c.dl_t, c.dl_against),
-            "ul_tput_gain": change_ci(sweep, "tput_eq_mbps", "uplink", 0.0, c.ul_a, c.ul_b),
-            "ul_energy_cost": change_ci(sweep, "nj_per_bit", "uplink", 0.0, c.ul_a, c.ul_b),
+                   ul_excess_ci: tuple[float, float], alpha: float) -> dict[str, tuple[float, float]]:
+    """100(1 - alpha)% intervals of the comparisons over the sweep's runs (change_ci) and of the uplink power excess."""
+    return {"dl_tput_gain": change_ci(sweep, "tput_eq_mbps", "downlink", 0.0, c.dl_t, c.dl_against, alpha),
+            "dl_energy_cost": change_ci(sweep, "nj_per_bit", "downlink", 0.0, c.dl_t, c.dl_against, alpha),
+            "ul_tput_gain": change_ci(sweep, "tput_eq_mbps", "uplink", 0.0, c.ul_a, c.ul_b, alpha),
+            "ul_energy_cost": change_ci(sweep, "nj_per_bit", "uplink", 0.0, c.ul_a, c.ul_b, alpha),
             "ul_power_excess": ul_excess_ci}
 
 

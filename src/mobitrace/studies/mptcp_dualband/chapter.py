@@ -50,9 +50,9 @@ COLORS = {"a": PALETTE[0], "b": PALETTE[1], "total": PALETTE[5]}  # not green/ve
 
 
 def fig1_bars(mp_ref: pd.DataFrame, r: pd.DataFrame, colors: dict = COLORS, n_boot: int = rs.N_BOOT,
-              seed: int = SEED):
+              seed: int = SEED, *, alpha: float):
     """Figure 1: backlogged MPTCP throughput per direction, bars for path a,
-    path b and the total (means over the runs `mp_ref`, 95% CI: `rs.mean_ci_errorbar`),
+    path b and the total (means over the runs `mp_ref`, 100(1 - alpha)% CI: `rs.mean_ci_errorbar`),
     and a dashed line at each direction's sum of path rates (`r`, indexed by
     direction in DIRECTIONS order, column "sum of path rates")."""
     long1 = (mp_ref
@@ -63,7 +63,7 @@ def fig1_bars(mp_ref: pd.DataFrame, r: pd.DataFrame, colors: dict = COLORS, n_bo
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     sns.barplot(data=long1, x="direction", y="throughput (Mbps)", hue="series", order=list(DIRECTIONS),
                 palette=[colors["a"], colors["b"], colors["total"]],
-                errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed),
+                errorbar=rs.mean_ci_errorbar(alpha, n_boot, seed),
                 capsize=0.1, err_kws={"linewidth": 1}, ax=ax)
     ax.hlines(r["sum of path rates"], np.arange(len(r)) - 0.4, np.arange(len(r)) + 0.4, colors="k",
               linestyles="--", linewidth=1, label="sum of path rates")
@@ -120,14 +120,14 @@ def optima_dots(long_o: pd.DataFrame, cases: list[str], colors: dict = COLORS):
     return fig
 
 
-def backup_lines(bk: pd.DataFrame, colors: dict = COLORS, n_boot: int = rs.N_BOOT, seed: int = SEED):
+def backup_lines(bk: pd.DataFrame, colors: dict = COLORS, n_boot: int = rs.N_BOOT, seed: int = SEED, *, alpha: float):
     """Figure 8: modeled power against the demand for the runs `bk`
     (analysis.backup_runs), one hue per path, one style per mode."""
     bk_plot = bk.assign(path=lambda f: "path " + f["on path"])
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     sns.lineplot(data=bk_plot, x="demand_mbps", y="power_mw", hue="path", style="mode", markers=True, dashes=True,
                  palette=[colors["a"], colors["b"]], hue_order=["path a", "path b"],
-                 errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed), ax=ax)
+                 errorbar=rs.mean_ci_errorbar(alpha, n_boot, seed), ax=ax)
     ax.set(xlabel="source data rate (Mbps)", ylabel="modeled power above base (mW)")
     legend_outside(ax)
     return fig
@@ -138,10 +138,10 @@ SERIES_NJ = {"nj_per_bit": "radio + CPU", "radio_nj_per_bit": "radio only"}
 
 
 def sweep_figure(runs: pd.DataFrame, opt: pd.DataFrame, demand: dict[str, float], title: str,
-                 colors: dict[str, object], n_boot: int = rs.N_BOOT, seed: int = SEED):
+                 colors: dict[str, object], n_boot: int = rs.N_BOOT, seed: int = SEED, *, alpha: float):
     """Throughput (top) and modeled nJ/bit (bottom) against the share of
     packets on path a, per direction (columns), at one demand per direction
-    (0 = backlogged): means over runs with 95% CI bands (seaborn, `rs.mean_ci_errorbar`),
+    (0 = backlogged): means over runs with 100(1 - alpha)% CI bands (seaborn, `rs.mean_ci_errorbar`),
     the demand, and vertical lines at the throughput-optimal and the
     energy-optimal ratio of `opt` (optima). Returns
     the figure."""
@@ -157,9 +157,9 @@ def sweep_figure(runs: pd.DataFrame, opt: pd.DataFrame, demand: dict[str, float]
                         value_name="y").replace({"series": SERIES_NJ})
         top, bottom = axes[0, j], axes[1, j]
         sns.lineplot(data=long_t, x="ratio_a_pct", y="y", hue="series", palette=palette_t, marker="o",
-                     markersize=4, errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed), ax=top)
+                     markersize=4, errorbar=rs.mean_ci_errorbar(alpha, n_boot, seed), ax=top)
         sns.lineplot(data=long_e, x="ratio_a_pct", y="y", style="series", color="k", marker="o", markersize=4,
-                     errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed), ax=bottom)
+                     errorbar=rs.mean_ci_errorbar(alpha, n_boot, seed), ax=bottom)
         if demand[direction] > 0:
             top.axhline(demand[direction], ls=":", color="grey", lw=1, label="demand")
         e_ratio = best["energy_opt_satisfying_ratio"]
@@ -180,11 +180,11 @@ def sweep_figure(runs: pd.DataFrame, opt: pd.DataFrame, demand: dict[str, float]
 
 
 def facets_figure(runs: pd.DataFrame, opt: pd.DataFrame, summary: pd.DataFrame, cases: list[dict[str, float]],
-                  satisfied_frac: float, colors: dict = COLORS, n_boot: int = rs.N_BOOT, seed: int = SEED):
+                  satisfied_frac: float, colors: dict = COLORS, n_boot: int = rs.N_BOOT, seed: int = SEED, *, alpha: float):
     """Figures 4 to 7 as one faceted figure: modeled nJ/bit (radio + CPU)
     against the share of packets on path a, one row per demand case
     (`cases`: {direction: demand}, 0 = backlogged), one column per direction;
-    means over runs with 95% CI bands, hollow marks at the ratios
+    means over runs with 100(1 - alpha)% CI bands, hollow marks at the ratios
     that miss `satisfied_frac` of the demand, and vertical lines at the
     throughput-optimal and energy-optimal ratios."""
     fig, axes = plt.subplots(len(cases), 2, figsize=(8, 2.1 * len(cases)), sharex=True, squeeze=False)
@@ -193,7 +193,7 @@ def facets_figure(runs: pd.DataFrame, opt: pd.DataFrame, summary: pd.DataFrame, 
         for j, direction in enumerate(DIRECTIONS):
             ax, demand = axes[i, j], case[direction]
             g = runs[(runs["direction"] == direction) & (runs["demand"] == demand)]
-            sns.lineplot(data=g, x="ratio_a_pct", y="nj_per_bit", color="k", errorbar=rs.mean_ci_errorbar(0.05, n_boot, seed),
+            sns.lineplot(data=g, x="ratio_a_pct", y="nj_per_bit", color="k", errorbar=rs.mean_ci_errorbar(alpha, n_boot, seed),
                          ax=ax, label="energy per bit (modeled)" if i == j == 0 else None)
             s = summary[(summary["direction"] == direction) & (summary["demand"] == demand)]
             meets = s["tput_mbps"] >= satisfied_frac * demand if demand > 0 else s["tput_mbps"] > -1
@@ -216,7 +216,7 @@ def facets_figure(runs: pd.DataFrame, opt: pd.DataFrame, summary: pd.DataFrame, 
     return fig
 
 
-def demand_caption(dem: dict[str, float], opt: pd.DataFrame, paper: dict) -> str:
+def demand_caption(dem: dict[str, float], opt: pd.DataFrame, paper: dict, ci: str) -> str:
     """A demand figure's caption: what it shows and what this demand's optima are (each caption its own)."""
     o = opt.set_index(["direction", "demand"])
     found = "; ".join(
@@ -224,7 +224,7 @@ def demand_caption(dem: dict[str, float], opt: pd.DataFrame, paper: dict) -> str
         f"{o.loc[(d, dem[d]), 'energy_opt_satisfying_ratio']:g}%"
         + (f" (paper {paper[(d, dem[d])]:g}%)" if (d, dem[d]) in paper else "") for d in DIRECTIONS)
     return (f"Paced demand of {dem['downlink']:g} Mbps downlink and {dem['uplink']:g} Mbps uplink: throughput "
-            f"(measured) and energy per bit (modeled), 95% CI bands; dotted: the demand. Packets on path "
+            f"(measured) and energy per bit (modeled), {ci} CI bands; dotted: the demand. Packets on path "
             f"a at the optima: {found}.")
 
 
@@ -318,6 +318,11 @@ class Chapter(NotebookChapter):
         self.memo: dict = {}  # shared with the per-device copies: what is computed once per device
         self.dev: dict[str, Chapter] = {}
 
+    @property
+    def ci(self) -> str:
+        """The intervals' level, for captions: "95%" at alpha 0.05."""
+        return f"{1 - self.tol.alpha:.0%}"
+
     def _once(self, key, make):
         if key not in self.memo:
             self.memo[key] = make()
@@ -396,12 +401,13 @@ class Chapter(NotebookChapter):
     def fig1(self) -> None:
         out, ref = self.out, self.ref
         self.mp = mp = self.m["mp"]
-        self.fig1_frame = mda.fig1_table(mp, self.R.rates_paper)
+        self.fig1_frame = mda.fig1_table(mp, self.R.rates_paper, self.tol.alpha)
+        out.put("ci_pct", 100 * (1 - self.tol.alpha))
         self.r = r = mda.fig1_ref(self.fig1_frame, ref)
-        out.figure(lambda: fig1_bars(mp, r), "fig1_mptcp_throughput",
+        out.figure(lambda: fig1_bars(mp, r, alpha=self.tol.alpha), "fig1_mptcp_throughput",
                    alt="Bar chart of backlogged MPTCP throughput in Mbps per direction: path a, path b and the MPTCP "
-                       "total, with 95% confidence intervals and a dashed line at the sum of the two paths' rates.",
-                   caption="Mean throughput over the backlogged MPTCP runs (measured), bars: 95% CI over "
+                       f"total, with {self.ci} confidence intervals and a dashed line at the sum of the two paths' rates.",
+                   caption=f"Mean throughput over the backlogged MPTCP runs (measured), bars: {self.ci} CI over "
                            "runs. Look at how close the brown total bar comes to the dashed sum of the path rates.")
         self._prov("measured: receiver payload over first-to-last byte; per path by the phone's interface byte "
                    "counters.")
@@ -409,7 +415,7 @@ class Chapter(NotebookChapter):
 
     def fig1_table(self) -> None:
         fig1 = self.fig1_frame
-        self.out.table(fig1, "fig1_mptcp_throughput", "Backlogged MPTCP throughput: mean [95% CI], and SD, over runs",
+        self.out.table(fig1, "fig1_mptcp_throughput", f"Backlogged MPTCP throughput: mean [{self.ci} CI], and SD, over runs",
                        shown=fig1_shown(fig1))
         self._prov("measured: receiver payload over first-to-last byte; per path by the phone's interface byte "
                    "counters.")
@@ -418,7 +424,7 @@ class Chapter(NotebookChapter):
         out, v = self.out, self.v
         self.dl_ref = dl_ref = mda.downlink_ref(mda.downlink_mptcp(self.R), self.ref)
         self.cdf = cdf = mda.cdf_table(dl_ref, self.R.rates_paper, v("cdf_below_threshold"))
-        self.gro_ci = self._once(("gro_ci", self.ref), lambda: mda.gro_gain_ci(dl_ref))
+        self.gro_ci = self._once(("gro_ci", self.ref), lambda: mda.gro_gain_ci(dl_ref, self.tol.alpha))
         out.figure(lambda: cdf_lines(dl_ref, [(v("cdf_default_median"), "paper median, default", ":"),
                                               (v("cdf_affinity_median"), "paper median, SIRQ on big cores", "--")]),
                    "fig2_throughput_cdf",
@@ -428,7 +434,7 @@ class Chapter(NotebookChapter):
                            "medians (published, §3.4). Look at whether the curves separate: here the medians "
                            f"differ by at most {mda.cdf_spread_pct(cdf):.1f}%.")
         self._prov("measured: throughput of each run; published: the paper's medians.")
-        self._glue(mda.cdf_facts(cdf, dl_ref, self.gro_ci))
+        self._glue(mda.cdf_facts(cdf, dl_ref, self.gro_ci, self.tol.alpha))
 
     def cdf_table(self) -> None:
         cdf = self.cdf
@@ -455,7 +461,7 @@ class Chapter(NotebookChapter):
                   shown=pw.rename(columns=mda.POWER_SHOWN))
         self._prov("modeled from measured per-path throughput and CPU time.")
         self.ul_excess, self.ul_excess_ci = self._once(("ul_excess", ref),
-                                                       lambda: mda.uplink_power_excess(pw, mp, ref))
+                                                       lambda: mda.uplink_power_excess(pw, mp, ref, self.tol.alpha))
         self._glue(mda.power_facts(self.ul_excess, self.ul_excess_ci, self.v))
 
     def backlogged_sweep(self) -> None:
@@ -464,17 +470,17 @@ class Chapter(NotebookChapter):
         self.opt = opt = self.m["opt"]
         self.sweep = ratio_sweep.sweep_runs(self.R.ref_energy())
         self.draws = self._once(("draws", self.ref), lambda: ratio_sweep.boot(self.sweep))
-        self.oci = oci = self._once(("oci", self.ref), lambda: ratio_sweep.optima_ci(self.draws, satisfied_frac))
+        self.oci = oci = self._once(("oci", self.ref), lambda: ratio_sweep.optima_ci(self.draws, satisfied_frac, self.tol.alpha))
         out.save_table(mda.optima_table(opt, oci), "optima")
         same = mda.coincide(opt)
         out.figure(lambda: sweep_figure(self.sweep, opt, {"downlink": 0.0, "uplink": 0.0}, "Backlogged traffic",
-                                       COLORS),
+                                       COLORS, alpha=self.tol.alpha),
                    "fig4_backlogged",
                    alt="Four panels against the share of packets on path a (%): throughput in Mbps (top) and "
-                       "modeled energy per bit in nJ/bit (bottom), downlink (left) and uplink (right), with 95% "
+                       f"modeled energy per bit in nJ/bit (bottom), downlink (left) and uplink (right), with {self.ci} "
                        "confidence bands and vertical lines at the throughput-optimal and energy-optimal ratios.",
                    caption="Backlogged traffic: throughput (measured) and energy per bit (modeled), means over runs "
-                           "with 95% CI bands. Look at the dashed line (throughput peak, near the rate "
+                           f"with {self.ci} CI bands. Look at the dashed line (throughput peak, near the rate "
                            "ratio) against the dash-dotted line (lowest nJ/bit): under this model they "
                            f"{same['downlink']} in the downlink and {same['uplink']} in the uplink.")
         self._prov("measured throughput (runs of the ratio sweep); modeled nJ/bit from it and the measured CPU "
@@ -484,20 +490,21 @@ class Chapter(NotebookChapter):
         """The optima of every case, backlogged and per demand, with their intervals (one table)."""
         self.out.show(optima_shown(self.opt, self.oci), "Throughput- and energy-optimal ratios, backlogged and "
                       f"per demand (energy over the ratios meeting at least {self.satisfied_frac:.0%} of the "
-                      "demand; 95% percentile bootstrap interval over runs, from 30 runs per ratio)", csv_href=self.out.href("optima"))
+                      f"demand; {self.ci} percentile bootstrap interval over runs, from 30 runs per ratio)", csv_href=self.out.href("optima"))
         self._prov("measured throughput; modeled nJ/bit; intervals over the runs of each ratio: percentile bootstrap from 30 runs per ratio, none below.")
 
     def sweep_facets(self) -> None:
         """Figures 4 to 7 in one faceted figure (energy per bit per demand case)."""
         cases = [{"downlink": 0.0, "uplink": 0.0}, *mda.demands(self.summary)]
-        self.out.figure(lambda: facets_figure(self.sweep, self.opt, self.summary, cases, self.satisfied_frac),
+        self.out.figure(lambda: facets_figure(self.sweep, self.opt, self.summary, cases, self.satisfied_frac,
+                                              alpha=self.tol.alpha),
                         "fig4_7_energy_facets",
                         alt="Small multiples, one row per demand (backlogged, then each paced demand) and one column "
                             "per direction: modeled energy per bit (nJ/bit) against the share of packets on path a "
-                            "(%), with 95% confidence bands, hollow marks where a ratio misses the demand, and "
+                            f"(%), with {self.ci} confidence bands, hollow marks where a ratio misses the demand, and "
                             "vertical lines at the throughput-optimal and energy-optimal ratios.",
                         caption="Figures 4 to 7 in one: modeled energy per bit against the packet ratio for each "
-                                "demand, means over runs with 95% CI bands. Look at where the dash-dotted "
+                                f"demand, means over runs with {self.ci} CI bands. Look at where the dash-dotted "
                                 "line (lowest nJ/bit among the filled marks, which meet the demand) sits against "
                                 "the dashed one (most throughput). Throughput per ratio: the four-panel Figures 4 "
                                 "to 7 of each device's page.")
@@ -507,14 +514,14 @@ class Chapter(NotebookChapter):
         out, v = self.out, self.v
         self.cmp = cmp = self.m["cmp"]
         self._glue(mda.comparison_facts(cmp, self.opt, self.radio, v))
-        self.cmp_ci = {**mda.comparison_cis(self.sweep, cmp, self.ul_excess_ci), "gro_gain": self.gro_ci}
-        self._glue(mda.comparison_phrases(cmp, self.cmp_ci))
+        self.cmp_ci = {**mda.comparison_cis(self.sweep, cmp, self.ul_excess_ci, self.tol.alpha), "gro_gain": self.gro_ci}
+        self._glue(mda.comparison_phrases(cmp, self.cmp_ci, self.tol.alpha))
         ratios = mda.ratios_table(cmp, self.ul_excess, self.cmp_ci, v)
         out.figure(lambda: ratio_dots(ratios), "ratios_vs_paper",
-                   alt="Dot plot of five ratios with 95% intervals and a dashed reference line at 1: "
+                   alt=f"Dot plot of five ratios with {self.ci} intervals and a dashed reference line at 1: "
                        "downlink and uplink throughput and energy per bit of the paper's ratio comparisons, and "
                        "uplink over downlink power; the paper's ratios are crosses.",
-                   caption=f"The paper's comparisons as ratios (points: this artifact, lines: 95% CI over "
+                   caption=f"The paper's comparisons as ratios (points: this artifact, lines: {self.ci} CI over "
                            f"runs; crosses: the paper): downlink {mda.pair(cmp.dl_t)} over {mda.pair(cmp.dl_against)}, "
                            f"uplink {mda.pair(cmp.ul_a)} over {mda.pair(cmp.ul_b)}, and uplink over downlink power of "
                            f"backlogged MPTCP. Right of the dashed line at 1 means more. The paper's ratio "
@@ -528,13 +535,13 @@ class Chapter(NotebookChapter):
         paper = mda.paper_energy_optima(self.v)
         for k, dem in enumerate(mda.demands(self.summary)):
             title = f"Demand: {dem['downlink']:g} Mbps downlink, {dem['uplink']:g} Mbps uplink"
-            out.figure(lambda dem=dem, title=title: sweep_figure(self.sweep, opt, dem, title, COLORS),
+            out.figure(lambda dem=dem, title=title: sweep_figure(self.sweep, opt, dem, title, COLORS, alpha=self.tol.alpha),
                        f"fig{5 + k}_demand",
                        alt=f"Four panels against the share of packets on path a (%) for a demand of "
                            f"{dem['downlink']:g} Mbps downlink and {dem['uplink']:g} Mbps uplink: throughput in Mbps "
-                           "(top) and modeled nJ/bit (bottom), with 95% confidence bands and the throughput- and "
+                           f"(top) and modeled nJ/bit (bottom), with {self.ci} confidence bands and the throughput- and "
                            "energy-optimal ratios.",
-                       caption=demand_caption(dem, opt, paper))
+                       caption=demand_caption(dem, opt, paper, self.ci))
             self._prov("measured throughput (runs of the ratio sweep); modeled nJ/bit; published energy-optimal "
                        "ratios (§4.2).")
 
@@ -543,9 +550,9 @@ class Chapter(NotebookChapter):
         long_o, cases = mda.optima_long(self.opt, self.oci, mda.paper_energy_optima(self.v))
         out.figure(lambda: optima_dots(long_o, cases), "optima_compared",
                    alt="Dot plot, one row per direction and demand, of the throughput-optimal and the energy-optimal "
-                       "share of packets on path a (%), with 95% intervals, and the paper's "
+                       f"share of packets on path a (%), with {self.ci} intervals, and the paper's "
                        "energy-optimal ratios as crosses.",
-                   caption="Throughput-optimal ratio (measured) and energy-optimal ratio (modeled) with 95% percentile bootstrap "
+                   caption=f"Throughput-optimal ratio (measured) and energy-optimal ratio (modeled) with {self.ci} percentile bootstrap "
                            "intervals over runs (lines; absent below 30 runs per ratio or when every resample agrees), and the paper's "
                            "energy-optimal ratio (published). Look at the rows where the paper's cross sits far from "
                            "the black square.")
@@ -574,11 +581,11 @@ class Chapter(NotebookChapter):
         out.table(bk_sum, "fig8_backup", "Backup mode vs 0 packets (downlink)",
                   shown=bk_sum.rename(columns=mda.BACKUP_SHOWN))
         self.bk_diff = bk_diff = self.m["bk_diff"]
-        out.figure(lambda: backup_lines(bk), "fig8_backup",
+        out.figure(lambda: backup_lines(bk, alpha=self.tol.alpha), "fig8_backup",
                    alt="Line chart of modeled power above base (mW) against the source data rate (Mbps), for "
                        "traffic on path a or path b, with MPTCP backup mode and with 0 packets on the other path; "
                        "the two modes' lines overlap.",
-                   caption="Modeled power from measured per-path throughput and CPU time, means over runs with 95% "
+                   caption=f"Modeled power from measured per-path throughput and CPU time, means over runs with {self.ci} "
                            "CI. Look at whether the backup-mode line and the 0-packet line of the same "
                            f"path separate: they differ by at most {bk_diff:.1f}%.")
         self._prov("measured throughput and per-path bytes; modeled power from them and the measured CPU time "
@@ -637,7 +644,7 @@ class Chapter(NotebookChapter):
                                              mine & self.claims_table["provenance"].isin(["measured", "modeled"]),
                                              cl.UNGATED)
         cl.write_claims(self.claims_table, out.results_dir / "claims.csv")
-        self.claims_people = claims_shown(self.claims_table, intervals)
+        self.claims_people = claims_shown(self.claims_table, intervals, self.ci)
         self.intervals = intervals
         elsewhere = self.claims_table["claim_id"].isin([c for d in self.devices if d != self.ref
                                                         for c in self._ids(d)]).to_numpy()
@@ -769,7 +776,7 @@ def fig1_shown(fig1: pd.DataFrame) -> pd.DataFrame:
 
 
 
-def claims_shown(claims_table: pd.DataFrame, intervals: dict) -> pd.DataFrame:
+def claims_shown(claims_table: pd.DataFrame, intervals: dict, ci: str) -> pd.DataFrame:
     """The claims table for people: paper value with its relation, ours with
     its interval."""
     shown = claims_table.assign(
@@ -778,4 +785,4 @@ def claims_shown(claims_table: pd.DataFrame, intervals: dict) -> pd.DataFrame:
               zip(claims_table.set_index("claim_id").iterrows(), claims_table["artifact_value"])])
     return (shown[["claim", "location", "paper", "ours", "unit", "tolerance", "verdict", "category", "provenance",
                    "robustness"]]
-            .rename(columns={"ours": "this artifact [95% CI]"}))
+            .rename(columns={"ours": f"this artifact [{ci} CI]"}))

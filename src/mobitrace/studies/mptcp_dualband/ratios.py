@@ -190,8 +190,7 @@ def boot(runs: pd.DataFrame, n_boot: int = rs.N_BOOT, seed: int = SEED) -> dict[
     return rs.boot_means(runs, CELL, ["tput_eq_mbps", "nj_per_bit"], n_boot, seed, min_n=PERCENTILE_MIN_N)
 
 
-def optima_ci(draws: dict[str, pd.DataFrame], satisfied_frac: float = 0.95,
-              alpha: float = 0.05) -> pd.DataFrame:
+def optima_ci(draws: dict[str, pd.DataFrame], satisfied_frac: float, alpha: float) -> pd.DataFrame:
     """Per direction x demand, percentile intervals (on the ratio grid) of
     the throughput-optimal ratio, the energy-optimal ratio among two-path
     ratios and the energy-optimal ratio among the ratios that meet
@@ -218,7 +217,7 @@ def optima_ci(draws: dict[str, pd.DataFrame], satisfied_frac: float = 0.95,
 
 
 def change_ci(runs: pd.DataFrame, column: str, direction: str, demand: float,
-              ratio: float, against: float, alpha: float = 0.05) -> tuple[float, float]:
+              ratio: float, against: float, alpha: float) -> tuple[float, float]:
     """Interval of 100 (mean at `ratio` / mean at `against` - 1) for
     `column` (tput_eq_mbps or nj_per_bit) in one direction and demand, over
     the sweep's runs (`sweep_runs`; `rs.ratio_of_means_ci`)."""
