@@ -203,7 +203,7 @@ def onecopy_halfwidths(rows: list[dict], level: float = 0.95, seed: int = 0) -> 
         if min(len(g["copy"]), len(g["onecopy"])) < 2:
             out[key] = float("inf")
             continue
-        _, lo, hi = bootstrap_ci(g["onecopy"], g["copy"], "saving", level, seed=seed)
+        _, lo, hi = bootstrap_ci(g["onecopy"], g["copy"], "saving", alpha=1 - level, seed=seed)
         out[key] = 100 * (hi - lo) / 2
     return out
 
