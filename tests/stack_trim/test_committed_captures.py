@@ -2,8 +2,10 @@
 params.yaml validate, carry their host metadata, have the repetitions
 their manifest records per (condition, rate) (at least 5; the sequential
 rule's record when it ran), show their background load as the chapter does
-(measured where the idle gate ran, as it did for the re-capture) and stay
-lean."""
+(measured where the idle gate ran, as it did for the re-capture), stay
+lean, and give the robustness's shortcut the full analysis's claims."""
+
+import dataclasses
 
 import pandas as pd
 import pytest
@@ -12,6 +14,7 @@ from mobitrace.core import capture_reader
 from mobitrace.studies.stack_trim import analysis as sta
 from mobitrace.studies.stack_trim import shown
 from mobitrace.studies.stack_trim import ingest as st
+from tests import ROOT
 from tests.helpers import assert_lean, committed_devices, ingest_committed
 
 HOST_KEYS = ("kernel", "cpu_model", "cpu_count", "cpufreq", "sysctls", "tools", "shared_host_note")  # schema 1
@@ -45,3 +48,30 @@ def test_committed_capture_ingests(tmp_path, device):
         assert text.startswith("measured: median") == (session in gated), (session, text)
         assert (text == capture_reader.NOT_MEASURED) == (session not in gated), (session, text)
     assert_lean(folder, 10e6)
+
+
+@pytest.mark.parametrize("device", committed_devices("stack-trim"))
+def test_robustness_shortcut_gives_the_full_claims(tmp_path, device):
+    # The robustness recomputes the claims at a dozen coefficient sets with
+    # analysis_at(claims_only=True), which skips the one-copy table of the
+    # CPU-time basis the claims do not read: on the committed captures its
+    # claims table must be the full analysis's, value for value.
+    from mobitrace.core.params import load as load_params
+    from mobitrace.core.published import Values
+    from mobitrace.energy.power_models import cpu_models
+
+    _, runs, _ = ingest_committed("stack-trim", device, st.ingest, tmp_path / "out", HOST_KEYS)
+    p = load_params(ROOT)
+    section = p["stack-trim"]
+    model = cpu_models(p["power-models"])[section["power_model"]]
+    runs, _ = sta.without_flagged(runs, pd.read_parquet(tmp_path / "out" / "sessions.parquet"))
+    # the robustness's halved and raised coefficients, as well as the assumed ones
+    for factor in (1.0, 0.5):
+        varied = dataclasses.replace(model, mw_per_ghz=model.mw_per_ghz * factor)
+        full, short = (sta.analysis_at(
+            sta.price(runs, model), varied, Values(ROOT / section["published_dir"]), study="stack-trim",
+            device=device, **{k: section[k] for k in ("cpu_basis", "alpha", "n_resamples", "seed", "min_delivered",
+                                                       "wifi_link", "wifi_max_mbps", "rel_tol_approx")},
+            claims_only=claims_only) for claims_only in (False, True))
+        pd.testing.assert_frame_equal(full["claims"], short["claims"], check_exact=True)
+        assert set(short["onecopy"]["basis"]) == {section["cpu_basis"]} != set(full["onecopy"]["basis"])

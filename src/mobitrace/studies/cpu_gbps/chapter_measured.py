@@ -29,7 +29,7 @@ from mobitrace.stats.intervals import mean_ci
 from mobitrace.studies import registry
 from mobitrace.studies.cpu_gbps import figures as cpu_figures
 from mobitrace.studies.cpu_gbps import measured_analysis
-from mobitrace.studies.cpu_gbps.device_analysis import beyond_text, clean_runs, fit_table, saturation_words
+from mobitrace.studies.cpu_gbps.device_analysis import SOURCES, beyond_text, clean_runs, saturation_words
 from mobitrace.studies.cpu_gbps.measured_analysis import DIRECTION_NAMES, SOURCE_NAMES, fit_of
 from mobitrace.studies.cpu_gbps.measured_claims import (
     chapter_metrics, claims_for_people, device_claim_ids, headline, measured_claims, paper_gro_ratio,
@@ -393,6 +393,14 @@ def comparison_with_phones(phones: pd.DataFrame, fits: pd.DataFrame, extra: pd.D
     return comparison, shown
 
 
+def down_total_r2(runs: pd.DataFrame, device: str) -> float:
+    """The R² that fit_table gives the /proc/stat Total line of `device`'s
+    downlink (its first config, the row fit_of reads), fitting that line alone."""
+    down = runs[(runs["device"] == device) & (runs["direction"] == "down")]
+    g = down[down["config"] == down["config"].min()]
+    return float(cpufit.fit_line(g["throughput_gbps"], g[SOURCES["stat_total"][0]]).rsquared)
+
+
 class Chapter(NotebookChapter):
     """The chapter's state: the notebook's parameters, each device's runs,
     fits and extrapolations, the phones' lines, and what later sections reuse
@@ -456,19 +464,17 @@ class Chapter(NotebookChapter):
         for device in self.devices:
             n_all = int((self.all_runs["device"] == device).sum())
             n_out = int((self.left_out["device"] == device).sum())
-            r2 = {}
-            for name, runs in (("clean", self.runs), ("all", self.all_runs)):
-                fits, _ = fit_table(runs[runs["device"] == device], alpha, self.target_rates_gbps,
-                                    self.cpu_threshold_pct)
-                r2[name] = float(measured_analysis.fit_of(fits, device, "down", "stat_total")["r2"])
             rows.append({"headline": f"R² of /proc/stat Total, {device}, downlink", "runs": n_all, "left out": n_out,
-                         "without them": r2["clean"], "with them": r2["all"]})
+                         "without them": down_total_r2(self.runs, device),
+                         "with them": down_total_r2(self.all_runs, device)})
+        clean = {"gro": self.gro, "rps": self.rps, "slow": self.slow}  # _comparisons, on the clean runs
         for key, pair in self.pairs.items():
             if not pair or not set(pair[:2]) <= self.have:
                 continue
             a, b, label = pair
-            ratio = {name: measured_analysis.compare(runs, self.fits, a, b, label, alpha).set_index("direction").loc["down"]
-                     for name, runs in (("clean", self.runs), ("all", self.all_runs))}
+            ratio = {"clean": clean[key].set_index("direction").loc["down"],
+                     "all": measured_analysis.compare(self.all_runs, self.fits, a, b, label, alpha)
+                     .set_index("direction").loc["down"]}
             rows.append({"headline": f"throughput ratio {b} / {a}, downlink",
                          "runs": int(self.all_runs["device"].isin([a, b]).sum()),
                          "left out": int(self.left_out["device"].isin([a, b]).sum()),

@@ -122,6 +122,25 @@ def _holm_per_table(out: pd.DataFrame, p_column: str, alpha: float) -> pd.DataFr
     return out
 
 
+def _pairs(runs: pd.DataFrame, baseline: str, value: str):
+    """Per (table, condition) and policy other than `baseline`, in sorted
+    order: (table, cpu_procs, cross_pct, policy, x, b), the policy's and the
+    baseline's `value` of the runs of the same (session, rep), in the
+    policy's run order, pairs with a NaN dropped (numpy arrays: a pandas join
+    per comparison costs more than its tests)."""
+    for (table, cpu, cross), grp in runs.groupby(["table", *CONDITIONS]):
+        policies = grp["policy"].to_numpy(dtype=object)
+        keys = list(zip(grp["session"], grp["rep"]))
+        values = grp[value].to_numpy(dtype=float)
+        base = {k: v for k, v, p in zip(keys, values, policies) if p == baseline}
+        for policy in sorted(set(policies) - {baseline}):
+            matched = [i for i in np.flatnonzero(policies == policy) if keys[i] in base]
+            x = values[matched]
+            b = np.array([base[keys[i]] for i in matched], dtype=float)
+            keep = ~(np.isnan(x) | np.isnan(b))
+            yield table, cpu, cross, policy, x[keep], b[keep]
+
+
 def paired_change(runs: pd.DataFrame, alpha: float, baseline: str = "original",
                   value: str = "metric") -> pd.DataFrame:
     """The re-run analysed as designed, paired by seed: every repetition of
@@ -136,21 +155,17 @@ def paired_change(runs: pd.DataFrame, alpha: float, baseline: str = "original",
     from scipy import stats as st
 
     rows = []
-    for (table, cpu, cross), grp in runs.groupby(["table", *CONDITIONS]):
-        base = grp[grp["policy"] == baseline].set_index(["session", "rep"])[value]
-        for policy, sub in grp[grp["policy"] != baseline].groupby("policy"):
-            pair = pd.concat([sub.set_index(["session", "rep"])[value].rename("x"), base.rename("b")],
-                             axis=1, join="inner").dropna()
-            pair = pair[(pair["x"] > 0) & (pair["b"] > 0)]
-            d = np.log(pair["x"] / pair["b"]).to_numpy()
-            row = {"table": table, "cpu_procs": cpu, "cross_pct": cross, "policy": policy, "pairs": len(d),
-                   "change_pct": 100 * np.expm1(d.mean()) if len(d) else np.nan,
-                   "change_lo_pct": np.nan, "change_hi_pct": np.nan, "p_paired": np.nan}
-            if len(d) >= 3 and np.ptp(d) > 0:
-                half = st.t.ppf(1 - alpha, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
-                row.update(change_lo_pct=100 * np.expm1(d.mean() - half), change_hi_pct=100 * np.expm1(d.mean() + half),
-                           p_paired=float(st.ttest_1samp(d, 0.0).pvalue))
-            rows.append(row)
+    for table, cpu, cross, policy, x, b in _pairs(runs, baseline, value):
+        positive = (x > 0) & (b > 0)
+        d = np.log(x[positive] / b[positive])
+        row = {"table": table, "cpu_procs": cpu, "cross_pct": cross, "policy": policy, "pairs": len(d),
+               "change_pct": 100 * np.expm1(d.mean()) if len(d) else np.nan,
+               "change_lo_pct": np.nan, "change_hi_pct": np.nan, "p_paired": np.nan}
+        if len(d) >= 3 and np.ptp(d) > 0:
+            half = st.t.ppf(1 - alpha, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+            row.update(change_lo_pct=100 * np.expm1(d.mean() - half), change_hi_pct=100 * np.expm1(d.mean() + half),
+                       p_paired=float(st.ttest_1samp(d, 0.0).pvalue))
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -211,22 +226,17 @@ def compare_paired(runs: pd.DataFrame, baseline: str = "original", value: str = 
     from scipy import stats as st
 
     rows = []
-    keys = ["table", *CONDITIONS]
-    for (table, cpu, cross), grp in runs.groupby(keys):
-        base = grp[grp["policy"] == baseline].set_index(["session", "rep"])[value]
-        for policy, sub in grp[grp["policy"] != baseline].groupby("policy"):
-            pair = pd.concat([sub.set_index(["session", "rep"])[value].rename("x"), base.rename("b")],
-                             axis=1, join="inner").dropna()
-            d = pair["x"] - pair["b"]
-            p = np.nan
-            if len(d) >= 2 and (d != 0).any():
-                p = float(st.wilcoxon(pair["x"], pair["b"]).pvalue)
-            ratio = pair["x"] / pair["b"]
-            lo, hi = median_ratio_ci(ratio, alpha)
-            rows.append({"table": table, "cpu_procs": cpu, "cross_pct": cross, "policy": policy,
-                         "pairs": len(d), "median_ratio": float(ratio.median()) if len(d) else np.nan,
-                         "median_ratio_lo": lo, "median_ratio_hi": hi,
-                         "pairs_lower": int((d < 0).sum()), "p_wilcoxon": p})
+    for table, cpu, cross, policy, x, b in _pairs(runs, baseline, value):
+        d = x - b
+        p = np.nan
+        if len(d) >= 2 and (d != 0).any():
+            p = float(st.wilcoxon(x, b).pvalue)
+        ratio = x / b
+        lo, hi = median_ratio_ci(ratio, alpha)
+        rows.append({"table": table, "cpu_procs": cpu, "cross_pct": cross, "policy": policy,
+                     "pairs": len(d), "median_ratio": float(np.median(ratio)) if len(d) else np.nan,
+                     "median_ratio_lo": lo, "median_ratio_hi": hi,
+                     "pairs_lower": int((d < 0).sum()), "p_wilcoxon": p})
     return _holm_per_table(pd.DataFrame(rows), "p_wilcoxon", alpha)
 
 

@@ -375,7 +375,7 @@ class Chapter(NotebookChapter):
         """The published means with their t intervals."""
         out = self.out
         pub_means = out.save_table(pba.published_means_both(self.stats, self.alpha), "published_means_ci")
-        out.figure(published_means(pub_means), "published_means_ci",
+        out.figure(lambda: published_means(pub_means), "published_means_ci",
                    alt="Two panels of mean file transfer time in seconds with 95% confidence intervals, for the "
                        "original scheduler, INCR and DECR, against CPU load (left) and network load (right), from "
                        "the paper's tables.",
@@ -430,7 +430,7 @@ class Chapter(NotebookChapter):
 
     def effect_sizes_figure(self) -> None:
         out = self.out
-        out.figure(effect_sizes(self.audit_cpu, self.audit_net, self.alpha), "effect_sizes_published",
+        out.figure(lambda: effect_sizes(self.audit_cpu, self.audit_net, self.alpha), "effect_sizes_published",
                    alt="Hedges' g of INCR and DECR against the original scheduler with 95% intervals, for each "
                        "column of the paper's CPU-load and network-load tables, with a vertical line at zero.",
                    caption="Effect sizes (standardized differences of the means) from the paper's tables. Look at "

@@ -119,15 +119,17 @@ def bootstrap_ci(a, b, statistic: str = "saving", alpha: float = 0.05, n_resampl
     return est, float(low), float(high)
 
 
-def t_interval(a, b, statistic: str, alpha: float) -> tuple[float, float]:
+def t_interval(a, b, statistic: str, alpha: float, ratio_bounds: tuple[float, float] | None = None
+               ) -> tuple[float, float]:
     """(low, high), 100(1 - alpha)%, of a two-sample statistic of the means (see
     :func:`bootstrap_ci`) from t: the ratio's log-ratio t interval
-    (`intervals.ratio_ci`), the saving 1 - ratio from it, the difference
+    (`intervals.ratio_ci`, or `ratio_bounds` when already computed for the
+    same samples), the saving 1 - ratio from it, the difference
     mean(b) - mean(a) from Welch (`intervals.diff_ci`); NaN below MIN_N
     values in a sample."""
     if statistic == "difference":
         return diff_ci(b, a, alpha)[1:]
-    _, low, high = ratio_ci(a, b, 1 - (1 - alpha))
+    low, high = ratio_bounds if ratio_bounds is not None else ratio_ci(a, b, 1 - (1 - alpha))[1:]
     return (low, high) if statistic == "ratio" else (1 - high, 1 - low)
 
 
@@ -170,6 +172,7 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
         large = min(n_a, n_b) >= PERCENTILE_MIN_N
         ia, ib = _resamples(n_a, n_b, n_resamples, seed) if large else (None, None)
         row = {**dict(zip(by, key)), "n_variant": n_a, "n_baseline": n_b}
+        ratio_bounds = {}  # per kind: the log-ratio t interval, which the saving and the ratio share
         for name, statistic, kind in COMPARED:
             x, y = a[cols[kind]], b[cols[kind]]
             fn = STATISTICS[statistic]
@@ -177,7 +180,9 @@ def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, ba
             if np.ptp(x) == 0 and np.ptp(y) == 0:
                 row[f"{name}_lo"] = row[f"{name}_hi"] = row[name]
             elif not large:
-                row[f"{name}_lo"], row[f"{name}_hi"] = t_interval(x, y, statistic, alpha)
+                if statistic != "difference" and kind not in ratio_bounds:
+                    ratio_bounds[kind] = ratio_ci(x, y, 1 - (1 - alpha))[1:]
+                row[f"{name}_lo"], row[f"{name}_hi"] = t_interval(x, y, statistic, alpha, ratio_bounds.get(kind))
             else:
                 draws.append(fn(x[ia], y[ib], axis=-1))
                 drawn.append((len(rows), name))
@@ -380,13 +385,14 @@ def host_numbers(runs: pd.DataFrame, sessions: pd.DataFrame, model: CpuPowerMode
 
 
 def onecopy_table(runs: pd.DataFrame, alpha: float, n_resamples: int, seed: int,
-                  min_delivered: float) -> pd.DataFrame:
+                  min_delivered: float, bases: tuple[str, ...] = tuple(CPU_BASES)) -> pd.DataFrame:
     """One-copy (variant) against two-copy (baseline) per link, direction
     and rate (:func:`compare`), for the CPU time of both endpoints and of
-    the device alone (column `basis`; ONECOPY_SCHEMA)."""
+    the device alone (column `basis`, one part per basis of `bases`;
+    ONECOPY_SCHEMA)."""
     oc = runs[runs["experiment"] == "onecopy"]
     parts = []
-    for basis in ("both", "device"):
+    for basis in bases:
         t = compare(oc, ONECOPY_BY, {"device_mode": "onecopy"}, {"device_mode": "copy"}, basis=basis, alpha=alpha,
                     n_resamples=n_resamples, seed=seed, min_delivered=min_delivered)
         parts.append(t.assign(basis=basis))
@@ -679,14 +685,16 @@ def chapter_claims(nums: dict, values: Values, *, study: str, device: str | None
 
 def analysis_at(runs: pd.DataFrame, model: CpuPowerModel, values: Values, *, study: str, device: str,
                 cpu_basis: str, alpha: float, n_resamples: int, seed: int, min_delivered: float, wifi_link: str,
-                wifi_max_mbps: float, rel_tol_approx: float) -> dict:
+                wifi_max_mbps: float, rel_tol_approx: float, claims_only: bool = False) -> dict:
     """The one path from a device's measured CPU time (`runs`, ingested) to
     its claims, with the energy priced by `model`: the priced runs, the
     one-copy and UDP-vs-TCP tables, the crossover table, the key numbers and
     the claims table. The chapter calls it at the assumed coefficients, the
-    robustness analysis at others."""
+    robustness analysis at others, `claims_only`: its one-copy table then
+    has the basis the claims use (`cpu_basis`) alone."""
     priced = price(runs, model)
-    onecopy = onecopy_table(priced, alpha, n_resamples, seed, min_delivered)
+    onecopy = onecopy_table(priced, alpha, n_resamples, seed, min_delivered,
+                            (cpu_basis,) if claims_only else tuple(CPU_BASES))
     transport = transport_table(priced, cpu_basis, alpha, n_resamples, seed, min_delivered)
     crossover = crossover_table({device: transport})
     nums = key_numbers(onecopy, transport, crossover, device, values, cpu_basis, wifi_link, wifi_max_mbps)

@@ -124,12 +124,13 @@ class Chapter(NotebookChapter):
         self.claims = pd.DataFrame()
         self.out.put("ref_device", self.ref or "none")
 
-    def _analysis_at(self, model) -> dict:
+    def _analysis_at(self, model, claims_only: bool = False) -> dict:
         """sta.analysis_at of the reference device with its CPU time priced by `model`."""
         return sta.analysis_at(self.measured[self.ref][0], model, self.values, study=self.study, device=self.ref,
                                cpu_basis=self.cpu_basis, alpha=self.alpha, n_resamples=self.n_resamples,
                                seed=self.seed, min_delivered=self.min_delivered, wifi_link=self.wifi_link,
-                               wifi_max_mbps=self.wifi_max_mbps, rel_tol_approx=self.rel_tol_approx)
+                               wifi_max_mbps=self.wifi_max_mbps, rel_tol_approx=self.rel_tol_approx,
+                               claims_only=claims_only)
 
     def _glue(self, numbers: dict) -> None:
         for key, x in numbers.items():
@@ -283,8 +284,9 @@ class Chapter(NotebookChapter):
             self.nums, self.values, study=self.study, device=self.ref, wifi_link=self.wifi_link,
             wifi_max_mbps=self.wifi_max_mbps, rel_tol_approx=self.rel_tol_approx, alpha=self.alpha)
         name = self.model.name
-        self.rob = robustness.study_robustness(lambda models: self._analysis_at(models[name])["claims"], {name: self.model},
-                                       claims, self.robustness_settings) if self.ref else None
+        self.rob = robustness.study_robustness(
+            lambda models: self._analysis_at(models[name], claims_only=True)["claims"], {name: self.model},
+            claims, self.robustness_settings) if self.ref else None
         self.claims = pd.concat([self.rob.claims if self.rob else claims, *self._other_device_claims()],
                                 ignore_index=True)
         cl.write_claims(self.claims, self.results / "claims.csv")
