@@ -19,30 +19,30 @@ def test_bootstrap_saving_hand_checkable_synthetic():
     # a = [1, 3]: resampled means 1, 2, 3 with probabilities 1/4, 1/2, 1/4;
     # b = [4, 4] is constant. Savings 1 - m/4: 0.75, 0.5, 0.25, so the 95%
     # percentile interval is [0.25, 0.75] and the estimate 0.5.
-    est, lo, hi = sta.bootstrap_ci([1, 3], [4, 4], "saving", n_resamples=20000, seed=1)
+    est, lo, hi = sta.bootstrap_ci([1, 3], [4, 4], "saving", alpha=0.05, n_resamples=20000, seed=1)
     assert est == pytest.approx(0.5)
     assert lo == pytest.approx(0.25)
     assert hi == pytest.approx(0.75)
 
 
 def test_bootstrap_ratio_and_difference_synthetic():
-    est, lo, hi = sta.bootstrap_ci([2, 2, 2], [4, 4, 4], "ratio")
+    est, lo, hi = sta.bootstrap_ci([2, 2, 2], [4, 4, 4], "ratio", alpha=0.05)
     assert (est, lo, hi) == (0.5, 0.5, 0.5)  # constant samples: degenerate interval
-    est, lo, hi = sta.bootstrap_ci([1, 3], [4, 4], "difference", n_resamples=20000, seed=1)
+    est, lo, hi = sta.bootstrap_ci([1, 3], [4, 4], "difference", alpha=0.05, n_resamples=20000, seed=1)
     assert est == pytest.approx(2.0) and lo == pytest.approx(1.0) and hi == pytest.approx(3.0)
 
 
 def test_bootstrap_is_seeded_synthetic():
     rng = np.random.default_rng(0)
     a, b = rng.normal(10, 1, 10), rng.normal(12, 1, 10)
-    assert sta.bootstrap_ci(a, b, seed=7) == sta.bootstrap_ci(a, b, seed=7)
-    est, lo, hi = sta.bootstrap_ci(a, b, seed=7)
+    assert sta.bootstrap_ci(a, b, "saving", 0.05, seed=7) == sta.bootstrap_ci(a, b, "saving", 0.05, seed=7)
+    est, lo, hi = sta.bootstrap_ci(a, b, "saving", 0.05, seed=7)
     assert lo < est < hi
 
 
 def test_bootstrap_needs_two_reps():
     with pytest.raises(ValueError, match="two repetitions"):
-        sta.bootstrap_ci([1.0], [2.0, 3.0])
+        sta.bootstrap_ci([1.0], [2.0, 3.0], "saving", 0.05)
 
 
 def test_price_hand_computed_synthetic():
@@ -63,7 +63,7 @@ def test_compare_saving_and_power_synthetic():
                          "receiver_bytes": 12_000_000 if mode == "copy" else 11_000_000, "size": 16384,
                          "goodput_mbps": 96.0 if mode == "copy" else 88.0})
     runs = sta.price(pd.DataFrame(rows), MODEL)
-    t = sta.compare(runs, ["link", "direction", "rate_mbps"], {"device_mode": "onecopy"}, {"device_mode": "copy"})
+    t = sta.compare(runs, ["link", "direction", "rate_mbps"], {"device_mode": "onecopy"}, {"device_mode": "copy"}, alpha=0.05)
     r = t.iloc[0]
     assert r["saving"] == pytest.approx(0.4) and r["saving_lo"] == pytest.approx(0.4)
     assert r["ratio"] == pytest.approx(0.6)

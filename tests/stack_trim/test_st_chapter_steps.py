@@ -123,7 +123,7 @@ def test_key_numbers_and_claims_synthetic():
     assert nums["udp1_ratio_top"] == 2.0 and nums["udp20_ratio_top"] == 0.7
     assert nums["udp1_ratio_below_40"] == 0.8  # the paper's 40 Mbps, from the published values
     claims = sta.chapter_claims(nums, _values(), study="stack-trim", device="host", wifi_link="veth",
-                                wifi_max_mbps=24, rel_tol_approx=0.25)
+                                wifi_max_mbps=24, rel_tol_approx=0.25, alpha=0.05)
     v = claims.set_index("claim_id")["verdict"]
     # 5% < 10%, but its interval (-5, 15)% straddles 10%: decided on the interval
     assert v["onecopy_wifi_small"] == INCONCLUSIVE
@@ -135,7 +135,7 @@ def test_key_numbers_and_claims_synthetic():
 
 def test_claims_without_a_device_are_not_checkable_synthetic():
     claims = sta.chapter_claims({}, _values(), study="stack-trim", device=None, wifi_link="veth",
-                                wifi_max_mbps=24, rel_tol_approx=0.25)
+                                wifi_max_mbps=24, rel_tol_approx=0.25, alpha=0.05)
     assert set(claims["verdict"]) == {NOT_CHECKABLE}
     assert cl.keyed(cl.verdict_counts(claims)) == {"reproduced": 0, "not_reproduced": 0, "inconclusive": 0,
                                                    "not_checkable": len(claims), "testbed_bound": 0,
@@ -144,7 +144,7 @@ def test_claims_without_a_device_are_not_checkable_synthetic():
 
 def test_metrics_rounds_numbers_and_keeps_text_synthetic(tmp_path):
     claims = sta.chapter_claims({}, _values(), study="stack-trim", device=None, wifi_link="veth",
-                                wifi_max_mbps=24, rel_tol_approx=0.25)
+                                wifi_max_mbps=24, rel_tol_approx=0.25, alpha=0.05)
     doc = sta.metrics("host", MODEL, {"b": 1 / 3, "a": "up", "c": float("nan")}, claims)
     assert doc["numbers"] == {"a": "up", "b": 0.333333, "c": None}
     write_metrics(tmp_path / "m.json", doc)

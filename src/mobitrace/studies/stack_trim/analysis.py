@@ -90,7 +90,7 @@ def _percentile_intervals(draws: list[np.ndarray], alpha: float) -> np.ndarray:
     return stats.quantile(np.stack(draws), np.stack((tail, 1 - tail)), axis=-1)
 
 
-def bootstrap_ci(a, b, statistic: str = "saving", alpha: float = 0.05, n_resamples: int = 2000,
+def bootstrap_ci(a, b, statistic: str, alpha: float, n_resamples: int = 2000,
                  seed: int = 0) -> tuple[float, float, float]:
     """(estimate, low, high) of a two-sample statistic of the means:
 
@@ -138,7 +138,7 @@ COMPARED = (("saving", "saving", "energy"), ("ratio", "ratio", "energy"), ("powe
 
 
 def compare(runs: pd.DataFrame, by: list[str], variant: dict, baseline: dict, basis: str = "both",
-            alpha: float = 0.05, n_resamples: int = 2000, seed: int = 0, min_delivered: float = 0.95) -> pd.DataFrame:
+            *, alpha: float, n_resamples: int = 2000, seed: int = 0, min_delivered: float = 0.95) -> pd.DataFrame:
     """Variant vs baseline in each group of `by` (e.g. link, direction,
     rate): n, mean energy and power of each, the energy saving
     1 - E_v/E_b, the energy ratio E_v/E_b and the power saving P_b - P_v,
