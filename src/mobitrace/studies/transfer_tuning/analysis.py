@@ -361,12 +361,11 @@ def sweep_summary(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame
     out = pd.DataFrame({"n": g.size(), "throughput_mbps": mean["throughput_mbps"],
                         "throughput_sd": sd["throughput_mbps"], "energy_per_100mb_j": mean["energy_per_100mb_j"],
                         "energy_sd": sd["energy_per_100mb_j"], "client_cpu_s": mean["client_cpu_s"]}).reset_index()
-    ref = out[out[factor] == out.groupby(["device", "dataset"])[factor].transform("min")]
-    ref = ref.set_index(["device", "dataset"])[["throughput_mbps", "energy_per_100mb_j"]]
-    idx = pd.MultiIndex.from_frame(out[["device", "dataset"]])
-    out["x_fold"] = out["throughput_mbps"].to_numpy() / ref["throughput_mbps"].reindex(idx).to_numpy()
-    out["saving_pct"] = 100 * (1 - out["energy_per_100mb_j"].to_numpy()
-                               / ref["energy_per_100mb_j"].reindex(idx).to_numpy())
+    # the lowest level's row, the first of each device and dataset (groupby sorts by level)
+    ref = out.groupby(["device", "dataset"])[["throughput_mbps", "energy_per_100mb_j"]].transform("first",
+                                                                                                 skipna=False)
+    out["x_fold"] = out["throughput_mbps"].to_numpy() / ref["throughput_mbps"].to_numpy()
+    out["saving_pct"] = 100 * (1 - out["energy_per_100mb_j"].to_numpy() / ref["energy_per_100mb_j"].to_numpy())
     out.insert(2, "factor", factor)
     return schema.SWEEP.validate(out.rename(columns={factor: "level"}))
 
