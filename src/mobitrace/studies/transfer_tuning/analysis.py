@@ -318,7 +318,7 @@ def energy_table(runs: pd.DataFrame, samples: pd.DataFrame | dict, power, cpu, r
     rows = []
     by_run = samples if isinstance(samples, dict) else rates_by_run(samples)
     meas = power if isinstance(power, dict) else measured_power(runs, power, tail_tolerance_w)
-    for r in runs.itertuples(index=False):
+    for r in runs[["device", "run_id", "t_start_s", "t_end_s", "bytes"]].itertuples(index=False):  # what it reads
         key = (r.device, r.run_id)
         if key in meas:
             e, src = meas[key].energy, "measured"
@@ -399,9 +399,10 @@ def grid_summary(runs: pd.DataFrame) -> pd.DataFrame:
     """Means over repetitions per device, dataset, concurrency and
     parallelism (runs of `grid_runs`), with the x-fold throughput and the
     saving % against concurrency 1, parallelism 1: the table grid."""
-    grid = (runs.groupby(["device", "dataset", "concurrency", "parallelism"])
-            .agg(n=("rep", "size"), throughput_mbps=("throughput_mbps", "mean"),
-                 energy_per_100mb_j=("energy_per_100mb_j", "mean")).reset_index())
+    g = runs.groupby(["device", "dataset", "concurrency", "parallelism"])
+    grid = g[["throughput_mbps", "energy_per_100mb_j"]].mean()  # one mean over both (see sweep_summary)
+    grid.insert(0, "n", g.size())
+    grid = grid.reset_index()
     base = grid[(grid["concurrency"] == 1) & (grid["parallelism"] == 1)].set_index(["device", "dataset"])
     key = pd.MultiIndex.from_frame(grid[["device", "dataset"]])
     grid["x_fold"] = grid["throughput_mbps"].to_numpy() / base["throughput_mbps"].reindex(key).to_numpy()
