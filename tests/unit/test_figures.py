@@ -72,3 +72,25 @@ def test_text_is_drawn_with_matplotlibs_own_dejavu_whatever_the_machine_has(tmp_
     for weight in ("normal", "bold"):
         found = Path(font_manager.findfont(font_manager.FontProperties(family="DejaVu Sans", weight=weight)))
         assert found.parent == bundled, found
+
+
+def test_heatmap_laid_out_alone_rotates_its_labels_as_a_whole_figure_draw_does_synthetic():
+    import numpy as np
+    import pandas as pd
+    import seaborn as sns
+
+    from mobitrace.book.figures import layout_only_draws
+
+    def rotations(columns, per_axes):
+        fig, axes = plt.subplots(1, 2, figsize=(6, 3))
+        for ax in axes:
+            with layout_only_draws(fig, ax if per_axes else None):
+                sns.heatmap(pd.DataFrame(np.arange(3.0 * len(columns)).reshape(3, -1), columns=columns), ax=ax)
+        out = [[t.get_rotation() for t in ax.get_xticklabels()] for ax in axes]
+        plt.close(fig)
+        return out
+
+    crowded = [f"long label {i}" for i in range(20)]
+    turned = rotations(crowded, True)
+    assert turned == rotations(crowded, False) and {r for ax in turned for r in ax} == {90.0}  # they overlapped
+    assert rotations(["1", "2", "4"], True) == rotations(["1", "2", "4"], False) == [[0.0] * 3] * 2

@@ -94,12 +94,19 @@ def legend_outside(ax, title: str | None = None, below: bool = False) -> None:
 
 
 @contextmanager
-def layout_only_draws(fig: "plt.Figure"):
+def layout_only_draws(fig: "plt.Figure", ax=None):
     """Within the block, ``fig.canvas.draw()`` lays the figure out without
     rasterizing it (Figure.draw_without_rendering). seaborn's heatmap draws
     the whole figure only to measure tick labels for overlap: the sizes are
-    the same, the Agg rendering of every artist drawn so far is skipped."""
-    fig.canvas.draw = fig.draw_without_rendering
+    the same, the Agg rendering of every artist drawn so far is skipped.
+    With `ax`, only that Axes is laid out (its ticks and labels placed, as a
+    draw places them): a heatmap measures its own labels, and a grid of them
+    then costs one layout per panel, not one of every panel so far."""
+    def lay_out_ax():
+        ax.get_tightbbox(fig.canvas.get_renderer())
+        fig.stale = False  # else seaborn draws the whole figure after all
+
+    fig.canvas.draw = fig.draw_without_rendering if ax is None else lay_out_ax
     try:
         yield fig
     finally:

@@ -318,7 +318,7 @@ def energy_table(runs: pd.DataFrame, samples: pd.DataFrame | dict, power, cpu, r
     rows = []
     by_run = samples if isinstance(samples, dict) else rates_by_run(samples)
     meas = power if isinstance(power, dict) else measured_power(runs, power, tail_tolerance_w)
-    for r in runs.itertuples(index=False):
+    for r in runs[["device", "run_id", "t_start_s", "t_end_s", "bytes"]].itertuples(index=False):  # what it reads
         key = (r.device, r.run_id)
         if key in meas:
             e, src = meas[key].energy, "measured"
@@ -355,15 +355,17 @@ def sweep_summary(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame
     for k, v in fixed.items():
         sel = sel[sel[k] == v]
     g = sel.groupby(["device", "dataset", factor])
-    out = g.agg(n=("rep", "size"), throughput_mbps=("throughput_mbps", "mean"),
-                throughput_sd=("throughput_mbps", "std"), energy_per_100mb_j=("energy_per_100mb_j", "mean"),
-                energy_sd=("energy_per_100mb_j", "std"), client_cpu_s=("client_cpu_s", "mean")).reset_index()
-    ref = out[out[factor] == out.groupby(["device", "dataset"])[factor].transform("min")]
-    ref = ref.set_index(["device", "dataset"])[["throughput_mbps", "energy_per_100mb_j"]]
-    idx = pd.MultiIndex.from_frame(out[["device", "dataset"]])
-    out["x_fold"] = out["throughput_mbps"].to_numpy() / ref["throughput_mbps"].reindex(idx).to_numpy()
-    out["saving_pct"] = 100 * (1 - out["energy_per_100mb_j"].to_numpy()
-                               / ref["energy_per_100mb_j"].reindex(idx).to_numpy())
+    # one mean and one std over the columns (named aggregations cost several times more)
+    mean = g[["throughput_mbps", "energy_per_100mb_j", "client_cpu_s"]].mean()
+    sd = g[["throughput_mbps", "energy_per_100mb_j"]].std()
+    out = pd.DataFrame({"n": g.size(), "throughput_mbps": mean["throughput_mbps"],
+                        "throughput_sd": sd["throughput_mbps"], "energy_per_100mb_j": mean["energy_per_100mb_j"],
+                        "energy_sd": sd["energy_per_100mb_j"], "client_cpu_s": mean["client_cpu_s"]}).reset_index()
+    # the lowest level's row, the first of each device and dataset (groupby sorts by level)
+    ref = out.groupby(["device", "dataset"])[["throughput_mbps", "energy_per_100mb_j"]].transform("first",
+                                                                                                 skipna=False)
+    out["x_fold"] = out["throughput_mbps"].to_numpy() / ref["throughput_mbps"].to_numpy()
+    out["saving_pct"] = 100 * (1 - out["energy_per_100mb_j"].to_numpy() / ref["energy_per_100mb_j"].to_numpy())
     out.insert(2, "factor", factor)
     return schema.SWEEP.validate(out.rename(columns={factor: "level"}))
 
@@ -378,7 +380,7 @@ def knobs(default_io_kib: int) -> dict[str, dict]:
 
 def level_value(sweep: pd.DataFrame, dataset: str, level: int, col: str) -> float:
     """Column `col` of a `sweep_summary` (one device) at `dataset` and `level`; NaN when absent."""
-    s = sweep[(sweep["dataset"] == dataset) & (sweep["level"] == level)][col]
+    s = sweep.loc[(sweep["dataset"] == dataset) & (sweep["level"] == level), col]
     return float(s.iloc[0]) if len(s) else float("nan")
 
 
@@ -397,9 +399,10 @@ def grid_summary(runs: pd.DataFrame) -> pd.DataFrame:
     """Means over repetitions per device, dataset, concurrency and
     parallelism (runs of `grid_runs`), with the x-fold throughput and the
     saving % against concurrency 1, parallelism 1: the table grid."""
-    grid = (runs.groupby(["device", "dataset", "concurrency", "parallelism"])
-            .agg(n=("rep", "size"), throughput_mbps=("throughput_mbps", "mean"),
-                 energy_per_100mb_j=("energy_per_100mb_j", "mean")).reset_index())
+    g = runs.groupby(["device", "dataset", "concurrency", "parallelism"])
+    grid = g[["throughput_mbps", "energy_per_100mb_j"]].mean()  # one mean over both (see sweep_summary)
+    grid.insert(0, "n", g.size())
+    grid = grid.reset_index()
     base = grid[(grid["concurrency"] == 1) & (grid["parallelism"] == 1)].set_index(["device", "dataset"])
     key = pd.MultiIndex.from_frame(grid[["device", "dataset"]])
     grid["x_fold"] = grid["throughput_mbps"].to_numpy() / base["throughput_mbps"].reindex(key).to_numpy()

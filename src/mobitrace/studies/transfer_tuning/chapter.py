@@ -14,6 +14,7 @@ of its own. Paper numbers come from data/published/transfer-tuning.yaml
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -153,8 +154,13 @@ class Chapter(NotebookChapter):
         out.put_text("achieved_rate", tta.achieved_text(i["runs"][i["runs"]["device"] == self.ref_device],
                                                         float(conf["link"]["rate_mbit"])))
         put("p_rtt_sydney", v("rtt_sydney"))
-        self.analysis = self._analysis_at(self.table)
         return self
+
+    @cached_property
+    def analysis(self) -> dict:
+        """The analysis at the assumed coefficients (_analysis_at of the runs
+        kept), made when a section first needs it: the methods page needs none."""
+        return self._analysis_at(self.table)
 
     def _reference_why(self) -> str:
         """Why the reference device is the one the main page shows, from its

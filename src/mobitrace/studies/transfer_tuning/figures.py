@@ -53,17 +53,17 @@ def grid_figure(grid: pd.DataFrame, energy_kind: str):
     each cell annotated (seaborn heatmap). Returns the figure."""
     order = [d for d in DATASETS if d in set(grid["dataset"])]
     fig, axes = plt.subplots(2, len(order), figsize=(11, 6.5), squeeze=False)
-    with layout_only_draws(fig):
-        for j, ds in enumerate(order):
-            for i, (col, label, cmap) in enumerate((("throughput_mbps", "throughput (Mbps), measured", "viridis"),
-                                                    ("energy_per_100mb_j", f"J per 100 MB, {energy_kind}",
-                                                     "magma_r"))):
-                m = grid[grid["dataset"] == ds].pivot(index="parallelism", columns="concurrency", values=col)
-                ax = axes[i, j]
+    for j, ds in enumerate(order):
+        for i, (col, label, cmap) in enumerate((("throughput_mbps", "throughput (Mbps), measured", "viridis"),
+                                                ("energy_per_100mb_j", f"J per 100 MB, {energy_kind}",
+                                                 "magma_r"))):
+            m = grid[grid["dataset"] == ds].pivot(index="parallelism", columns="concurrency", values=col)
+            ax = axes[i, j]
+            with layout_only_draws(fig, ax):
                 sns.heatmap(m, annot=True, fmt=".1f", cmap=cmap, cbar_kws={"label": label, "shrink": 0.8},
                             annot_kws={"fontsize": 8}, ax=ax)
-                ax.invert_yaxis()
-                ax.set(xlabel="concurrency (files at once)", ylabel="parallelism (streams per file)", title=ds)
+            ax.invert_yaxis()
+            ax.set(xlabel="concurrency (files at once)", ylabel="parallelism (streams per file)", title=ds)
     fig.tight_layout()
     return fig
 
