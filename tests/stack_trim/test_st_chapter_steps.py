@@ -114,7 +114,7 @@ def test_power_rates_from_published_throughput_synthetic():
 def test_key_numbers_and_claims_synthetic():
     oc, tr = _onecopy_synthetic(), _transport_synthetic()
     cross = sta.crossover_table({"host": tr})
-    nums = sta.key_numbers(oc, tr, cross, "host", _values(), "both", "veth", 24)
+    nums = sta.key_numbers(oc, tr, cross, "host", _values(), "both", "veth", 24, 0.05)
     assert nums["oc_lo_max"] == pytest.approx(30.0) and nums["oc_lo_max_rate"] == 240.0
     assert nums["oc_wifi_max"] == pytest.approx(5.0)  # veth at 50 Mbps is above 24 Mbps
     assert nums["oc_p100"] == 100.0 and nums["oc_p240_hi"] == 241.0

@@ -536,7 +536,7 @@ def power_rates(values: Values) -> dict[str, float]:
 
 
 def key_numbers(onecopy: pd.DataFrame, transport: pd.DataFrame, crossover: pd.DataFrame, device: str,
-                values: Values, cpu_basis: str, wifi_link: str, wifi_max_mbps: float) -> dict:
+                values: Values, cpu_basis: str, wifi_link: str, wifi_max_mbps: float, alpha: float) -> dict:
     """The chapter's key numbers on the reference device (the `numbers` of
     metrics.json), in the order the chapter glues them:
 
@@ -571,7 +571,7 @@ def key_numbers(onecopy: pd.DataFrame, transport: pd.DataFrame, crossover: pd.Da
         nums[key + "_hi"] = float(up_lo.loc[r, "power_saving_hi_mw"]) if r in up_lo.index else float("nan")
     oc_all = t[t["link"] == "lo"]
     (nums["oc_lo_spearman"], nums["oc_lo_spearman_p"], nums["oc_lo_spearman_lo"],
-     nums["oc_lo_spearman_hi"]) = spearman_ci(oc_all["rate_mbps"], oc_all["saving"], 0.05)
+     nums["oc_lo_spearman_hi"]) = spearman_ci(oc_all["rate_mbps"], oc_all["saving"], alpha)
     nums["oc_lo_min_rate_saving"] = float(100 * oc_all.loc[oc_all["rate_mbps"].idxmin(), "saving"])
     small, large = UDP_SIZES
     nums["cross_lo"] = _crossover_of(crossover, device, "lo", small, "crossover_mbps")
@@ -697,7 +697,7 @@ def analysis_at(runs: pd.DataFrame, model: CpuPowerModel, values: Values, *, stu
                             (cpu_basis,) if claims_only else tuple(CPU_BASES))
     transport = transport_table(priced, cpu_basis, alpha, n_resamples, seed, min_delivered)
     crossover = crossover_table({device: transport})
-    nums = key_numbers(onecopy, transport, crossover, device, values, cpu_basis, wifi_link, wifi_max_mbps)
+    nums = key_numbers(onecopy, transport, crossover, device, values, cpu_basis, wifi_link, wifi_max_mbps, alpha)
     claims = chapter_claims(nums, values, study=study, device=device, wifi_link=wifi_link,
                             wifi_max_mbps=wifi_max_mbps, rel_tol_approx=rel_tol_approx, alpha=alpha)
     return {"runs": priced, "onecopy": onecopy, "transport": transport, "crossover": crossover, "nums": nums,
