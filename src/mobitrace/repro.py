@@ -230,11 +230,12 @@ class _Run:
         runs them; its output prefixed by the stage's name, then its time."""
         from dvc.stage.run import _enforce_cmd_list, _make_cmd, get_executable, prepare_kwargs
 
-        kwargs = prepare_kwargs(stage, run_env=self.env)
-        code = 0
+        code = 1  # until its commands have run
         t0 = time.monotonic()
         heartbeat = _Heartbeat(self.say, stage.addressing, t0)
         try:
+            kwargs = prepare_kwargs(stage, run_env=self.env)
+            code = 0
             for cmd in _enforce_cmd_list(stage.cmd):
                 self.say(f"Running stage '{stage.addressing}' ({place}):\n> {cmd}")
                 # Own process group: a stop reaches the command and its children, not us.
@@ -256,9 +257,11 @@ class _Run:
             code = 127
         finally:
             heartbeat.stop()
-            if code == 0:
-                self.say(f"Finished stage '{stage.addressing}' in {time.monotonic() - t0:.1f} s")
-            self.finished.put((stage, code))
+            try:
+                if code == 0:
+                    self.say(f"Finished stage '{stage.addressing}' in {time.monotonic() - t0:.1f} s")
+            finally:  # whatever else fails (a closed output too), the run hears of this stage
+                self.finished.put((stage, code))
 
     def _record(self, stage, locks: _Locks) -> None:
         """Stage.run's end: hashes (and the run cache) then DVC's cache."""

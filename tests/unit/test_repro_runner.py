@@ -241,6 +241,34 @@ def test_an_output_git_already_tracks_is_refused_as_dvc_refuses_it_synthetic(tmp
     assert "output 'b/x' is already tracked by SCM" in out.getvalue(), out.getvalue()
 
 
+def test_a_stage_whose_output_breaks_ends_the_run_instead_of_hanging_it_synthetic(tmp_path, template):
+    """A reader that goes away (the output pipe closes) while a stage
+    finishes: the run still hears that the stage ended, and stops, instead
+    of waiting for it forever."""
+    import threading
+
+    class ClosedAfterAStage(io.StringIO):
+        def write(self, text):
+            if "Finished stage" in text:
+                raise BrokenPipeError(32, "Broken pipe")
+            return super().write(text)
+
+    par = _project(tmp_path, template)
+    ended: list = []
+    runner = threading.Thread(target=lambda: ended.append(_returned(repro.repro, par, jobs=2,
+                                                                    out=ClosedAfterAStage())), daemon=True)
+    runner.start()
+    runner.join(60)
+    assert ended, "the run hung after its output broke"
+
+
+def _returned(fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except OSError as exc:
+        return exc
+
+
 def test_a_long_command_says_it_is_still_running_synthetic(tmp_path, template, monkeypatch):
     """A command that runs longer than the heartbeat says so (b1 and a2 sleep 1 s)."""
     monkeypatch.setattr(repro, "HEARTBEAT_S", 0.3)
