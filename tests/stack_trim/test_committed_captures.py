@@ -56,8 +56,8 @@ def test_robustness_shortcut_gives_the_full_claims(tmp_path, device):
     # analysis_at(claims_only=True), which skips the one-copy table of the
     # CPU-time basis the claims do not read: on the committed captures its
     # claims table must be the full analysis's, value for value.
+    from mobitrace.core import published
     from mobitrace.core.params import load as load_params
-    from mobitrace.core.published import Values
     from mobitrace.energy.power_models import cpu_models
 
     _, runs, _ = ingest_committed("stack-trim", device, st.ingest, tmp_path / "out", HOST_KEYS)
@@ -65,11 +65,13 @@ def test_robustness_shortcut_gives_the_full_claims(tmp_path, device):
     section = p["stack-trim"]
     model = cpu_models(p["power-models"])[section["power_model"]]
     runs, _ = sta.without_flagged(runs, pd.read_parquet(tmp_path / "out" / "sessions.parquet"))
+    published.ingest(ROOT / "data" / "published" / "stack-trim.yaml", tmp_path / "published")  # a fresh clone has no interim
+    values = published.Values(tmp_path / "published")
     # the robustness's halved and raised coefficients, as well as the assumed ones
     for factor in (1.0, 0.5):
         varied = dataclasses.replace(model, mw_per_ghz=model.mw_per_ghz * factor)
         full, short = (sta.analysis_at(
-            sta.price(runs, model), varied, Values(ROOT / section["published_dir"]), study="stack-trim",
+            sta.price(runs, model), varied, values, study="stack-trim",
             device=device, **{k: section[k] for k in ("cpu_basis", "alpha", "n_resamples", "seed", "min_delivered",
                                                        "wifi_link", "wifi_max_mbps", "rel_tol_approx")},
             claims_only=claims_only) for claims_only in (False, True))
