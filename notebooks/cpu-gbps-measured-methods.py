@@ -72,7 +72,7 @@ ch.superseded_table()
 # ## The fitted lines
 #
 # $\mathrm{CPU} = a + b \cdot \mathrm{throughput}$ by OLS per device,
-# direction and CPU source, with 95% confidence intervals of slope and
+# direction and CPU source, with {glue:text}`ci_pct:.0f`% confidence intervals of slope and
 # intercept (t-based) and of R² (Fisher's z; `mobitrace.stats.cpufit`). The table
 # shows the downlink; the CSV has the uplink too.
 
@@ -85,7 +85,7 @@ ch.fits_section()
 # The throughput at which the fitted line reaches the threshold,
 # $x_0 = (50 - a)/b$. Its interval is found by inverting the band (Fieller's
 # theorem; Draper & Smith 1998, §3.2; formula in `mobitrace.stats.cpufit`): the
-# 95% interval is the set of throughputs whose 95% confidence band of the
+# {glue:text}`ci_pct:.0f`% interval is the set of throughputs whose {glue:text}`ci_pct:.0f`% confidence band of the
 # mean contains 50%; the wider prediction-band interval is the set whose
 # prediction band for one new run contains 50%. When the threshold lies far
 # above every measured CPU value this is a long extrapolation and the
@@ -98,7 +98,7 @@ ch.inverse_section()
 # %% [markdown]
 # On the reference configuration ({glue:text}`reference_device`, offloads
 # on) the `/proc/stat` line reaches 50% CPU at
-# {glue:text}`ref_stat_x50:.1f` Gbps (95% CI
+# {glue:text}`ref_stat_x50:.1f` Gbps ({glue:text}`ci_pct:.0f`% CI
 # {glue:text}`ref_stat_x50_lo:.1f` to {glue:text}`ref_stat_x50_hi:.1f` Gbps);
 # the precise source puts it at {glue:text}`ref_precise_x50:.1f` Gbps
 # ({glue:text}`ref_precise_x50_lo:.1f` to
@@ -124,7 +124,7 @@ ch.inverse_section()
 # precise CPU time of all tasks (root cgroup `cpuacct`) split the two:
 # *tick error* = `/proc/stat` minus host-wide precise, *background* =
 # host-wide precise minus the iperf3/ksoftirqd precise Total. The table gives
-# means with 95% t intervals per device and direction, at low rates (target
+# means with {glue:text}`ci_pct:.0f`% t intervals per device and direction, at low rates (target
 # at most 1 Gbps) and at all rates, medians (robust to bursts of background
 # work), and the ratio of the two sources' slopes.
 
@@ -168,13 +168,13 @@ ch.procstat_table()
 # The fuller set-up of each section of the main page.
 #
 # **Figure 1 per device.** Each point is one run (at least 3 repetitions of each target rate, 10 s each
-# with the default settings); lines are OLS fits with their 95% confidence
-# band (darker: where the fitted mean lies) and 95% prediction band (lighter:
+# with the default settings); lines are OLS fits with their {glue:text}`ci_pct:.0f`% confidence
+# band (darker: where the fitted mean lies) and {glue:text}`ci_pct:.0f`% prediction band (lighter:
 # where one new run would fall), for `/proc/stat` Total and SoftIRQ (the
 # paper's sources) and the precise Total.
 #
-# **Extrapolation to 1.6, 4 and 12.8 Gbps.** The fitted mean CPU at the paper's target rates with the 95% confidence
-# interval of the mean (statsmodels `get_prediction`); the CSV adds the 95%
+# **Extrapolation to 1.6, 4 and 12.8 Gbps.** The fitted mean CPU at the paper's target rates with the {glue:text}`ci_pct:.0f`% confidence
+# interval of the mean (statsmodels `get_prediction`); the CSV adds the {glue:text}`ci_pct:.0f`%
 # prediction interval of one new run. A rate marked "(extrapolated)" lies
 # beyond the measured range, above the device's fastest mean throughput over
 # its target rates; a CPU above 100% there only says the line has left what
@@ -196,7 +196,7 @@ ch.procstat_table()
 #
 # **All measured devices and the published phones.** One figure and one table: each measured device's downlink `/proc/stat`
 # Total line (the paper's source; solid over the measured range, dashed where
-# extrapolated) with its 95% confidence band, and the two phones' lines
+# extrapolated) with its {glue:text}`ci_pct:.0f`% confidence band, and the two phones' lines
 # implied by the paper's stated extrapolations (from the cpu-gbps chapter).
 # With more devices than the figure has colours, the devices `params.yaml`
 # names (reference, offloads off, RPS pair, slower device) keep theirs and the

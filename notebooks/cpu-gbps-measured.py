@@ -16,7 +16,7 @@
 #
 # **In short:** on the reference device ({glue:text}`reference_device`) the
 # paper's CPU source, `/proc/stat` Total, reaches 50% CPU at
-# {glue:text}`ref_stat_x50:.1f` Gbps (95% CI {glue:text}`ref_stat_x50_lo:.1f`
+# {glue:text}`ref_stat_x50:.1f` Gbps ({glue:text}`ci_pct:.0f`% CI {glue:text}`ref_stat_x50_lo:.1f`
 # to {glue:text}`ref_stat_x50_hi:.1f` Gbps) on the downlink; the precise
 # source puts it at {glue:text}`ref_precise_x50:.1f` Gbps.
 #
@@ -47,7 +47,7 @@ ch = Chapter.from_parameters(globals())
 # (cpu-gbps-measured-fig1)=
 # ## Figure 1, per measured device
 #
-# Every device's Figure 1 (runs, OLS lines with 95% confidence and prediction
+# Every device's Figure 1 (runs, OLS lines with {glue:text}`ci_pct:.0f`% confidence and prediction
 # bands), lines and claims are on a page of its own, linked from the
 # [comparison of all devices](cpu-gbps-measured-comparison) below.
 
@@ -70,7 +70,7 @@ ch.background_sensitivity()
 # (cpu-gbps-measured-extrapolation)=
 # ## Extrapolation to 1.6, 4 and 12.8 Gbps
 #
-# The fitted mean CPU at the paper's target rates, with 95% intervals, is on
+# The fitted mean CPU at the paper's target rates, with {glue:text}`ci_pct:.0f`% intervals, is on
 # each device's page and, for the reference device, on the methods page.
 
 # %% tags=["remove-cell"]
@@ -108,8 +108,8 @@ ch.procstat_figure()
 # The paper turned GRO off on the ROG Phone and saw the downlink throughput
 # fall from 1.6 Gbps to 366 Mbps. Here the offloads-off configuration
 # switches GRO, GSO and TSO off on both veth ends. Throughput at the
-# unlimited rate (mean of the repetitions, 95% t interval), the ratio to
-# offloads on (95% interval by the delta method on the log scale), Welch's
+# unlimited rate (mean of the repetitions, {glue:text}`ci_pct:.0f`% t interval), the ratio to
+# offloads on ({glue:text}`ci_pct:.0f`% interval by the delta method on the log scale), Welch's
 # t-test, and the CPU per Gbps (slopes of the precise lines).
 
 # %% tags=["remove-cell"]
@@ -119,7 +119,7 @@ ch.offloads()
 # With offloads on the downlink reaches {glue:text}`gro_a_max_gbps:.1f` Gbps
 # at the unlimited rate; with GRO, GSO and TSO off
 # {glue:text}`gro_b_max_gbps:.1f` Gbps, a ratio of
-# {glue:text}`gro_ratio_b_over_a:.2f` (95% CI
+# {glue:text}`gro_ratio_b_over_a:.2f` ({glue:text}`ci_pct:.0f`% CI
 # {glue:text}`gro_ratio_lo:.2f` to {glue:text}`gro_ratio_hi:.2f`; Welch
 # p = {glue:text}`gro_p`, Holm over {glue:text}`n_welch` tests
 # {glue:text}`gro_p_holm`); the paper's 366 Mbps / 1.6 Gbps is
@@ -142,7 +142,7 @@ ch.rps_section()
 # Downlink at the unlimited rate: {glue:text}`rps_a_max_gbps:.1f` Gbps with
 # SoftIRQ steered as in {glue:text}`rps_a` and
 # {glue:text}`rps_b_max_gbps:.1f` Gbps as in {glue:text}`rps_b`: a
-# throughput {glue:text}`rps_word` (ratio {glue:text}`rps_ratio_b_over_a:.2f`, 95% CI
+# throughput {glue:text}`rps_word` (ratio {glue:text}`rps_ratio_b_over_a:.2f`, {glue:text}`ci_pct:.0f`% CI
 # {glue:text}`rps_ratio_lo:.2f` to {glue:text}`rps_ratio_hi:.2f`; Welch p =
 # {glue:text}`rps_p`, Holm-adjusted {glue:text}`rps_p_holm`). The paper's 4x came
 # from a LITTLE-to-big move; on identical cores only contention can matter.
@@ -190,7 +190,7 @@ ch.metrics()
 ch.device_pages()
 
 # %% [markdown]
-# {glue:text}`claims_tally` Each verdict is decided on the 95% interval of
+# {glue:text}`claims_tally` Each verdict is decided on the {glue:text}`ci_pct:.0f`% interval of
 # the value (the R² interval of a fit, the t or bootstrap interval of a mean
 # or ratio), so a fit whose R² interval straddles the 0.9 reading of "linear"
 # is inconclusive rather than not reproduced.

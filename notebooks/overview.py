@@ -18,7 +18,7 @@
 # cost a mobile device's CPU and battery, from the numbers the papers print
 # and from captures of our own. Of the {glue:text}`n_total` claims it
 # checks, {glue:text}`n_evidence` are evidence about the paper:
-# {glue:text}`n_reproduced` are reproduced (the whole 95% interval satisfies
+# {glue:text}`n_reproduced` are reproduced (the whole interval satisfies
 # the paper's statement), {glue:text}`n_not_reproduced` are not (the whole
 # interval contradicts it), {glue:text}`n_inconclusive` are inconclusive (the
 # interval holds values on both sides), and {glue:text}`n_not_checkable` cannot
@@ -27,7 +27,7 @@
 # magnitude this testbed cannot reach or was not built to reach) and
 # {glue:text}`n_follows_from_the_model` *follow from the model* (the power
 # model, the shaping or the grid implies them). Each card below is one paper: its headline claim, what this
-# artifact finds (with the 95% interval where there is one) and the verdicts
+# artifact finds (with its interval where there is one) and the verdicts
 # of all its claims; the
 # {doc}`claims ledger <claims-ledger>` lists every claim.
 

@@ -40,9 +40,9 @@ ch = Chapter.from_parameters(globals())
 ch.published_tables()
 
 # %% [markdown]
-# ### Figure: the published means with their 95% confidence intervals
+# ### Figure: the published means with their confidence intervals
 #
-# Each mean's interval is $\bar x \pm t_{0.975,\,n-1}\, s/\sqrt{n}$ from the
+# Each mean's {glue:text}`ci_pct:.0f`% interval is $\bar x \pm t_{1-\alpha/2,\,n-1}\, s/\sqrt{n}$ from the
 # reported mean, SD and n. The audio table gives one number per cell and no
 # spread, so it has no interval.
 
@@ -175,7 +175,7 @@ ch.welch_tests()
 # the schedule dominates the spread of the transfer times. Pairing each run
 # with the original run of the same repetition removes that spread: the table
 # gives, per cell, the median ratio policy/original over the pairs with its
-# BCa bootstrap 95% interval (the effect size), how many pairs the
+# BCa bootstrap {glue:text}`ci_pct:.0f`% interval (the effect size), how many pairs the
 # policy was faster in, and the two-sided Wilcoxon signed-rank p with Holm
 # over each table (the family is named in the last column). This is not the paper's test; it is shown
 # because the unpaired Welch test has little power against the schedule's

@@ -16,7 +16,7 @@
 #
 # **In short:** of the paper's own CPU-load comparisons only
 # {glue:text}`holm_sig_list` stays significant after Holm's correction
-# (Hedges' g {glue:text}`incr_g0:.2f`, 95% interval
+# (Hedges' g {glue:text}`incr_g0:.2f`, {glue:text}`ci_pct:.0f`% interval
 # {glue:text}`incr_g0_lo:.2f` to {glue:text}`incr_g0_hi:.2f`), the opposite of
 # "only under heavy load"; the re-run on {glue:text}`ref_device` finds
 # {glue:text}`m_cpu_holm_sig` of {glue:text}`m_cpu_comparisons` CPU-load
@@ -125,7 +125,7 @@ ch.conclusions()
 #   second, against the original (the paper's baseline),
 #   {glue:text}`net_decr_better_verdict`: DECR's mean is below the original's
 #   in {glue:text}`net_decr_lower_cols` of {glue:text}`net_cols` columns, and
-#   DECR − original averages {glue:text}`net_decr_minus_orig:.2f` s (95%
+#   DECR − original averages {glue:text}`net_decr_minus_orig:.2f` s ({glue:text}`ci_pct:.0f`%
 #   interval {glue:text}`net_decr_minus_orig_lo:.2f` to
 #   {glue:text}`net_decr_minus_orig_hi:.2f`): DECR is
 #   {glue:text}`net_decr_vs_orig` the original on average, Holm-significant in
@@ -167,7 +167,7 @@ ch.run_conditions()
 ch.device_numbers()
 
 # %% [markdown]
-# Per policy and condition, the mean over runs with its 95% t confidence
+# Per policy and condition, the mean over runs with its {glue:text}`ci_pct:.0f`% t confidence
 # interval, over the runs themselves (transfer times on a log scale):
 
 # %% tags=["hide-input"]

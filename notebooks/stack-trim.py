@@ -16,7 +16,7 @@
 #
 # **In short:** {glue:text}`oc_verdict_text` The largest one-copy saving over
 # loopback, selected from {glue:text}`oc_lo_n` points, is
-# {glue:text}`oc_lo_max:.1f`% of the CPU energy (95% interval
+# {glue:text}`oc_lo_max:.1f`% of the CPU energy ({glue:text}`ci_pct:.0f`% interval
 # {glue:text}`oc_lo_max_lo:.1f` to {glue:text}`oc_lo_max_hi:.1f`%, at
 # {glue:text}`oc_lo_max_rate:g` Mbps {glue:text}`oc_lo_max_dir`link): by that
 # interval one-copy {glue:text}`oc_lo_max_phrase` two-copy there, where the

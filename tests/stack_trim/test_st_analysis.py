@@ -109,7 +109,7 @@ def test_shown_tables_join_intervals_for_people():
                       "saving_lo": [0.125], "saving_hi": [0.375], "power_saving_mw": [5.0],
                       "power_saving_lo_mw": [1.0], "power_saving_hi_mw": [9.0], "goodput_baseline_mbps": [99.9],
                       "sustained": [True]})
-    row = shown.onecopy_shown(t).iloc[0]
+    row = shown.onecopy_shown(t, 0.05).iloc[0]
     assert row["saving (%) [95% CI]"] == "25.0 [12.5, 37.5]"
     assert row["link"] == "loopback" and row["direction"] == "uplink" and row["sustained"] == "yes"
     assert shown.series_label("veth", udp_size=1472) == "veth pair, UDP 1472 B"

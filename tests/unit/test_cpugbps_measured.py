@@ -53,7 +53,7 @@ def test_compare_hand_case():
 def test_comparison_shown_for_people():
     runs, fits = two_devices()
     family = measured_analysis.holm_family({"x": measured_analysis.compare(runs, fits, "dev-a", "dev-b", "b vs a", alpha=0.05)}, alpha=0.05)["x"]
-    shown = measured_analysis.comparison_shown(family, "on", "off")
+    shown = measured_analysis.comparison_shown(family, "on", "off", 0.05)
     assert shown.loc[0, "direction"] == "downlink"
     assert shown.loc[0, "on (Gbps) [95% CI]"] == "12.0 [7.0, 17.0]"
     assert shown.loc[0, "ratio b / a [95% CI]"].startswith("0.50")

@@ -153,7 +153,7 @@ def test_ratio_points_draws_intervals_reference_and_paper():
 
     f = pd.DataFrame({"comparison": ["x", "y"], "ratio": [1.3, 0.9], "low": [1.2, 0.8], "high": [1.5, 1.0],
                       "paper": [1.32, np.nan]})
-    ax = rs.ratio_points(f)
+    ax = rs.ratio_points(f, alpha=0.05)
     assert [t.get_text() for t in ax.get_yticklabels()] == ["x", "y"]
     assert [list(x.get_xdata()) for x in ax.lines if list(x.get_xdata()) == [1.0, 1.0]]  # reference at 1
     bars = ax.containers[0]  # the error bars: x from low to high

@@ -109,7 +109,9 @@ def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | N
     """The key-findings block: for each headline claim (ids in `headline`, in
     that order) the claim, the paper's value, ours with its interval
     (`intervals[claim_id] = (low, high)`) and the verdict as a badge; then the
-    chapter's verdict counts. Every string is escaped."""
+    chapter's verdict counts. Every string is escaped. Each interval's level
+    is its claim's (the study's alpha, or 2 alpha for an equivalence test):
+    the claims table's tolerance names it."""
     intervals = intervals or {}
     by_id = claims.set_index("claim_id")
     missing = [c for c in headline if c not in by_id.index]
@@ -137,7 +139,7 @@ def findings_html(claims: pd.DataFrame, headline: list[str], intervals: dict | N
         '<div class="mobitrace-table-scroll" role="region" tabindex="0" aria-label="Key findings">',
         '<table class="mobitrace-table key-findings-table">',
         '<thead><tr><th scope="col">Claim</th><th scope="col" class="num">Paper</th>'
-        '<th scope="col" class="num">This artifact [95% CI]</th><th scope="col">Verdict</th></tr></thead>',
+        '<th scope="col" class="num">This artifact [CI]</th><th scope="col">Verdict</th></tr></thead>',
         "<tbody>", *rows, "</tbody></table></div>",
         '<p class="key-findings-more">Every claim, with its tolerance and basis, is in the claims table at the'
         ' end of this chapter and in the <a href="claims-ledger.html">claims ledger</a>.</p>',

@@ -108,6 +108,12 @@ def interval(estimate, low, high, sig: int = 3) -> str:
     return f"{fmt(estimate)} [{fmt(low)}, {fmt(high)}]"
 
 
+def level(alpha: float) -> str:
+    """The level of a 100(1 - alpha)% interval, for labels and prose:
+    0.05 -> "95%"."""
+    return f"{1 - alpha:.0%}"
+
+
 def percent(x, sig: int = 3) -> str:
     """A fraction as a percentage: 0.1234 -> ``12.3%``."""
     return MISSING if _missing(x) else f"{number(float(x) * 100, sig=sig)}%"

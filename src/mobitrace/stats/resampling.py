@@ -148,7 +148,7 @@ def arg_best(draws: pd.DataFrame, level: str, maximize: bool = True, allowed: pd
 
 def ratio_points(frame: pd.DataFrame, label: str = "comparison", value: str = "ratio", low: str = "low",
                  high: str = "high", paper: str | None = "paper", hue: str | None = None, ax=None,
-                 xlabel: str = "ratio (1 = no change)", palette=None):
+                 xlabel: str = "ratio (1 = no change)", palette=None, *, alpha: float):
     """Ratios as points with their intervals (horizontal error bars from
     `low` to `high`), one row per `label`, a reference line at 1 and, where
     `paper` is given, the paper's ratio as a cross. Drawn with seaborn on
@@ -165,7 +165,7 @@ def ratio_points(frame: pd.DataFrame, label: str = "comparison", value: str = "r
                 capsize=3, zorder=2)
     sns.scatterplot(x=f[value].to_numpy(), y=y, hue=None if hue is None else f[hue].to_numpy(), palette=palette,
                     color=None if hue is not None else "k", s=50, zorder=3, ax=ax,
-                    label=None if hue is not None else "this artifact [95% CI]")
+                    label=None if hue is not None else f"this artifact [{1 - alpha:.0%} CI]")
     if paper is not None and f[paper].notna().any():
         sns.scatterplot(x=f[paper].to_numpy(), y=y, marker="X", color="C3", s=70, zorder=4, ax=ax,
                         label="paper")

@@ -90,14 +90,14 @@ def fits_table(fits: pd.DataFrame, alpha: float) -> tuple[pd.DataFrame, pd.DataF
     shown = table[table["direction"] == "down"].assign(source=lambda f: f["source"].map(SOURCE_NAMES))
     shown = with_interval(shown, "slope_pct_per_gbps", "slope_lo", "slope_hi", label="slope (% per Gbps)")
     shown = with_interval(shown, "intercept", "intercept_lo", "intercept_hi", label="intercept (%)")
-    shown = with_interval(shown, "r2", "r2_lo", "r2_hi", label="R² [95% CI]")
+    shown = with_interval(shown, "r2", "r2_lo", "r2_hi", label=f"R² [{numbers.level(alpha)} CI]")
     shown = shown.drop(columns="direction").rename(columns={
         "source": "CPU source", "n": "runs", "resid_sd": "residual SD (%)", "min_gbps": "lowest (Gbps)",
         "max_gbps": "highest (Gbps)"})
     return table, shown
 
 
-def extrapolations(extra: pd.DataFrame, devices: list[str], targets: list[float]
+def extrapolations(extra: pd.DataFrame, devices: list[str], targets: list[float], alpha: float
                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the extrapolations of the /proc/stat and precise lines, the downlink
     display: one row per device and source, one column per target rate)."""
@@ -108,16 +108,16 @@ def extrapolations(extra: pd.DataFrame, devices: list[str], targets: list[float]
     down = ext[ext["direction"] == "down"].assign(
         cell=lambda f: [numbers.interval(c, lo, hi) + (" (extrapolated)" if x else "") for c, lo, hi, x in
                         zip(f["cpu_pct"], f["mean_ci_lo"], f["mean_ci_hi"], f["extrapolated"])],
-        column=lambda f: [f"CPU at {t:g} Gbps (%) [95% CI]" for t in f["target_gbps"]],
+        column=lambda f: [f"CPU at {t:g} Gbps (%) [{numbers.level(alpha)} CI]" for t in f["target_gbps"]],
         source=lambda f: f["source"].map(SOURCE_NAMES))
     shown = (down.pivot(index=["device", "source"], columns="column", values="cell")
-             .reindex(columns=[f"CPU at {t:g} Gbps (%) [95% CI]" for t in targets])
+             .reindex(columns=[f"CPU at {t:g} Gbps (%) [{numbers.level(alpha)} CI]" for t in targets])
              .reindex(pd.MultiIndex.from_product([devices, [SOURCE_NAMES[s] for s in shown_sources]]))
              .reset_index(names=["device", "CPU source"]))
     return ext, shown
 
 
-def inverse_predictions(fits: pd.DataFrame, thr: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def inverse_predictions(fits: pd.DataFrame, thr: str, alpha: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(throughput at the CPU threshold with its confidence- and
     prediction-band intervals per device, direction and source; display)."""
     cols = ["device", "direction", "source", "gbps_at_threshold", "gbps_at_threshold_lo", "gbps_at_threshold_hi",
@@ -130,7 +130,7 @@ def inverse_predictions(fits: pd.DataFrame, thr: str) -> tuple[pd.DataFrame, pd.
     shown = pd.DataFrame({
         "device": inv["device"], "direction": inv["direction"].map(DIRECTION_NAMES),
         "CPU source": inv["source"].map(SOURCE_NAMES),
-        f"Gbps at {thr}% CPU [95% CI]": [numbers.interval(x, lo, hi) + ("" if pd.notna(lo) else " [unbounded]")
+        f"Gbps at {thr}% CPU [{numbers.level(alpha)} CI]": [numbers.interval(x, lo, hi) + ("" if pd.notna(lo) else " [unbounded]")
                                          for x, lo, hi in zip(inv[f"gbps_at_{thr}pct"], inv["ci_lo"], inv["ci_hi"])],
         "prediction-band interval (Gbps)": [f"{numbers.number(lo)} to {numbers.number(hi)}" if pd.notna(lo)
                                             else "unbounded" for lo, hi in zip(inv["pred_lo"], inv["pred_hi"])],
@@ -219,11 +219,11 @@ def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple
         })
     gaps = pd.DataFrame(rows)
     gaps["slope_ratio"] = gaps["stat_slope"] / gaps["precise_slope"]
-    shown = with_interval(gaps, "gap_pp", "gap_lo", "gap_hi", label="gap, all rates (pp) [95% CI]")
+    shown = with_interval(gaps, "gap_pp", "gap_lo", "gap_hi", label=f"gap, all rates (pp) [{numbers.level(alpha)} CI]")
     shown = with_interval(shown, "low_rate_gap_pp", "low_rate_gap_lo", "low_rate_gap_hi",
-                          label="gap, ≤ 1 Gbps (pp) [95% CI]")
+                          label=f"gap, ≤ 1 Gbps (pp) [{numbers.level(alpha)} CI]")
     shown = shown.assign(direction=gaps["direction"].map(DIRECTION_NAMES))[[
-        "device", "direction", "n", "gap, all rates (pp) [95% CI]", "median_gap_pp", "gap, ≤ 1 Gbps (pp) [95% CI]",
+        "device", "direction", "n", f"gap, all rates (pp) [{numbers.level(alpha)} CI]", "median_gap_pp", f"gap, ≤ 1 Gbps (pp) [{numbers.level(alpha)} CI]",
         "low_rate_ratio", "max_rate_ratio", "low_rate_tick_error_pp", "median_background_pp", "slope_ratio"]].rename(
         columns={"n": "runs", "median_gap_pp": "median gap (pp)", "low_rate_ratio": "ratio, ≤ 1 Gbps (median)",
                  "max_rate_ratio": "ratio, unlimited rate (median)",
@@ -346,18 +346,18 @@ def rps_glue(rps: pd.DataFrame, rps_devices: list[str]) -> dict:
     return glue
 
 
-def slow_text(slow: pd.DataFrame) -> str:
+def slow_text(slow: pd.DataFrame, alpha: float) -> str:
     """The sentence on the CPU-quota device against the reference (downlink)."""
     d = slow.set_index("direction").loc["down"]
     return (f"Limited to its quota, the device's downlink averages {d['b_max_gbps']:.1f} Gbps at the unlimited rate, "
-            f"{d['ratio_b_over_a']:.2f} of the reference (95% CI {d['ratio_lo']:.2f} to {d['ratio_hi']:.2f}; "
+            f"{d['ratio_b_over_a']:.2f} of the reference ({numbers.level(alpha)} CI {d['ratio_lo']:.2f} to {d['ratio_hi']:.2f}; "
             f"Welch p = {numbers.p_value(d['welch_p'])}, Holm-adjusted {numbers.p_value(d['welch_p_holm'])}); "
             f"its precise slope is "
             f"{d['b_precise_slope'] / d['a_precise_slope']:.2f} times the reference's.")
 
 
 def comparison_with_phones(phones: pd.DataFrame, fits: pd.DataFrame, extra: pd.DataFrame, devices: list[str],
-                           targets: list[float], thr: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+                           targets: list[float], thr: str, alpha: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Downlink lines of the phones (implied by published points) and of the
     measured devices (/proc/stat and precise OLS): slope, intercept,
     throughput at the threshold with CI, CPU at each target. (table, display)."""
@@ -385,7 +385,7 @@ def comparison_with_phones(phones: pd.DataFrame, fits: pd.DataFrame, extra: pd.D
             rows.append(row)
     comparison = pd.DataFrame(rows)
     shown = with_interval(comparison, f"gbps_at_{thr}pct", "ci_lo", "ci_hi",
-                          label=f"Gbps at {thr}% CPU [95% CI]").rename(columns={
+                          label=f"Gbps at {thr}% CPU [{numbers.level(alpha)} CI]").rename(columns={
         "provenance": "line", "source": "CPU source", "slope_pct_per_gbps": "slope (% per Gbps)",
         "intercept_pct": "intercept (%)", "max_measured_gbps": "fastest single run (Gbps)",
         "measured_range": f"Gbps at {thr}% CPU: measured range",
@@ -421,6 +421,7 @@ class Chapter(NotebookChapter):
         self.superseded = superseded or {}
         self.results, self.devices_dir = Path(results_dir), Path(devices_dir)
         self.out = ChapterOutputs(self.results, STAGE, registry.by_slug()[STUDY].device_sources_stage)
+        self.out.put("ci_pct", 100 * (1 - alpha))  # the prose's interval level
         self.data = load(interim_dir, devices_dir, devices)
         # Runs with host-wide background above the limit are left out of fits (the device
         # stage) and comparisons (here); all_runs keeps them for the with-and-without table.
@@ -528,7 +529,7 @@ class Chapter(NotebookChapter):
 
     def fits_section(self) -> None:
         fit_table, fit_shown = fits_table(self.fits, self.alpha)
-        self.out.table(fit_table, "fits", "Downlink OLS lines of CPU (%) on throughput (Gbps), with 95% CIs",
+        self.out.table(fit_table, "fits", f"Downlink OLS lines of CPU (%) on throughput (Gbps), with {numbers.level(self.alpha)} CIs",
                        shown=fit_shown)
         self.out.provenance("modeled (OLS fitted to measured runs).")
 
@@ -536,16 +537,16 @@ class Chapter(NotebookChapter):
         """The extrapolations of every device (the CSV), shown for the
         reference device; each device's are on its page."""
         device = self.shown_device
-        ext, ext_shown = extrapolations(self.extra, self.devices, self.target_rates_gbps)
+        ext, ext_shown = extrapolations(self.extra, self.devices, self.target_rates_gbps, self.alpha)
         self.out.table(ext, "extrapolations", f"Downlink, {device}: fitted CPU (%) at the paper's target rates, "
-                       "with 95% CI of the mean (the CSV has every device)",
+                       f"with {numbers.level(self.alpha)} CI of the mean (the CSV has every device)",
                        shown=ext_shown[ext_shown["device"] == device])
         self.out.device_provenance("modeled (OLS extrapolation of measured runs).", device)
 
     def inverse_section(self) -> None:
         out, thr = self.out, self.thr
-        inv, inv_shown = inverse_predictions(self.fits, thr)
-        out.table(inv, f"throughput_at_{thr}pct_cpu", f"Throughput (Gbps) at {thr}% CPU: estimate with 95% CI "
+        inv, inv_shown = inverse_predictions(self.fits, thr, self.alpha)
+        out.table(inv, f"throughput_at_{thr}pct_cpu", f"Throughput (Gbps) at {thr}% CPU: estimate with {numbers.level(self.alpha)} CI "
                   "(confidence band) and the interval from the prediction band", shown=inv_shown)
         out.provenance("modeled (inverse prediction from OLS of measured runs).")
         out.put_all(reference_glue(self.fits, self.reference_device))
@@ -576,9 +577,9 @@ class Chapter(NotebookChapter):
             out.save_table(self.gro, "offloads_off_vs_on")
             out.figure(
                 lambda: cpu_figures.throughput_figure(runs, [ref, off], self.alpha), "offloads_throughput",
-                alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars, for the "
+                alt=f"Mean TCP throughput (Gbps) at the unlimited rate with {numbers.level(self.alpha)} confidence error bars, for the "
                     "offloads-on and offloads-off configurations, downlink and uplink.",
-                caption="Throughput at the unlimited rate with offloads on and off (mean of the repetitions, 95% t "
+                caption=f"Throughput at the unlimited rate with offloads on and off (mean of the repetitions, {numbers.level(self.alpha)} t "
                         "interval). Look at the gap between the two rows and at how wide the intervals are with "
                         "only a few repetitions.")
             out.provenance("measured (mean of the runs at the unlimited rate).")
@@ -591,12 +592,12 @@ class Chapter(NotebookChapter):
         (the methods page; their sections show the figures and numbers)."""
         out, rps_devices = self.out, self.rps_devices
         if not self.gro.empty:
-            out.show(measured_analysis.comparison_shown(self.gro, "offloads on", "offloads off"),
+            out.show(measured_analysis.comparison_shown(self.gro, "offloads on", "offloads off", self.alpha),
                      "Offloads on (a) against GRO/GSO/TSO off (b): throughput at the unlimited rate",
                      csv_href=out.href("offloads_off_vs_on"))
             out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
         if not self.rps.empty:
-            out.show(measured_analysis.comparison_shown(self.rps, rps_devices[0], rps_devices[1]),
+            out.show(measured_analysis.comparison_shown(self.rps, rps_devices[0], rps_devices[1], self.alpha),
                      f"SoftIRQ steered as in {rps_devices[0]} (a) against {rps_devices[1]} (b): throughput at the "
                      "unlimited rate", csv_href=out.href("rps_affinity"))
             out.provenance("measured (throughput and CPU per run); slopes modeled (OLS).")
@@ -605,7 +606,7 @@ class Chapter(NotebookChapter):
                      csv_href=out.href("per_cpu_at_max"))
             out.provenance("measured (per-CPU /proc/stat, mean of the runs).")
         if not self.slow.empty:
-            out.show(measured_analysis.comparison_shown(self.slow, "reference", "CPU quota"),
+            out.show(measured_analysis.comparison_shown(self.slow, "reference", "CPU quota", self.alpha),
                      "Reference (a) against the CPU-quota-limited device (b): throughput at the unlimited rate",
                      csv_href=out.href("slow_vs_reference"))
             out.provenance("measured; slopes modeled (OLS).")
@@ -617,10 +618,10 @@ class Chapter(NotebookChapter):
             out.figure(
                 lambda: cpu_figures.throughput_figure(runs, [self.reference_device, *rps_devices], self.alpha),
                 "rps_throughput",
-                alt="Mean TCP throughput (Gbps) at the unlimited rate with 95% confidence error bars for the "
+                alt=f"Mean TCP throughput (Gbps) at the unlimited rate with {numbers.level(self.alpha)} confidence error bars for the "
                     "reference configuration and the two RPS configurations, downlink and uplink.",
                 caption="Throughput at the unlimited rate with SoftIRQ steered to either CPU, next to the reference "
-                        "(mean of the repetitions, 95% t interval). Look at whether the two RPS rows differ by more "
+                        f"(mean of the repetitions, {numbers.level(self.alpha)} t interval). Look at whether the two RPS rows differ by more "
                         "than their intervals.")
             out.provenance("measured (mean of the runs at the unlimited rate).")
             out.save_table(per_cpu_at_max(self.rates, rps_devices + [self.reference_device])[0], "per_cpu_at_max")
@@ -632,7 +633,7 @@ class Chapter(NotebookChapter):
         out, ref, slow_device = self.out, self.reference_device, self.slow_device
         if not self.slow.empty:
             slow = out.save_table(self.slow, "slow_vs_reference")
-            display(Markdown(slow_text(slow)))
+            display(Markdown(slow_text(slow, self.alpha)))
         else:
             display(Markdown(measured_analysis.not_captured_text("slower emulated device", [ref, slow_device])))
 
@@ -644,7 +645,7 @@ class Chapter(NotebookChapter):
             alt="Total CPU utilization (%) against TCP downlink throughput (Gbps): one straight line with a shaded "
                 "confidence band per measured device, and two black lines for the published phones; a dashed grey "
                 f"line at {thr}% CPU and dotted grey lines at the target rates.",
-            caption="Downlink /proc/stat Total lines of the measured hosts (OLS, 95% confidence band; dashed beyond "
+            caption=f"Downlink /proc/stat Total lines of the measured hosts (OLS, {numbers.level(self.alpha)} confidence band; dashed beyond "
                     "the measured range) and the lines the paper's extrapolations imply for the two phones. Look at "
                     f"where each line crosses the dashed {thr}% line and how steep the hosts' lines are next to the "
                     "phones'.")
@@ -654,7 +655,7 @@ class Chapter(NotebookChapter):
     def comparison_table(self) -> None:
         thr = self.thr
         comparison, comparison_shown = comparison_with_phones(self.phones, self.fits, self.extra, self.devices,
-                                                              self.target_rates_gbps, thr)
+                                                              self.target_rates_gbps, thr, self.alpha)
         # One row per device (its /proc/stat line, the paper's source), with a link to its page;
         # the precise lines are on the device pages and in the CSV.
         shown = comparison_shown[comparison_shown["CPU source"] != "precise"].copy()
@@ -662,7 +663,7 @@ class Chapter(NotebookChapter):
         shown["device"] = [pages.get(d, html.escape(d, quote=False)) for d in shown["device"]]
         self.out.save_table(comparison, "comparison_with_phones")
         self.out.show(shown, "Downlink lines: measured devices (each links to its page) and published phones "
-                      f"(CPU % at the target rates; Gbps at {thr}% CPU with 95% CI)",
+                      f"(CPU % at the target rates; Gbps at {thr}% CPU with {numbers.level(self.alpha)} CI)",
                       csv_href=self.out.href("comparison_with_phones"), html_columns=("device",))
         self.out.provenance("measured devices: OLS lines (modeled); phones: lines through published points "
                             "(modeled).")
@@ -675,7 +676,7 @@ class Chapter(NotebookChapter):
         # Captures made before the idle gate, and comparisons across kernel builds, say so.
         self.claims_table = with_capture_notes(self.claims_table, self.sessions, self.claim_params)
         cl.write_claims(self.claims_table, self.results / "claims.csv")
-        claims_display, claims_shown = claims_for_people(self.claims_table, intervals)
+        claims_display, claims_shown = claims_for_people(self.claims_table, intervals, self.alpha)
         self.intervals, self.claims_shown = intervals, claims_shown
         elsewhere = self.claims_table["claim_id"].isin(
             [c for d in self.devices if d != self.shown_device for c in device_claim_ids(d)])
@@ -699,7 +700,7 @@ class Chapter(NotebookChapter):
         claims, each box naming only the device's own stage."""
         folder = next(c for c in registry.chapters() if c.name == CHAPTER).device_pages
         methods = f"{{doc}}`../{CHAPTER}-methods`"
-        _, ext_shown = extrapolations(self.extra, self.devices, self.target_rates_gbps)
+        _, ext_shown = extrapolations(self.extra, self.devices, self.target_rates_gbps, self.alpha)
         runs = add_gap_columns(self.runs)
         for device in self.devices:
             stage, own = registry.by_slug()[STUDY].device_sources_stage(device), self.devices_dir / device
@@ -714,15 +715,15 @@ class Chapter(NotebookChapter):
             page.provenance("measured runs; lines and bands modeled (OLS of the runs).", [stage])
             page.heading("Fitted lines (downlink)")
             page.table(fits_table(fits, self.alpha)[1].drop(columns="device"),
-                       "Downlink OLS lines of CPU (%) on throughput (Gbps), with 95% CIs", csv=own / "fits.csv")
+                       f"Downlink OLS lines of CPU (%) on throughput (Gbps), with {numbers.level(self.alpha)} CIs", csv=own / "fits.csv")
             page.provenance("modeled (OLS fitted to measured runs).", [stage])
             page.table(ext_shown[ext_shown["device"] == device].drop(columns="device"),
-                       "Downlink: fitted CPU (%) at the paper's target rates, with 95% CI of the mean",
+                       f"Downlink: fitted CPU (%) at the paper's target rates, with {numbers.level(self.alpha)} CI of the mean",
                        csv=own / "extrapolations.csv")
             page.provenance("modeled (OLS extrapolation of measured runs).", [stage])
             page.heading(f"Throughput at {self.thr}% CPU")
-            page.table(inverse_predictions(fits, self.thr)[1].drop(columns="device"),
-                       f"Throughput (Gbps) at {self.thr}% CPU: estimate with 95% CI (confidence band) and the "
+            page.table(inverse_predictions(fits, self.thr, self.alpha)[1].drop(columns="device"),
+                       f"Throughput (Gbps) at {self.thr}% CPU: estimate with {numbers.level(self.alpha)} CI (confidence band) and the "
                        "interval from the prediction band", csv=own / "fits.csv")
             page.provenance("modeled (inverse prediction from OLS of measured runs).", [stage])
             page.heading("/proc/stat versus the precise source")

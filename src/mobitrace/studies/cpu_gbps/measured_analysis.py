@@ -113,16 +113,16 @@ def holm_family(frames: dict[str, pd.DataFrame], alpha: float) -> dict[str, pd.D
     return out
 
 
-def comparison_shown(frame: pd.DataFrame, a_name: str, b_name: str) -> pd.DataFrame:
+def comparison_shown(frame: pd.DataFrame, a_name: str, b_name: str, alpha: float) -> pd.DataFrame:
     """A compare() frame for people: throughput of a and b with intervals,
     the ratio with its interval, Welch's p and the precise CPU per Gbps."""
     return pd.DataFrame({
         "direction": frame["direction"].map(DIRECTION_NAMES),
-        f"{a_name} (Gbps) [95% CI]": [numbers.interval(*v) for v in zip(frame["a_max_gbps"], frame["a_lo"],
+        f"{a_name} (Gbps) [{numbers.level(alpha)} CI]": [numbers.interval(*v) for v in zip(frame["a_max_gbps"], frame["a_lo"],
                                                                           frame["a_hi"])],
-        f"{b_name} (Gbps) [95% CI]": [numbers.interval(*v) for v in zip(frame["b_max_gbps"], frame["b_lo"],
+        f"{b_name} (Gbps) [{numbers.level(alpha)} CI]": [numbers.interval(*v) for v in zip(frame["b_max_gbps"], frame["b_lo"],
                                                                           frame["b_hi"])],
-        "ratio b / a [95% CI]": [numbers.interval(*v) for v in zip(frame["ratio_b_over_a"], frame["ratio_lo"],
+        f"ratio b / a [{numbers.level(alpha)} CI]": [numbers.interval(*v) for v in zip(frame["ratio_b_over_a"], frame["ratio_lo"],
                                                                    frame["ratio_hi"])],
         "p (Welch)": frame["welch_p"],
         f"p (Holm over the {frame['family_size'].iloc[0]} tests of the {FAMILY})": frame["welch_p_holm"],

@@ -197,7 +197,7 @@ def with_capture_notes(claims: pd.DataFrame, sessions: pd.DataFrame, p: dict) ->
     return cl.claims_frame(claims.assign(basis=basis).to_dict("records"))
 
 
-def claims_for_people(claims_table: pd.DataFrame, intervals: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+def claims_for_people(claims_table: pd.DataFrame, intervals: dict, alpha: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(claims with the paper's derived ratios to 3 significant figures and
     R² spelt for people; the shown table with paper text and our value with
     its interval). claims.csv keeps the exact values."""
@@ -210,7 +210,7 @@ def claims_for_people(claims_table: pd.DataFrame, intervals: dict) -> tuple[pd.D
         artifact=[numbers.interval(v, *intervals.get(c, (None, None))) for c, v in
                   zip(claims_table["claim_id"], claims_table["artifact_value"])])
     shown = shown[["claim", "location", "paper", "artifact", "unit", "tolerance", "verdict", "category"]]
-    return display, shown.rename(columns={"artifact": "this artifact [95% CI]"})
+    return display, shown.rename(columns={"artifact": f"this artifact [{numbers.level(alpha)} CI]"})
 
 
 def headline(claims_table: pd.DataFrame, reference_device: str) -> list[str]:

@@ -96,11 +96,11 @@ RATIO_LABELS = {"dl_tput_gain": "downlink throughput", "dl_energy_cost": "downli
                 "ul_power_excess": "power, up / down"}
 
 
-def ratio_dots(ratios: pd.DataFrame):
+def ratio_dots(ratios: pd.DataFrame, alpha: float):
     """The paper's comparisons as ratios with their intervals
     (mobitrace.stats.resampling.ratio_points), legend outside."""
     ax = rs.ratio_points(ratios.assign(comparison=ratios["key"].map(RATIO_LABELS)),
-                         xlabel="ratio (1 = the same; throughput measured, nJ/bit and power modeled)")
+                         xlabel="ratio (1 = the same; throughput measured, nJ/bit and power modeled)", alpha=alpha)
     legend_outside(ax)
     return ax.figure
 
@@ -517,7 +517,7 @@ class Chapter(NotebookChapter):
         self.cmp_ci = {**mda.comparison_cis(self.sweep, cmp, self.ul_excess_ci, self.tol.alpha), "gro_gain": self.gro_ci}
         self._glue(mda.comparison_phrases(cmp, self.cmp_ci, self.tol.alpha))
         ratios = mda.ratios_table(cmp, self.ul_excess, self.cmp_ci, v)
-        out.figure(lambda: ratio_dots(ratios), "ratios_vs_paper",
+        out.figure(lambda: ratio_dots(ratios, self.tol.alpha), "ratios_vs_paper",
                    alt=f"Dot plot of five ratios with {self.ci} intervals and a dashed reference line at 1: "
                        "downlink and uplink throughput and energy per bit of the paper's ratio comparisons, and "
                        "uplink over downlink power; the paper's ratios are crosses.",

@@ -292,7 +292,7 @@ def gain_pct_ci(mean, sd, n, mean_base, sd_base, n_base, alpha: float) -> tuple[
     return (mean_base - mean) * scale, float(lo), float(hi)
 
 
-def audit_shown(a: pd.DataFrame, with_published: bool) -> pd.DataFrame:
+def audit_shown(a: pd.DataFrame, with_published: bool, alpha: float) -> pd.DataFrame:
     """An audit table (audit_published) for people: the conditions and the
     p-values first, p ranges and Hedges' g with their intervals in one cell
     each, units in the headers."""
@@ -312,7 +312,7 @@ def audit_shown(a: pd.DataFrame, with_published: bool) -> pd.DataFrame:
         out["p (paper)"] = a["p_published_text"]
         out["paper p attainable (table precision)"] = a["in_range_table"].map({True: "yes", False: "no"})
         out["paper p attainable (as printed)"] = a["in_range_printed"].map({True: "yes", False: "no"})
-    out["Hedges' g [95% CI]"] = [numbers.interval(g, lo, hi) for g, lo, hi in zip(a["g"], a["g_lo"], a["g_hi"])]
+    out[f"Hedges' g [{numbers.level(alpha)} CI]"] = [numbers.interval(g, lo, hi) for g, lo, hi in zip(a["g"], a["g_lo"], a["g_hi"])]
     out["p (Holm)"] = a["p_holm"]
     out["Holm family"] = holm_family(a)
     # The p-values are the table's point: first after the conditions, so a phone shows them.
@@ -332,7 +332,7 @@ def holm_family(frame: pd.DataFrame, p_column: str = "p") -> list[str]:
     return [f"{FAMILY_NAMES.get(t, t)}, {n} test{'' if n == 1 else 's'}" for t, n in zip(frame["table"], sizes)]
 
 
-def comparisons_shown(comp: pd.DataFrame, unit_of: dict) -> pd.DataFrame:
+def comparisons_shown(comp: pd.DataFrame, unit_of: dict, alpha: float) -> pd.DataFrame:
     """Welch tests on measured runs (compare_measured) for people."""
     from mobitrace.core import numbers
 
@@ -342,7 +342,7 @@ def comparisons_shown(comp: pd.DataFrame, unit_of: dict) -> pd.DataFrame:
         "n": comp["n"], "n (original)": comp["n_base"],
         "mean": comp["mean"], "mean (original)": comp["mean_base"], "unit": comp["table"].map(unit_of),
         "Δ / original (%)": 100 * comp["rel_diff"], "t": comp["t"], "df": comp["df"], "p": comp["p"],
-        "Hedges' g [95% CI]": [numbers.interval(g, lo, hi) for g, lo, hi in zip(comp["g"], comp["g_lo"], comp["g_hi"])],
+        f"Hedges' g [{numbers.level(alpha)} CI]": [numbers.interval(g, lo, hi) for g, lo, hi in zip(comp["g"], comp["g_lo"], comp["g_hi"])],
         "p (Holm)": comp["p_holm"], "Holm significant": comp["reject_holm"].map({True: "yes", False: "no"}),
         "Holm family": holm_family(comp),
     })
@@ -447,7 +447,7 @@ def load_measured(interim_dir, devices) -> dict:
     return measured
 
 
-def paired_view(pc: pd.DataFrame) -> pd.DataFrame:
+def paired_view(pc: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """The paired comparison (compare_paired) for people."""
     from mobitrace.core import numbers
 
@@ -456,7 +456,7 @@ def paired_view(pc: pd.DataFrame) -> pd.DataFrame:
                      family=holm_family(pc, "p_wilcoxon"))
     view = view.drop(columns=["median_ratio_lo", "median_ratio_hi"])
     view = view.rename(columns={"cpu_procs": "competing processes", "cross_pct": "cross traffic (%)",
-                                "median_ratio": "median policy/original [95% CI]", "pairs_lower": "pairs faster",
+                                "median_ratio": f"median policy/original [{numbers.level(alpha)} CI]", "pairs_lower": "pairs faster",
                                 "p_wilcoxon": "p (Wilcoxon)", "p_holm": "p (Holm)", "reject_holm": "Holm significant",
                                 "family": "Holm family"})
     view["policy"] = view["policy"].map(POLICY_NAMES)

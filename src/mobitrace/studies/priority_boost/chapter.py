@@ -27,7 +27,7 @@ from mobitrace.stats.resampling import SEED
 from mobitrace.core import claims as cl
 from mobitrace.core.capture_reader import NOT_MEASURED
 from mobitrace.core.escape import md_text
-from mobitrace.core.numbers import metric
+from mobitrace.core.numbers import level, metric
 from mobitrace.core.published import Values, table_location
 from mobitrace.stats import resampling as rs
 from mobitrace.studies import registry
@@ -376,10 +376,10 @@ class Chapter(NotebookChapter):
         out = self.out
         pub_means = out.save_table(pba.published_means_both(self.stats, self.alpha), "published_means_ci")
         out.figure(lambda: published_means(pub_means), "published_means_ci",
-                   alt="Two panels of mean file transfer time in seconds with 95% confidence intervals, for the "
+                   alt=f"Two panels of mean file transfer time in seconds with {level(self.alpha)} confidence intervals, for the "
                        "original scheduler, INCR and DECR, against CPU load (left) and network load (right), from "
                        "the paper's tables.",
-                   caption="The paper's means with t-based 95% intervals computed from its reported SD and n. Look "
+                   caption=f"The paper's means with t-based {level(self.alpha)} intervals computed from its reported SD and n. Look "
                            "at how much the intervals of the boosted policies overlap the original's in each column.")
         out.provenance("published means, SDs and n (§4, first and second tables); intervals computed here.")
 
@@ -399,7 +399,7 @@ class Chapter(NotebookChapter):
 
     def audit_table(self) -> None:
         out = self.out
-        out.show(pba.audit_shown(self.audit_cpu, True),
+        out.show(pba.audit_shown(self.audit_cpu, True, self.alpha),
                  "Transfer time vs CPU load: paper p and recomputed Welch p side by side",
                  csv_href=out.href("audit_transfer_cpu"))
         out.provenance("published inputs (§4, first table); tests, ranges, effect sizes and Holm computed here.")
@@ -420,7 +420,7 @@ class Chapter(NotebookChapter):
 
     def audit_net_table(self) -> None:
         out = self.out
-        out.show(pba.audit_shown(self.audit_net, False),
+        out.show(pba.audit_shown(self.audit_net, False, self.alpha),
                  "Transfer time vs network load: Welch tests from the published statistics",
                  csv_href=out.href("audit_transfer_net"))
         out.provenance("published inputs (§4, second table); tests, ranges, effect sizes and Holm computed here.")
@@ -431,7 +431,7 @@ class Chapter(NotebookChapter):
     def effect_sizes_figure(self) -> None:
         out = self.out
         out.figure(lambda: effect_sizes(self.audit_cpu, self.audit_net, self.alpha), "effect_sizes_published",
-                   alt="Hedges' g of INCR and DECR against the original scheduler with 95% intervals, for each "
+                   alt=f"Hedges' g of INCR and DECR against the original scheduler with {level(self.alpha)} intervals, for each "
                        "column of the paper's CPU-load and network-load tables, with a vertical line at zero.",
                    caption="Effect sizes (standardized differences of the means) from the paper's tables. Look at "
                            "which intervals exclude zero: left of the line the policy is faster than the original.")
@@ -477,7 +477,7 @@ class Chapter(NotebookChapter):
         for device, comp in self.comparisons.items():
             if comp.empty:
                 continue
-            out.show(pba.comparisons_shown(comp, UNITS), f"Welch tests on measured runs, {device}",
+            out.show(pba.comparisons_shown(comp, UNITS, self.alpha), f"Welch tests on measured runs, {device}",
                      csv_href=out.href(f"measured_{device}_welch"))
             out.device_provenance(f"measured ({device}); Welch tests, Hedges' g and Holm computed here "
                                   f"from per-run values.",
@@ -490,7 +490,7 @@ class Chapter(NotebookChapter):
             if pc.empty:
                 continue
             out.table(pc, f"measured_{device}_paired", f"Runs paired by repetition (same link schedule), {device}",
-                      shown=pba.paired_view(pc))
+                      shown=pba.paired_view(pc, self.alpha))
             out.device_provenance(f"measured ({device}); Wilcoxon signed-rank tests, Holm within each table and the "
                                   "median ratio's BCa bootstrap interval computed here from per-run values.",
                                   device)
@@ -503,9 +503,9 @@ class Chapter(NotebookChapter):
                 continue
             out.figure(fig, f"measured_{device}",
                        alt=f"Measured on {device}: per policy and condition, mean transfer time (s) or audio jitter "
-                           "SD (µs) with 95% confidence intervals, over the individual runs, one panel per "
+                           f"SD (µs) with {level(self.alpha)} confidence intervals, over the individual runs, one panel per "
                            "experiment.",
-                       caption="Means over runs with 95% intervals (diamonds) and every run (dots). Look "
+                       caption=f"Means over runs with {level(self.alpha)} intervals (diamonds) and every run (dots). Look "
                                "at whether the boosted policies' intervals overlap the original's in each condition.")
             out.device_provenance(f"measured ({device}); means and their intervals over runs (t below 30 runs, percentile bootstrap from 30, none below 3) computed here.",
                                   device)

@@ -21,7 +21,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from mobitrace.book.chapter import ChapterOutputs, NotebookChapter, paper_text, site_href
 from mobitrace.book.figures import legend_outside
-from mobitrace.core import claims as cl
+from mobitrace.core import claims as cl, numbers
 from mobitrace.core.published import Values
 from mobitrace.book.robustness import robustness_shown, show as show_robustness
 from mobitrace.energy import robustness
@@ -179,8 +179,8 @@ class Chapter(NotebookChapter):
             out.figure(onecopy_figure(table, self.cpu_basis), f"onecopy_{device}",
                        alt=f"Two panels against the constant bit rate in Mbps on {device}: the normalized CPU energy "
                            "saving of one-copy over two-copy in % (left) and the modeled CPU power saving in mW "
-                           "(right), with 95% intervals, for loopback and veth, uplink and downlink.",
-                       caption="One-copy against two-copy, CPU time of both endpoints, with 95% intervals "
+                           f"(right), with {numbers.level(self.alpha)} intervals, for loopback and veth, uplink and downlink.",
+                       caption=f"One-copy against two-copy, CPU time of both endpoints, with {numbers.level(self.alpha)} intervals "
                                "over the repetitions. Look at where the intervals lie against the zero line (no "
                                "saving); crosses mark rates the host did not sustain.")
             out.device_provenance(f"measured CPU time on {device}; energies and powers modeled "
@@ -191,7 +191,7 @@ class Chapter(NotebookChapter):
         """Each device's one-copy table, with its CSV (the methods page)."""
         self._onecopy_tables()
         for device, table in self.onecopy.items():
-            self.out.show(shown.onecopy_shown(table),
+            self.out.show(shown.onecopy_shown(table, self.alpha),
                           f"One-copy vs two-copy on {device} (energies above idle, modeled)",
                           csv_href=self.out.href(f"onecopy_{device}"))
             self.out.device_provenance("measured CPU time and goodput; energies, savings and intervals modeled "
@@ -223,8 +223,8 @@ class Chapter(NotebookChapter):
             out.figure(transport_figure(table), f"transport_{device}",
                        alt=f"The ratio of UDP's to TCP's CPU energy for uplink streaming on {device} against the "
                            "constant bit rate in Mbps, for 1472-byte and 20000-byte datagrams over loopback and veth, "
-                           "with 95% intervals and a dashed reference line at 1.",
-                       caption="UDP against TCP, uplink, CPU time of both endpoints, with 95% intervals over "
+                           f"with {numbers.level(self.alpha)} intervals and a dashed reference line at 1.",
+                       caption=f"UDP against TCP, uplink, CPU time of both endpoints, with {numbers.level(self.alpha)} intervals over "
                                "the repetitions. Above the dashed line UDP costs more CPU energy than TCP; crosses "
                                "mark rates the host did not sustain.")
             out.device_provenance(f"measured CPU time on {device}; energies modeled ({self.model.name}); "
@@ -241,7 +241,7 @@ class Chapter(NotebookChapter):
         """Each device's UDP-vs-TCP ratio table, with its CSV (the methods page)."""
         self._transport_tables()
         for device, table in self.transport.items():
-            self.out.show(shown.transport_shown(table),
+            self.out.show(shown.transport_shown(table, self.alpha),
                           f"UDP vs TCP on {device}: energy ratio E(UDP)/E(TCP) with its interval",
                           csv_href=self.out.href(f"transport_{device}"))
             self.out.device_provenance("measured CPU time and goodput; energies, ratios and intervals modeled "

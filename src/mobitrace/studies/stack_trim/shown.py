@@ -44,7 +44,7 @@ def _interval_text(est, lo, hi, scale=1.0, digits=3):
     return [numbers.interval(scale * e, scale * a, scale * b, sig=digits) for e, a, b in zip(est, lo, hi)]
 
 
-def onecopy_shown(table: pd.DataFrame) -> pd.DataFrame:
+def onecopy_shown(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """The one-copy comparison (compare) for people: intervals in one cell,
     savings in %, units in the headers."""
     return pd.DataFrame({
@@ -53,22 +53,22 @@ def onecopy_shown(table: pd.DataFrame) -> pd.DataFrame:
         "rate (Mbps)": table["rate_mbps"], "runs (one-copy / two-copy)": [f"{a} / {b}" for a, b in
                                                                         zip(table["n_variant"], table["n_baseline"])],
         "energy two-copy (mJ)": table["energy_baseline_mj"], "energy one-copy (mJ)": table["energy_variant_mj"],
-        "saving (%) [95% CI]": _interval_text(table["saving"], table["saving_lo"], table["saving_hi"], 100),
-        "power saving (mW) [95% CI]": _interval_text(table["power_saving_mw"], table["power_saving_lo_mw"],
+        f"saving (%) [{numbers.level(alpha)} CI]": _interval_text(table["saving"], table["saving_lo"], table["saving_hi"], 100),
+        f"power saving (mW) [{numbers.level(alpha)} CI]": _interval_text(table["power_saving_mw"], table["power_saving_lo_mw"],
                                                      table["power_saving_hi_mw"]),
         "goodput two-copy (Mbps)": table["goodput_baseline_mbps"],
         "sustained": table["sustained"].map({True: "yes", False: "no"}),
     })
 
 
-def transport_shown(table: pd.DataFrame) -> pd.DataFrame:
+def transport_shown(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """The UDP-vs-TCP comparison (compare) for people."""
     return pd.DataFrame({
         "link": table["link"].map(LINK_NAMES), "UDP datagram (B)": table["udp_size"],
         "rate (Mbps)": table["rate_mbps"], "runs (UDP / TCP)": [f"{a} / {b}" for a, b in
                                                              zip(table["n_variant"], table["n_baseline"])],
         "energy TCP (mJ)": table["energy_baseline_mj"], "energy UDP (mJ)": table["energy_variant_mj"],
-        "E(UDP)/E(TCP) [95% CI]": _interval_text(table["ratio"], table["ratio_lo"], table["ratio_hi"]),
+        f"E(UDP)/E(TCP) [{numbers.level(alpha)} CI]": _interval_text(table["ratio"], table["ratio_lo"], table["ratio_hi"]),
         "power saving (mW)": table["power_saving_mw"], "goodput UDP (Mbps)": table["goodput_variant_mbps"],
         "lowest delivered share": table["min_delivered"],
         "sustained": table["sustained"].map({True: "yes", False: "no"}),

@@ -265,7 +265,7 @@ class Chapter(NotebookChapter):
             ratios = a["ratios"][a["ratios"]["device"] == device]
             comp = tta.gains_vs_paper(v, d["ref"], ratios, d["cc_top"], device)
             comps.append(comp)
-            self._figure(device, ttf.ratio_figure(comp, kind), f"ratios_vs_paper_{device}",
+            self._figure(device, ttf.ratio_figure(comp, kind, self.alpha), f"ratios_vs_paper_{device}",
                          alt="Two dot plots, one row per dataset and knob: the throughput ratio (x-fold) and the "
                              f"energy-per-100-MB ratio against level 1, with {self.ci} intervals, a dashed "
                              "reference line at 1 and the paper's ratios as crosses.",

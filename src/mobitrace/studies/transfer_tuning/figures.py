@@ -126,7 +126,7 @@ def tail_power_figure(tails: pd.DataFrame, measured: dict, samples: pd.DataFrame
     return fig
 
 
-def ratio_figure(comp: pd.DataFrame, energy_kind: str):
+def ratio_figure(comp: pd.DataFrame, energy_kind: str, alpha: float):
     """Ratios against level 1 as points with their intervals, the paper's as
     crosses (`comp`: `gains_vs_paper`): throughput (left, log2) and energy
     per 100 MB (right). Returns the figure."""
@@ -134,10 +134,10 @@ def ratio_figure(comp: pd.DataFrame, energy_kind: str):
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 0.5 * len(comp) + 1.6), sharey=True)
     rs.ratio_points(pd.DataFrame({"comparison": lab, "ratio": comp["artifact x-fold"], "low": comp["x_fold_low"],
                                   "high": comp["x_fold_high"], "paper": comp["paper x-fold"]}),
-                    ax=ax1, xlabel="throughput ratio (x-fold, measured)")
+                    ax=ax1, xlabel="throughput ratio (x-fold, measured)", alpha=alpha)
     rs.ratio_points(pd.DataFrame({"comparison": lab, "ratio": comp["energy_ratio"], "low": comp["energy_ratio_low"],
                                   "high": comp["energy_ratio_high"], "paper": 1 - comp["paper saving %"] / 100}),
-                    ax=ax2, xlabel=f"energy per 100 MB ratio ({energy_kind})")
+                    ax=ax2, xlabel=f"energy per 100 MB ratio ({energy_kind})", alpha=alpha)
     ax1.get_legend().remove()
     legend_outside(ax2)
     ax1.set_xscale("log", base=2)
