@@ -9,6 +9,8 @@ piece is mended or removed, not left to drift.
   looks for stage files, and parses params.yaml once per version of it;
 - mobitrace.warm and mobitrace/__main__.py keep pandera from importing
   hypothesis at its first validation;
+- mobitrace.book.figures.layout_only_draws answers seaborn's heatmap's
+  forced draw (it only measures tick labels) with a layout;
 - tests/conftest.py's scheduler subclasses xdist's LoadGroupScheduling,
   because xdist's own grouping does nothing on the pinned pytest.
 """
@@ -32,7 +34,7 @@ def _pinned(name: str) -> str:
     raise AssertionError(f"{name} is not pinned in requirements.txt")
 
 
-@pytest.mark.parametrize("dist", ["dvc", "pandera", "pytest", "pytest-xdist"])
+@pytest.mark.parametrize("dist", ["dvc", "pandera", "pytest", "pytest-xdist", "seaborn"])
 def test_the_installed_versions_are_the_pinned_ones(dist):
     """The contracts below were checked with these versions."""
     from importlib.metadata import version
@@ -148,3 +150,16 @@ def test_dvc_reads_params_through_load_path_which_the_runner_parses_once():
     assert list(inspect.signature(param.load_path).parameters)[:2] == ["fs_path", "fs"]
     assert "load_path(path, fs, **load_kwargs)" in inspect.getsource(param.read_param_file)
     assert "read_param_file(" in inspect.getsource(param.ParamsDependency)
+
+
+def test_seaborn_heatmap_draws_only_through_canvas_draw_and_a_stale_check():
+    """Why layout_only_draws may replace fig.canvas.draw and clear
+    fig.stale: seaborn's heatmap forces its draw (to see whether tick labels
+    overlap) with utils._draw_figure, which calls fig.canvas.draw() and then
+    draws again only if the figure is still stale."""
+    from seaborn import matrix, utils
+
+    source = inspect.getsource(utils._draw_figure)
+    assert "fig.canvas.draw()" in source and "if fig.stale:" in source
+    assert "_draw_figure(ax.figure)" in inspect.getsource(matrix._HeatMapper.plot)
+    assert "axis_ticklabels_overlap" in inspect.getsource(matrix._HeatMapper.plot)
