@@ -19,6 +19,7 @@ import pandera.pandas as pa
 import yaml
 
 from mobitrace.core.io import write_csv
+from mobitrace.core.numbers import level
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
@@ -252,11 +253,10 @@ def decide(relation: str | None, paper, artifact, interval: tuple | None = None,
     verdict = REPRODUCED if all(ends) else NOT_REPRODUCED if disjoint else INCONCLUSIVE
     if alpha is None:
         raise ValueError("an interval decides this claim: give its alpha (the interval is 100(1 - alpha)%)")
-    level = 1 - alpha
     if relation in ("<", "<=", ">", ">="):
-        text = f"bound: whole {level:.0%} CI {relation} paper"
+        text = f"bound: whole {level(alpha)} CI {relation} paper"
     else:
-        text = f"whole {level:.0%} CI within {words}"
+        text = f"whole {level(alpha)} CI within {words}"
     return Decision(verdict, text)
 
 

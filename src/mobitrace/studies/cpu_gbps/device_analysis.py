@@ -18,6 +18,7 @@ import pandas as pd
 import seaborn as sns
 
 from mobitrace.core.io import replacing_dir, write_csv, write_metrics
+from mobitrace.core.numbers import level
 from mobitrace.stats import cpufit
 from mobitrace.stats.intervals import mean_ci
 from mobitrace.book.figures import PALETTE, legend_outside, save_svg
@@ -180,9 +181,9 @@ def band_handles(entries: list[tuple[str, object, str]], alpha: float, predictio
     from matplotlib.patches import Patch
     handles = [Line2D([], [], color=c, marker=m, lw=1.6, label=lab) for lab, c, m in entries]
     handles.append(Patch(color="grey", alpha=CI_ALPHA + PRED_ALPHA, lw=0,
-                         label=f"{1 - alpha:.0%} confidence band (fitted mean)"))
+                         label=f"{level(alpha)} confidence band (fitted mean)"))
     if prediction:
-        handles.append(Patch(color="grey", alpha=PRED_ALPHA, lw=0, label=f"{1 - alpha:.0%} prediction band (one run)"))
+        handles.append(Patch(color="grey", alpha=PRED_ALPHA, lw=0, label=f"{level(alpha)} prediction band (one run)"))
     return handles
 
 

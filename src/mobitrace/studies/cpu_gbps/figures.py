@@ -13,6 +13,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from mobitrace.book.figures import OTHERS, device_colours, legend_outside, others_label
+from mobitrace.core.numbers import level
 from mobitrace.stats.intervals import mean_ci
 from mobitrace.studies.cpu_gbps.device_analysis import CI_ALPHA, draw_fit, line_with_bands, saturation_gbps
 from mobitrace.studies.cpu_gbps.measured_analysis import DIRECTION_NAMES
@@ -30,7 +31,7 @@ def throughput_figure(runs: pd.DataFrame, devices: list[str], alpha: float):
                   dodge=0.3, linestyle="none", markers=["o", "s"], capsize=0.15, err_kws={"linewidth": 1.4},
                   ax=ax)
     ax.set(xlabel="TCP throughput at the unlimited rate (Gbps)", ylabel="", xlim=(0, None))
-    legend_outside(ax, title=f"mean, {1 - alpha:.0%} CI")
+    legend_outside(ax, title=f"mean, {level(alpha)} CI")
     return fig
 
 
@@ -94,7 +95,7 @@ def lines_figure(runs: pd.DataFrame, phones: pd.DataFrame, devices: list[str], t
                      ax=ax, legend=False)
         handles.append(Line2D([], [], color="black", lw=1.3, ls=ls, label=f"{p['device']} (published line)"))
     handles.append(Line2D([], [], color="grey", lw=1.3, ls="--", label="extrapolated (beyond the saturation point)"))
-    handles.append(Patch(color="grey", alpha=CI_ALPHA, lw=0, label=f"{1 - alpha:.0%} confidence band"))
+    handles.append(Patch(color="grey", alpha=CI_ALPHA, lw=0, label=f"{level(alpha)} confidence band"))
     ax.axhline(threshold, color="grey", lw=0.8, ls="--")
     for rate in targets:
         ax.axvline(rate, color="grey", lw=0.5, ls=":")

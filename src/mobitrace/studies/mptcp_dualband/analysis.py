@@ -22,7 +22,7 @@ import pandas as pd
 from mobitrace.stats.intervals import MIN_N, mean_ci
 from mobitrace.core import capture_reader
 from mobitrace.core import claims as cl
-from mobitrace.core.numbers import number
+from mobitrace.core.numbers import level, number
 from mobitrace.stats import resampling as rs
 from mobitrace.studies.mptcp_dualband import energy as energy_per_bit
 from mobitrace.studies.mptcp_dualband import schema as sc
@@ -310,7 +310,7 @@ def ci_text(ci: tuple[float, float], alpha: float, digits: int = 1) -> str:
     (true minus signs), or why there is none."""
     if any(np.isnan(ci)):
         return f"no interval: fewer than {MIN_N} runs"
-    return f"{1 - alpha:.0%} CI {number(ci[0], decimals=digits)} to {number(ci[1], decimals=digits)}%"
+    return f"{level(alpha)} CI {number(ci[0], decimals=digits)} to {number(ci[1], decimals=digits)}%"
 
 
 def cdf_facts(cdf: pd.DataFrame, dl_ref: pd.DataFrame, gro_ci: tuple[float, float], alpha: float) -> dict:

@@ -321,7 +321,7 @@ class Chapter(NotebookChapter):
     @property
     def ci(self) -> str:
         """The intervals' level, for captions: "95%" at alpha 0.05."""
-        return f"{1 - self.tol.alpha:.0%}"
+        return numbers.level(self.tol.alpha)
 
     def _once(self, key, make):
         if key not in self.memo:

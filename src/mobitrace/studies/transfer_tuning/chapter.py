@@ -77,7 +77,7 @@ class Chapter(NotebookChapter):
         self.base_w, self.tail_tolerance_w = modeled_base_w, tail_tolerance_w
         self.io_kib, self.claim_level, self.rel_tol = default_io_kib, claim_level, rel_tol_approx
         self.alpha = alpha  # every interval is 100(1 - alpha)%
-        self.ci = f"{1 - alpha:.0%}"  # its level, for the captions
+        self.ci = numbers.level(alpha)  # its level, for the captions
         self.robustness_settings = robustness
         self.interim = tta.load_interim(interim_dir, self.devices)
         self.samples, self.power_paths = self.interim["samples"], tta.power_paths(interim_dir, self.devices)
