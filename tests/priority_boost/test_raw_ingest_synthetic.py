@@ -169,21 +169,3 @@ def test_no_sessions(tmp_path):
     (tmp_path / "dev").mkdir()
     with pytest.raises(InputError):
         pb.ingest(tmp_path / "dev", tmp_path / "out")
-
-
-@pytest.mark.parametrize("text", ["t_s,event,pid,value\n0.004573,link_up,-1,0\n0.026295,nice,26957,-20\n5.014507,stop,-1,0\n",
-                                  "t_s,event,pid,value\n5,stop,-0,0",  # no final newline; an integral time
-                                  "t_s,event,pid,value\n1e3,stop,1,0\n",  # not plain: read as before
-                                  "t_s,event,pid,value\r\n0.5,stop,1,0\r\n"])
-def test_synthetic_plain_oracle_reads_as_the_csv_reader_does(tmp_path, text):
-    """_read_numbers (a plain file split in Python) gives what _read_csv then
-    _to_numbers give: values (bit for bit), dtypes and index."""
-    from mobitrace.studies.priority_boost import ingest as pb_ingest
-    path = tmp_path / "oracle.csv"
-    path.write_bytes(text.encode())
-    cols, kinds = ["t_s", "event", "pid", "value"], {"t_s": float, "pid": int, "value": int}
-    fast = pb_ingest._read_numbers(path, cols, kinds)
-    slow = pb_ingest._to_numbers(path, pb_ingest._read_csv(path, cols), kinds)
-    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
-    assert list(fast.dtypes) == list(slow.dtypes)
-    assert (fast["t_s"].to_numpy().view("int64") == slow["t_s"].to_numpy().view("int64")).all()
