@@ -229,28 +229,3 @@ def test_synthetic_measured_power_streams_power_parquet_in_batches(tmp_path, mon
     assert m.t[0] == pytest.approx(99.5) and m.t[-1] == pytest.approx(101.5)
     full = tta.measured_power(runs, power, 0.0)  # under TRACE_POINTS samples: the trace as logged
     assert len(full[("synthetic-host", "sweep-video-cc1-p1-io16-r1")].t) == 201
-
-
-@pytest.mark.parametrize("kind", ["transfers", "samples", "runs", "runs-without-rates"])
-def test_synthetic_plain_csv_reads_as_pandas_reads_it(kind):
-    """A plain CSV is split in Python (_plain_rows); the same file with CRLF line
-    ends goes through pandas: the two frames (values, dtypes, index) are equal."""
-    from pathlib import Path
-    from mobitrace.studies.transfer_tuning import schema
-    fields, file_schema, optional, row = {
-        "transfers": (schema.TRANSFER_FIELDS, schema.TRANSFERS_CSV, (), "0,0,0,0,10,1,2,3,10,ok"),
-        "samples": (schema.SAMPLE_FIELDS, schema.SAMPLES_CSV, (), ",".join(["5"] * len(schema.SAMPLE_FIELDS))),
-        "runs": (schema.RUN_FIELDS, schema.RUNS_CSV, schema.RUN_FIELDS_OPTIONAL,
-                 "r1,sweep,html,1,1,1,5,1,ok,2026-01-01T00:00:00Z,1.5,40,39.5,41"),
-        "runs-without-rates": (schema.RUN_FIELDS, schema.RUNS_CSV, schema.RUN_FIELDS_OPTIONAL,
-                               "r1,sweep,html,1,1,1,5,1,ok,2026-01-01T00:00:00Z,1.5"),
-    }[kind]
-    header = fields if kind != "runs-without-rates" else [f for f in fields if f not in optional]
-    text = ",".join(header) + "\n" + row + "\n" + row.replace("1", "2") + "\n"
-    assert tt._plain_rows(text) is not None and tt._plain_rows(text.replace("\n", "\r\n")) is None
-    plain, plain_schema, plain_missing = tt._text_csv(Path("x.csv"), text, fields, file_schema, optional)
-    via_pandas, schema_pd, missing_pd = tt._text_csv(Path("x.csv"), text.replace("\n", "\r\n"), fields, file_schema,
-                                                     optional)
-    pd.testing.assert_frame_equal(plain, via_pandas, check_exact=True)
-    assert list(plain.dtypes) == list(via_pandas.dtypes) and plain_missing == missing_pd
-    assert list(plain_schema.columns) == list(schema_pd.columns)
