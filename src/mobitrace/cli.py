@@ -119,13 +119,14 @@ def _dispatch(args) -> None:
     elif args.command == "ingest":
         from mobitrace.core import capture_layout, capture_reader
         study = registry.by_slug()[args.study]
-        capture_layout.check_device_folder(Path(args.device_dir), study)  # data only, even under plain dvc repro
-        section = _study_params(study)
-        with capture_reader.superseding(section.get("superseded"), f"params.yaml: {study.params_section}"):
-            study.module("ingest").ingest(args.device_dir, args.out_dir)
-        if args.raw_hashes:
-            from mobitrace.core import raw_hashes
-            raw_hashes.write(args.device_dir, args.raw_hashes)
+        with capture_reader.read_once():  # the layout check, the ingest and the raw hash share one walk
+            capture_layout.check_device_folder(Path(args.device_dir), study)  # data only, even under plain dvc repro
+            section = _study_params(study)
+            with capture_reader.superseding(section.get("superseded"), f"params.yaml: {study.params_section}"):
+                study.module("ingest").ingest(args.device_dir, args.out_dir)
+            if args.raw_hashes:
+                from mobitrace.core import raw_hashes
+                raw_hashes.write(args.device_dir, args.raw_hashes)
     elif args.command == "analyze-device":
         study = registry.by_slug()[args.study]
         params = _study_params(study)

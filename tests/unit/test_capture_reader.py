@@ -452,3 +452,30 @@ def test_validated_record_a_cast_that_fails_names_the_file_as_reading_it_would_s
                     table_checks.validated_record(schema, record, dtypes, _record_fail(name))
         errors.append(str(info.value))
     assert errors[0] == errors[1]
+
+
+def test_read_once_walks_and_hashes_each_synthetic_capture_once(session, monkeypatch):
+    """Inside read_once() a folder is walked once and a file hashed once (read_raw's
+    bytes count), with the same results as outside; the memo ends with the block."""
+    import hashlib
+    walks = []
+    real_tree = cr._tree
+    monkeypatch.setattr(cr, "_tree", lambda folder, limits: walks.append(folder) or real_tree(folder, limits))
+    first = sorted(cr.walk(session))[0]
+    want_files, want_md5 = cr.walk(session), cr.md5_raw(first)
+    assert want_md5 == hashlib.md5(first.read_bytes()).hexdigest()
+    walks.clear()
+    with cr.read_once():
+        assert cr.walk(session) == want_files and cr.tree(session)[1] == want_files
+        cr.walk(session).clear()  # a caller's list is its own
+        assert cr.walk(session) == want_files
+        assert walks == [session]
+        cr.read_raw(first)
+        monkeypatch.setattr(cr, "_raw_chunks", lambda *a: pytest.fail("hashed twice"))
+        assert cr.md5_raw(first) == want_md5
+    monkeypatch.undo()
+    walks.clear()
+    monkeypatch.setattr(cr, "_tree", lambda folder, limits: walks.append(folder) or real_tree(folder, limits))
+    cr.walk(session)
+    cr.walk(session)
+    assert walks == [session, session]  # outside the block every call walks again

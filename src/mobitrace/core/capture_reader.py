@@ -92,10 +92,39 @@ def _check_regular(path: Path, st: os.stat_result, limits: Limits) -> None:
         raise InputError(path, None, None, f"at most {limits.file_bytes} bytes per file", f"{st.st_size} bytes")
 
 
+# Inside read_once(): each folder's tree() and each file's MD5, by (path, limits).
+_ONCE: dict | None = None
+
+
+@contextlib.contextmanager
+def read_once() -> Iterator[None]:
+    """Within the block, each folder is walked (tree()) and each file hashed
+    (md5_raw(), or read_raw()'s bytes) once: an ingest command checks the
+    layout, lists the sessions, hashes them and writes DVC's hash of the
+    folder, each of which walked and read the whole capture again. Every
+    check still runs, on the first walk; for one command, whose capture does
+    not change meanwhile."""
+    global _ONCE
+    saved, _ONCE = _ONCE, {}
+    try:
+        yield
+    finally:
+        _ONCE = saved
+
+
 def tree(folder: str | Path, limits: Limits = LIMITS) -> tuple[list[Path], list[Path]]:
     """(sub-folders, regular files) under `folder`, sorted, after checking
     that the tree holds only regular files and folders, within the limits."""
-    folder = Path(folder)
+    if _ONCE is None:
+        return _tree(Path(folder), limits)
+    key = ("tree", Path(folder), limits)
+    if key not in _ONCE:
+        _ONCE[key] = _tree(Path(folder), limits)
+    dirs, files = _ONCE[key]
+    return list(dirs), list(files)
+
+
+def _tree(folder: Path, limits: Limits) -> tuple[list[Path], list[Path]]:
     try:
         st = os.lstat(folder)
     except FileNotFoundError:
@@ -216,6 +245,8 @@ def read_raw(path: str | Path, limits: Limits = LIMITS) -> bytes:
         data = _read_at_most(fh, limits.file_bytes + 1)
     if len(data) > limits.file_bytes:
         raise InputError(path, None, None, f"at most {limits.file_bytes} bytes per file", "more")
+    if _ONCE is not None:
+        _ONCE[("md5", path, limits)] = hashlib.md5(data).hexdigest()
     return data
 
 
@@ -245,9 +276,14 @@ def copy_raw(path: str | Path, out, limits: Limits = LIMITS) -> int:
 def md5_raw(path: str | Path, limits: Limits = LIMITS) -> str:
     """The MD5 (hex) of a capture file's stored bytes, read in chunks:
     hashlib.md5(read_raw(path)) without holding the file in memory."""
+    key = ("md5", Path(path), limits)
+    if _ONCE is not None and key in _ONCE:
+        return _ONCE[key]
     h = hashlib.md5()
     for chunk in _raw_chunks(Path(path), limits):
         h.update(chunk)
+    if _ONCE is not None:
+        _ONCE[key] = h.hexdigest()
     return h.hexdigest()
 
 

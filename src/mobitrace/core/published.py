@@ -9,6 +9,7 @@ the field, what was expected and what was found.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pandas as pd
@@ -53,9 +54,21 @@ def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _record_lines(path: Path, text: str) -> list[int]:
-    """1-based line of each record in the `values` sequence."""
-    root = yaml.compose(text)
+@functools.lru_cache(maxsize=16)
+def _parsed(text: str) -> tuple[object, yaml.Node | None]:
+    """(yaml.safe_load(text), yaml.compose(text)) from one parse: `load` and
+    `load_stat_tables` each want the document and its lines, and parsed each
+    file twice each. Shared between them: read only."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        return (loader.construct_document(node) if node is not None else None), node
+    finally:
+        loader.dispose()
+
+
+def _record_lines(root: yaml.Node) -> list[int]:
+    """1-based line of each record in the `values` sequence (`root`: the file's composed tree)."""
     for key, node in root.value:
         if key.value == "values" and isinstance(node, yaml.SequenceNode):
             return [item.start_mark.line + 1 for item in node.value]
@@ -75,8 +88,8 @@ def load(path: str | Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     except UnicodeDecodeError as exc:
         raise InputError(path, f"byte {exc.start}", None, "UTF-8 text", "undecodable bytes") from None
     try:
-        doc = yaml.safe_load(text)
-        lines = _record_lines(path, text) if isinstance(doc, dict) else []
+        doc, root = _parsed(text)
+        lines = _record_lines(root) if isinstance(doc, dict) else []
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else None
@@ -274,10 +287,9 @@ def parse_number(text: str) -> tuple[str, float, int]:
     return relation, float(t), decimals
 
 
-def _stat_lines(text: str) -> dict:
-    """1-based line of each row of each stat table: {(table, row): line}."""
+def _stat_lines(root: yaml.Node | None) -> dict:
+    """1-based line of each row of each stat table: {(table, row): line} (`root`: the file's composed tree)."""
     out = {}
-    root = yaml.compose(text)
     for key, node in root.value:
         if key.value != "stat_tables" or not isinstance(node, yaml.MappingNode):
             continue
@@ -295,11 +307,11 @@ def load_stat_tables(path: str | Path) -> pd.DataFrame:
     none; InputError naming file, line, field, expected and found otherwise."""
     path = Path(path)
     text = path.read_text(encoding="utf-8")
-    doc = yaml.safe_load(text)
+    doc, root = _parsed(text)
     tables = (doc or {}).get("stat_tables") or {}
     if not isinstance(tables, dict):
         raise InputError(path, None, "stat_tables", "a mapping of table name to table", type(tables).__name__)
-    lines = _stat_lines(text)
+    lines = _stat_lines(root)
     rows = []
     for name, table in tables.items():
         where_t = f"stat_tables.{name}"
