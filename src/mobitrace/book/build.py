@@ -40,13 +40,15 @@ def build(book_dir: str | Path = "book") -> Path:
         from jupyter_book.cli.main import main as jupyter_book
         # Sphinx keeps every page's doctree alive; each full collection of the
         # cyclic GC rescans them all (about a sixth of the build's CPU). The
-        # build is short and its garbage is freed when it ends: no collector.
+        # build is short and its process ends after it: no collector, and what
+        # it left is frozen, not scanned once more (0.4 s) when GC is back on.
         collecting = gc.isenabled()
         gc.disable()
         try:
             jupyter_book.main(["build", str(book_dir), "--path-output", str(book_dir), "--warningiserror"],
                               prog_name="jupyter-book", standalone_mode=False)
         finally:
+            gc.freeze()
             if collecting:
                 gc.enable()
         html_dir = build_dir / "html"
