@@ -68,3 +68,29 @@ def test_the_root_redirect_gets_the_books_icon_once_synthetic(tmp_path):
     page.write_text("<html><head></head></html>")
     redirect_with_icon(page, config)
     assert page.read_text() == "<html><head></head></html>"
+
+
+def test_named_sidebar_toggles_reuse_the_themes_cached_tree_synthetic():
+    """The theme caches a page's navigation by the call's arguments and calls
+    it once (with keywords) to see whether the sidebar is empty; the named
+    wrapper must hit that cache, not build the whole tree again."""
+    import functools
+
+    from bs4 import BeautifulSoup
+
+    from mobitrace.book import sphinx_a11y
+
+    built = []
+
+    @functools.cache
+    def generate(kind, startdepth=1, **kwargs):
+        built.append(kind)
+        return BeautifulSoup('<li><a href="a.html">A</a><details><summary></summary></details></li>',
+                             "html.parser")
+
+    context = {"generate_toctree_html": generate}
+    generate(kind="sidebar", startdepth=0, maxdepth=4)  # the theme's emptiness check
+    sphinx_a11y._name_sidebar_toggles(None, "p", "page.html", context, None)
+    soup = context["generate_toctree_html"](kind="sidebar", startdepth=0, maxdepth=4)
+    assert built == ["sidebar"]
+    assert soup.summary["aria-label"] == "Pages under A"
