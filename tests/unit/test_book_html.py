@@ -94,3 +94,25 @@ def test_named_sidebar_toggles_reuse_the_themes_cached_tree_synthetic():
     soup = context["generate_toctree_html"](kind="sidebar", startdepth=0, maxdepth=4)
     assert built == ["sidebar"]
     assert soup.summary["aria-label"] == "Pages under A"
+
+
+def test_the_site_keeps_the_mathjax_entry_point_in_use_and_its_components_synthetic(tmp_path):
+    """Only the combined MathJax bundles no page loads leave the site: the
+    one mathjax_path names stays, with the folders it loads components
+    from (the menu's SVG renderer, the explorer); a failed build is left as is."""
+    from types import SimpleNamespace
+
+    from mobitrace.book import sphinxext
+
+    mathjax = tmp_path / "_static" / "mathjax"
+    (mathjax / "output").mkdir(parents=True)
+    for name in ("tex-chtml.js", "tex-svg.js", "mml-chtml.js", "output/svg.js"):
+        (mathjax / name).write_text("//")
+    (tmp_path / "_static" / "locales" / "de").mkdir(parents=True)
+    app = SimpleNamespace(outdir=str(tmp_path), config=SimpleNamespace(mathjax_path="mathjax/tex-chtml.js"))
+    sphinxext._only_the_mathjax_entry_point_in_use(app, RuntimeError("failed"))
+    assert (mathjax / "tex-svg.js").is_file()
+    sphinxext._only_the_mathjax_entry_point_in_use(app, None)
+    sphinxext._no_theme_catalogs(app, None)
+    assert sorted(str(p.relative_to(mathjax)) for p in mathjax.rglob("*.js")) == ["output/svg.js", "tex-chtml.js"]
+    assert not (tmp_path / "_static" / "locales").exists()

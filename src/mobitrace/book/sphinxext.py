@@ -19,6 +19,7 @@ All text goes through docutils nodes, so it is escaped in the HTML.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from docutils import nodes
@@ -170,6 +171,14 @@ def _only_the_mathjax_entry_point_in_use(app, exc):
                 path.unlink()
 
 
+def _no_theme_catalogs(app, exc):
+    """sphinx-book-theme keeps its message catalogs (.po, .mo: 92 files) in
+    its static folder, so Sphinx copies them into the site; Sphinx reads
+    them from the theme's package at build time, and no page fetches them."""
+    if exc is None:
+        shutil.rmtree(Path(app.outdir) / "_static" / "locales", ignore_errors=True)
+
+
 def setup(app):
     app.add_directive("provenance", ProvenanceDirective)
     app.connect("doctree-resolved", _one_strip_per_provenance)
@@ -178,4 +187,5 @@ def setup(app):
     app.connect("html-page-context", _dedupe_scripts, priority=100)
     # After sphinx-mathjax-offline's copy (at the default priority, 500).
     app.connect("build-finished", _only_the_mathjax_entry_point_in_use, priority=600)
+    app.connect("build-finished", _no_theme_catalogs)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
