@@ -68,3 +68,51 @@ def test_the_root_redirect_gets_the_books_icon_once_synthetic(tmp_path):
     page.write_text("<html><head></head></html>")
     redirect_with_icon(page, config)
     assert page.read_text() == "<html><head></head></html>"
+
+
+def test_named_sidebar_toggles_reuse_the_themes_cached_tree_synthetic():
+    """The theme caches a page's navigation by the call's arguments and calls
+    it once (with keywords) to see whether the sidebar is empty; the named
+    wrapper must hit that cache, not build the whole tree again."""
+    import functools
+
+    from bs4 import BeautifulSoup
+
+    from mobitrace.book import sphinx_a11y
+
+    built = []
+
+    @functools.cache
+    def generate(kind, startdepth=1, **kwargs):
+        built.append(kind)
+        return BeautifulSoup('<li><a href="a.html">A</a><details><summary></summary></details></li>',
+                             "html.parser")
+
+    context = {"generate_toctree_html": generate}
+    generate(kind="sidebar", startdepth=0, maxdepth=4)  # the theme's emptiness check
+    sphinx_a11y._name_sidebar_toggles(None, "p", "page.html", context, None)
+    soup = context["generate_toctree_html"](kind="sidebar", startdepth=0, maxdepth=4)
+    assert built == ["sidebar"]
+    assert soup.summary["aria-label"] == "Pages under A"
+
+
+def test_the_site_keeps_the_mathjax_entry_point_in_use_and_its_components_synthetic(tmp_path):
+    """Only the combined MathJax bundles no page loads leave the site: the
+    one mathjax_path names stays, with the folders it loads components
+    from (the menu's SVG renderer, the explorer); a failed build is left as is."""
+    from types import SimpleNamespace
+
+    from mobitrace.book import sphinxext
+
+    mathjax = tmp_path / "_static" / "mathjax"
+    (mathjax / "output").mkdir(parents=True)
+    for name in ("tex-chtml.js", "tex-svg.js", "mml-chtml.js", "output/svg.js"):
+        (mathjax / name).write_text("//")
+    (tmp_path / "_static" / "locales" / "de").mkdir(parents=True)
+    app = SimpleNamespace(outdir=str(tmp_path), config=SimpleNamespace(mathjax_path="mathjax/tex-chtml.js"))
+    sphinxext._only_the_mathjax_entry_point_in_use(app, RuntimeError("failed"))
+    assert (mathjax / "tex-svg.js").is_file()
+    sphinxext._only_the_mathjax_entry_point_in_use(app, None)
+    sphinxext._no_theme_catalogs(app, None)
+    assert sorted(str(p.relative_to(mathjax)) for p in mathjax.rglob("*.js")) == ["output/svg.js", "tex-chtml.js"]
+    assert not (tmp_path / "_static" / "locales").exists()

@@ -4,6 +4,7 @@ addresses)."""
 
 from __future__ import annotations
 
+import gc
 import html
 import re
 import shutil
@@ -37,8 +38,19 @@ def build(book_dir: str | Path = "book") -> Path:
         # In this process: in a warm run (mobitrace.warm) Sphinx is loaded already.
         # Not --quiet: Sphinx's status lines (reading, writing, each page) are the stage's progress.
         from jupyter_book.cli.main import main as jupyter_book
-        jupyter_book.main(["build", str(book_dir), "--path-output", str(book_dir), "--warningiserror"],
-                          prog_name="jupyter-book", standalone_mode=False)
+        # Sphinx keeps every page's doctree alive; each full collection of the
+        # cyclic GC rescans them all (about a sixth of the build's CPU). The
+        # build is short and its process ends after it: no collector, and what
+        # it left is frozen, not scanned once more (0.4 s) when GC is back on.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            jupyter_book.main(["build", str(book_dir), "--path-output", str(book_dir), "--warningiserror"],
+                              prog_name="jupyter-book", standalone_mode=False)
+        finally:
+            gc.freeze()
+            if collecting:
+                gc.enable()
         html_dir = build_dir / "html"
         (html_dir / ".buildinfo").unlink(missing_ok=True)
         redirect_with_icon(html_dir / "index.html", book_dir / "_config.yml")

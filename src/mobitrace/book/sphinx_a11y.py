@@ -38,8 +38,10 @@ def _name_sidebar_toggles(app, pagename, templatename, context, doctree):
     if generate is None:
         return
 
-    def generate_named(kind, *args, **kwargs):
-        out = generate(kind, *args, **kwargs)  # a BeautifulSoup, or "" for an empty tree
+    def generate_named(*args, **kwargs):
+        # The arguments as the template gave them: the theme caches the tree
+        # per page by them, and a changed call (kind by position) misses it.
+        out = generate(*args, **kwargs)  # a BeautifulSoup, or "" for an empty tree
         if hasattr(out, "select"):
             _name_toggles(out)
         return out

@@ -19,6 +19,7 @@ All text goes through docutils nodes, so it is escaped in the HTML.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from docutils import nodes
@@ -156,10 +157,35 @@ def _static_files_in_a_fixed_order(app, config):
     config.html_js_files = sorted(config.html_js_files, key=name)
 
 
+def _only_the_mathjax_entry_point_in_use(app, exc):
+    """sphinx-mathjax-offline copies all of MathJax 3 (24 MB), with each of
+    its combined entry points (tex-svg.js, mml-chtml.js, ...: 14 MB); a page
+    loads the one `mathjax_path` names, which fetches what else it needs
+    from the folders beside it (output/svg for the SVG renderer of its menu,
+    a11y and sre for the explorer): those stay, the other entry points go."""
+    folder = Path(app.outdir) / "_static" / "mathjax"
+    used = Path(app.config.mathjax_path).name
+    if exc is None and (folder / used).is_file():
+        for path in folder.glob("*.js"):
+            if path.name != used:
+                path.unlink()
+
+
+def _no_theme_catalogs(app, exc):
+    """sphinx-book-theme keeps its message catalogs (.po, .mo: 92 files) in
+    its static folder, so Sphinx copies them into the site; Sphinx reads
+    them from the theme's package at build time, and no page fetches them."""
+    if exc is None:
+        shutil.rmtree(Path(app.outdir) / "_static" / "locales", ignore_errors=True)
+
+
 def setup(app):
     app.add_directive("provenance", ProvenanceDirective)
     app.connect("doctree-resolved", _one_strip_per_provenance)
     app.connect("config-inited", _static_files_in_a_fixed_order)
     # Early: html-page-context stops at the first handler that returns a value.
     app.connect("html-page-context", _dedupe_scripts, priority=100)
+    # After sphinx-mathjax-offline's copy (at the default priority, 500).
+    app.connect("build-finished", _only_the_mathjax_entry_point_in_use, priority=600)
+    app.connect("build-finished", _no_theme_catalogs)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
