@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -73,10 +74,21 @@ def test_append_without_host_metadata_is_refused(tmp_path, scratch_project):
     assert "field 'host'" in str(exc.value)
 
 
+def _first_runs(src: Path, dest: Path, n: int = 3) -> None:
+    """The session `src` cut to its first `n` runs (runs.csv and run folders): the check is across sessions."""
+    lines = (src / "runs.csv").read_text().splitlines(keepends=True)[: n + 1]
+    (dest / "runs").mkdir(parents=True)
+    shutil.copy(src / "manifest.yaml", dest / "manifest.yaml")
+    (dest / "runs.csv").write_text("".join(lines))
+    for line in lines[1:]:
+        run = line.split(",")[0]
+        shutil.copytree(src / "runs" / run, dest / "runs" / run)
+
+
 def test_two_stack_trim_sessions_repeating_a_run_id_are_refused_by_validate_naming_both(tmp_path):
     device = tmp_path / "stack-trim" / "synthetic-dup"
-    shutil.copytree(STACK_TRIM, device / "a1")
-    shutil.copytree(STACK_TRIM, device / "a2")
+    _first_runs(STACK_TRIM, device / "a1")
+    _first_runs(STACK_TRIM, device / "a2")
     for name in ("a1", "a2"):
         manifest = device / name / "manifest.yaml"
         manifest.write_text(manifest.read_text().replace("session: s20261125T022842", f"session: {name}")
