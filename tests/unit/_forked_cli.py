@@ -30,9 +30,12 @@ def env(**extra) -> dict:
 def _cli_in_child(cwd: str, args: list[str], environ: dict, out: str, err: str) -> None:
     """`python -m mobitrace <args>` in a forked child: its own cwd, environment,
     stdout and stderr files; exits with main()'s status (or is killed)."""
+    import tempfile
+
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(environ)
+    tempfile.tempdir = None  # the server's cached one: a TMPDIR in `environ` counts, as in a new process
     for fd, path in ((1, out), (2, err)):
         with open(path, "wb") as fh:
             os.dup2(fh.fileno(), fd)
@@ -42,14 +45,16 @@ def _cli_in_child(cwd: str, args: list[str], environ: dict, out: str, err: str) 
     sys.exit(main(args))
 
 
-def start(cwd: Path, *args: str, **extra_env) -> tuple:
-    """Start `mobitrace <args>` in `cwd` (stdout and stderr to files beside it); see `wait`."""
+def start(cwd: Path, *args: str, logs: Path | None = None, **extra_env) -> tuple:
+    """Start `mobitrace <args>` in `cwd` (stdout and stderr to files in `logs`,
+    default beside `cwd`); see `wait`."""
     global _SERVER
     if _SERVER is None:
         _SERVER = multiprocessing.get_context("forkserver")
         _SERVER.set_forkserver_preload(["tests.unit._add_device_warm"])
     n = next(_RUNS)
-    out, err = cwd.parent / f"{cwd.name}.{n}.out", cwd.parent / f"{cwd.name}.{n}.err"
+    logs = logs or cwd.parent
+    out, err = logs / f"{cwd.name}.{n}.out", logs / f"{cwd.name}.{n}.err"
     proc = _SERVER.Process(target=_cli_in_child, args=(str(cwd), list(args), env(**extra_env), str(out), str(err)))
     proc.start()
     return proc, args, out, err
@@ -66,6 +71,6 @@ def wait(run: tuple, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(args, proc.exitcode, out.read_text(), err.read_text())
 
 
-def run(cwd: Path, *args: str, **extra_env) -> subprocess.CompletedProcess:
+def run(cwd: Path, *args: str, logs: Path | None = None, **extra_env) -> subprocess.CompletedProcess:
     """`mobitrace <args>` in `cwd`, to its end."""
-    return wait(start(cwd, *args, **extra_env))
+    return wait(start(cwd, *args, logs=logs, **extra_env))

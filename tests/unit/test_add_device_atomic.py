@@ -37,11 +37,6 @@ N_CHECKPOINTS = 1 + N_FILES + 5
 KILL_POINTS = sorted({1, 2, 3, N_FILES // 2, N_FILES, *range(N_FILES + 1, N_CHECKPOINTS + 1)})
 
 
-def _mobitrace(cwd: Path, *args: str, **env) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mobitrace", *args], cwd=cwd, env=forked_cli.env(**env),
-                          capture_output=True, text=True, timeout=600)
-
-
 def _digest(folder: Path) -> str | None:
     if not folder.exists():
         return None
@@ -176,7 +171,7 @@ def test_validate_writes_nothing(tmp_path):
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     before = {p: _digest(p) for p in (tmp_path / "upload", project)}
-    done = _mobitrace(project, "validate", str(src.parent), TMPDIR=str(tmpdir))
+    done = forked_cli.run(project, "validate", str(src.parent), TMPDIR=str(tmpdir))
     assert done.returncode == 0, done.stderr
     assert {p: _digest(p) for p in before} == before
     assert list(tmpdir.iterdir()) == [] and not (project / ".mobitrace").exists()
