@@ -18,14 +18,33 @@ from tests import ROOT
 from tests.helpers import assert_lean, committed_devices, ingest_committed
 
 HOST_KEYS = ("kernel", "cpu_model", "cpu_count", "cpufreq", "sysctls", "tools", "shared_host_note")  # schema 1
+DEVICES = committed_devices("stack-trim")
+
+# `ingested` is made once per module: both tests read one ingest (tests/conftest.py groups by xdist_group).
+pytestmark = pytest.mark.xdist_group("stack_trim_committed")
 
 
-@pytest.mark.parametrize("device", committed_devices("stack-trim"))
-def test_committed_capture_ingests(tmp_path, device):
-    folder, runs, manifests = ingest_committed("stack-trim", device, st.ingest, tmp_path / "out", HOST_KEYS)
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory):
+    """device -> (raw folder, runs, manifests, ingest output folder): each
+    committed device ingested once, on first use; the tests only read it."""
+    done = {}
+
+    def get(device):
+        if device not in done:
+            out = tmp_path_factory.mktemp(f"ingested-{device}") / "out"
+            done[device] = (*ingest_committed("stack-trim", device, st.ingest, out, HOST_KEYS), out)
+        folder, runs, manifests, out = done[device]
+        return folder, runs.copy(), manifests, out  # a test's change to its table stays its own
+    return get
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_committed_capture_ingests(ingested, device):
+    folder, runs, manifests, out = ingested(device)
     for manifest in manifests:
         assert not manifest["configuration"]["smoke"]
-    sessions = pd.read_parquet(tmp_path / "out" / "sessions.parquet")
+    sessions = pd.read_parquet(out / "sessions.parquet")
     done = sessions.set_index("session")["reps_done"]
     reps = runs.groupby(["session", "condition", "rate_mbps"])["rep"].nunique()
     expected = reps.index.get_level_values("session").map(done)
@@ -50,8 +69,8 @@ def test_committed_capture_ingests(tmp_path, device):
     assert_lean(folder, 10e6)
 
 
-@pytest.mark.parametrize("device", committed_devices("stack-trim"))
-def test_robustness_shortcut_gives_the_full_claims(tmp_path, device):
+@pytest.mark.parametrize("device", DEVICES)
+def test_robustness_shortcut_gives_the_full_claims(tmp_path, ingested, device):
     # The robustness recomputes the claims at a dozen coefficient sets with
     # analysis_at(claims_only=True), which skips the one-copy table of the
     # CPU-time basis the claims do not read: on the committed captures its
@@ -60,11 +79,11 @@ def test_robustness_shortcut_gives_the_full_claims(tmp_path, device):
     from mobitrace.core.params import load as load_params
     from mobitrace.energy.power_models import cpu_models
 
-    _, runs, _ = ingest_committed("stack-trim", device, st.ingest, tmp_path / "out", HOST_KEYS)
+    _, runs, _, out = ingested(device)
     p = load_params(ROOT)
     section = p["stack-trim"]
     model = cpu_models(p["power-models"])[section["power_model"]]
-    runs, _ = sta.without_flagged(runs, pd.read_parquet(tmp_path / "out" / "sessions.parquet"))
+    runs, _ = sta.without_flagged(runs, pd.read_parquet(out / "sessions.parquet"))
     published.ingest(ROOT / "data" / "published" / "stack-trim.yaml", tmp_path / "published")  # a fresh clone has no interim
     values = published.Values(tmp_path / "published")
     # the robustness's halved and raised coefficients, as well as the assumed ones

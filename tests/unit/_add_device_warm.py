@@ -1,4 +1,4 @@
-"""Imported by the forkserver of tests/unit/test_add_device_atomic.py before
+"""Imported by the forkserver of tests/unit/_forked_cli.py before
 it forks any add-device run: mobitrace's CLI, and one validate of the smoke
 capture, which does pandera's and the reader's lazy set-up once instead of
 in every forked run (validate writes nothing)."""

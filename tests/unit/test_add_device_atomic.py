@@ -8,15 +8,13 @@ point the project holds either nothing of the device or the whole device
 so); the retry then registers it, or refuses it as already registered.
 
 Each add-device run of that test is a fork of one server process that has
-imported mobitrace once (multiprocessing's forkserver): a new process per
-run, killed by a real SIGKILL, without an interpreter start and the imports
-each time."""
+imported mobitrace once (tests/unit/_forked_cli.py): a new process per run,
+killed by a real SIGKILL, without an interpreter start and the imports each
+time."""
 
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
 import shutil
 import signal
 import subprocess
@@ -30,60 +28,13 @@ import yaml
 pytestmark = pytest.mark.waits  # run first, beside the shared build (tests/conftest.py)
 
 from tests import ROOT
+from tests.unit import _forked_cli as forked_cli
 SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 N_FILES = sum(1 for p in SMOKE.rglob("*") if p.is_file())
 # staging created, N_FILES files copied, session staged, journal written,
 # device in place, params.yaml about to be written, params.yaml written
 N_CHECKPOINTS = 1 + N_FILES + 5
 KILL_POINTS = sorted({1, 2, 3, N_FILES // 2, N_FILES, *range(N_FILES + 1, N_CHECKPOINTS + 1)})
-
-
-def _env(**extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MOBITRACE_")}
-    env["PYTHONPATH"] = str(ROOT / "src")
-    env.update(extra)
-    return env
-
-
-def _mobitrace(cwd: Path, *args: str, **env) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mobitrace", *args], cwd=cwd, env=_env(**env),
-                          capture_output=True, text=True, timeout=600)
-
-
-def _cli_in_child(cwd: str, args: list[str], env: dict, out: str, err: str) -> None:
-    """`python -m mobitrace <args>` in a forked child: its own cwd, environment,
-    stdout and stderr files; exits with main()'s status (or is killed)."""
-    os.chdir(cwd)
-    os.environ.clear()
-    os.environ.update(env)
-    for fd, path in ((1, out), (2, err)):
-        with open(path, "wb") as fh:
-            os.dup2(fh.fileno(), fd)
-    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115  (as a real process's streams)
-    sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-    from mobitrace.cli import main
-    sys.exit(main(args))
-
-
-_FORKSERVER = None
-
-
-def _forked_mobitrace(cwd: Path, *args: str, **env) -> subprocess.CompletedProcess:
-    """As _mobitrace, in a fork of a server that has imported mobitrace and
-    validated a capture once (tests/unit/_add_device_warm.py)."""
-    global _FORKSERVER
-    if _FORKSERVER is None:
-        _FORKSERVER = multiprocessing.get_context("forkserver")
-        _FORKSERVER.set_forkserver_preload(["tests.unit._add_device_warm"])
-    out, err = cwd.parent / f"{cwd.name}.out", cwd.parent / f"{cwd.name}.err"
-    proc = _FORKSERVER.Process(target=_cli_in_child, args=(str(cwd), list(args), _env(**env), str(out), str(err)))
-    proc.start()
-    proc.join(600)
-    if proc.exitcode is None:
-        proc.kill()
-        proc.join()
-        raise AssertionError(f"mobitrace {' '.join(args)} did not finish in 600 s")
-    return subprocess.CompletedProcess(args, proc.exitcode, out.read_text(), err.read_text())
 
 
 def _digest(folder: Path) -> str | None:
@@ -119,7 +70,7 @@ def test_kill_at_every_point_leaves_nothing_or_the_whole_device(tmp_path):
     shutil.copytree(SMOKE, src)
     # the outcome of an uninterrupted run
     ref = _project(tmp_path / "ref")
-    done = _forked_mobitrace(ref, "add-device", str(src.parent), "--device", "killed")
+    done = forked_cli.run(ref, "add-device", str(src.parent), "--device", "killed")
     assert done.returncode == 0, done.stderr
     whole, params_after = _state(ref, "killed")[0], (ref / "params.yaml").read_bytes()
     params_before = (ROOT / "params.yaml").read_bytes()
@@ -128,8 +79,8 @@ def test_kill_at_every_point_leaves_nothing_or_the_whole_device(tmp_path):
     outcomes = {}
     for n in KILL_POINTS:
         project = _project(tmp_path / f"kill-{n}")
-        killed = _forked_mobitrace(project, "add-device", str(src.parent), "--device", "killed",
-                            MOBITRACE_KILL_AT=str(n))
+        killed = forked_cli.run(project, "add-device", str(src.parent), "--device", "killed",
+                                MOBITRACE_KILL_AT=str(n))
         assert killed.returncode == -signal.SIGKILL, (n, killed.returncode, killed.stderr)
         digest, listed = _state(project, "killed")
         params = (project / "params.yaml").read_bytes()
@@ -138,7 +89,7 @@ def test_kill_at_every_point_leaves_nothing_or_the_whole_device(tmp_path):
         assert not listed or digest == whole, n            # never listed without its data
         stale = _staging(project)
         # the next run cleans up (saying so) and ends with the whole device
-        retry = _forked_mobitrace(project, "add-device", str(src.parent), "--device", "killed")
+        retry = forked_cli.run(project, "add-device", str(src.parent), "--device", "killed")
         if listed:
             outcomes[n] = "whole"
             assert retry.returncode == 2 and "not yet registered" in retry.stderr, (n, retry.stderr)
@@ -165,7 +116,7 @@ def _validate_until_staged(tmp_path: Path, sig: int) -> tuple[subprocess.Complet
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "mobitrace", "validate", str(src.parent)], cwd=ROOT,
-                            env=_env(TMPDIR=str(tmpdir)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=forked_cli.env(TMPDIR=str(tmpdir)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.monotonic() + 300
     while not any(tmpdir.glob("mobitrace-validate-*")) and proc.poll() is None and time.monotonic() < deadline:
@@ -220,7 +171,7 @@ def test_validate_writes_nothing(tmp_path):
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     before = {p: _digest(p) for p in (tmp_path / "upload", project)}
-    done = _mobitrace(project, "validate", str(src.parent), TMPDIR=str(tmpdir))
+    done = forked_cli.run(project, "validate", str(src.parent), TMPDIR=str(tmpdir))
     assert done.returncode == 0, done.stderr
     assert {p: _digest(p) for p in before} == before
     assert list(tmpdir.iterdir()) == [] and not (project / ".mobitrace").exists()

@@ -85,8 +85,9 @@ def test_a_failed_push_registers_nothing(dvc_project, tmp_path):
 def test_an_error_of_the_remotes_own_library_is_one_input_error(dvc_project, tmp_path, monkeypatch):
     """botocore raises ConfigNotFound (neither a DvcException nor an OSError)
     before any connection when AWS_CONFIG_FILE is not a regular file."""
-    for args in (["url", "s3://synthetic-bucket/x"], ["endpointurl", "http://127.0.0.1:9"]):
-        subprocess.run(["dvc", "remote", "modify", "store", *args], cwd=dvc_project, check=True)
+    from dvc.config import Config
+    with Config(str(dvc_project / ".dvc")).edit() as conf:  # what `dvc remote modify store ...` does, in-process
+        conf["remote"]["store"].update(url="s3://synthetic-bucket/x", endpointurl="http://127.0.0.1:9")
     monkeypatch.setenv("AWS_CONFIG_FILE", os.devnull)
     params = (dvc_project / "params.yaml").read_bytes()
     with pytest.raises(InputError, match=r"push to remote 'store', found 'The specified config file \(/dev/null\) could not be found"):

@@ -5,10 +5,8 @@ ids stay unique across a device's sessions."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -16,6 +14,7 @@ import yaml
 from mobitrace import devices
 from mobitrace.core.errors import InputError
 from tests import ROOT
+from tests.unit import _forked_cli as forked_cli
 
 pytestmark = pytest.mark.waits  # processes that mostly wait on each other's lock
 
@@ -23,12 +22,10 @@ SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "
 STACK_TRIM = ROOT / "data" / "raw" / "stack-trim" / "vm-2core" / "s20261125T022842"
 
 
-def _start(project: Path, *args: str) -> subprocess.Popen:
+def _start(project: Path, *args: str) -> tuple:
+    """add-device in its own process (a fork of a warm server: tests/unit/_forked_cli.py)."""
     (project / "dvc.yaml").touch()  # what the CLI finds the project by
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MOBITRACE_")}
-    env["PYTHONPATH"] = str(ROOT / "src")
-    return subprocess.Popen([sys.executable, "-m", "mobitrace", "add-device", *args], cwd=project, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return forked_cli.start(project, "add-device", *args)
 
 
 def _listed(project: Path) -> list[str]:
@@ -39,7 +36,7 @@ def test_six_adds_at_once_all_land(scratch_project):
     before = _listed(scratch_project)
     names = [f"synthetic-race-{i}" for i in range(6)]
     procs = [_start(scratch_project, str(SMOKE), "--device", name) for name in names]
-    results = [(p.wait(timeout=600), p.stderr.read()) for p in procs]
+    results = [(done.returncode, done.stderr) for done in map(forked_cli.wait, procs)]
     assert [code for code, _ in results] == [0] * 6, results
     after = _listed(scratch_project)
     assert after[:len(before)] == before and sorted(after[len(before):]) == names
@@ -49,7 +46,7 @@ def test_six_adds_at_once_all_land(scratch_project):
 
 def test_one_name_four_times_at_once_lands_once_and_the_rest_are_refused_in_one_line(scratch_project):
     procs = [_start(scratch_project, str(SMOKE), "--device", "synthetic-same") for _ in range(4)]
-    results = [(p.wait(timeout=600), p.stderr.read()) for p in procs]
+    results = [(done.returncode, done.stderr) for done in map(forked_cli.wait, procs)]
     assert sorted(code for code, _ in results) == [0, 2, 2, 2], results
     for code, err in results:
         if code:
@@ -73,10 +70,21 @@ def test_append_without_host_metadata_is_refused(tmp_path, scratch_project):
     assert "field 'host'" in str(exc.value)
 
 
+def _first_runs(src: Path, dest: Path, n: int = 3) -> None:
+    """The session `src` cut to its first `n` runs (runs.csv and run folders): the check is across sessions."""
+    lines = (src / "runs.csv").read_text().splitlines(keepends=True)[: n + 1]
+    (dest / "runs").mkdir(parents=True)
+    shutil.copy(src / "manifest.yaml", dest / "manifest.yaml")
+    (dest / "runs.csv").write_text("".join(lines))
+    for line in lines[1:]:
+        run = line.split(",")[0]
+        shutil.copytree(src / "runs" / run, dest / "runs" / run)
+
+
 def test_two_stack_trim_sessions_repeating_a_run_id_are_refused_by_validate_naming_both(tmp_path):
     device = tmp_path / "stack-trim" / "synthetic-dup"
-    shutil.copytree(STACK_TRIM, device / "a1")
-    shutil.copytree(STACK_TRIM, device / "a2")
+    _first_runs(STACK_TRIM, device / "a1")
+    _first_runs(STACK_TRIM, device / "a2")
     for name in ("a1", "a2"):
         manifest = device / name / "manifest.yaml"
         manifest.write_text(manifest.read_text().replace("session: s20261125T022842", f"session: {name}")

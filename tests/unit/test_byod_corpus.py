@@ -8,8 +8,6 @@ import gzip
 import hashlib
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from mobitrace.core.errors import InputError
 from mobitrace.studies import registry
 
 from tests import ROOT
+from tests.unit import _forked_cli as forked_cli
 CORPUS = yaml.safe_load((ROOT / "tests" / "fixtures" / "byod" / "corpus.yaml").read_text())["cases"]
 CPU_BASE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 PB_SOURCE = ROOT / "data" / "raw" / "priority-boost" / "vm-2core" / "s20261122"
@@ -152,8 +151,7 @@ def test_validate_cli_prints_every_problem_and_exits_1(tmp_path):
     for case in CORPUS:
         if case["id"] in ("iperf3-truncated-json", "proc-pid-file-missing", "run-manifest-bad-direction"):  # 3 runs
             break_capture(case, session)
-    out = subprocess.run([sys.executable, "-m", "mobitrace", "validate", str(session)],
-                         capture_output=True, text=True, cwd=ROOT)
+    out = forked_cli.run(ROOT, "validate", str(session), logs=tmp_path)  # a process of its own
     assert out.returncode == 1
     errors = [ln for ln in out.stderr.splitlines() if ln.startswith("error: ")]
     assert len(errors) == 3, out.stderr
@@ -162,6 +160,5 @@ def test_validate_cli_prints_every_problem_and_exits_1(tmp_path):
 
 def test_validate_cli_accepts_a_valid_capture(tmp_path):
     session = make_base("cpu-gbps", tmp_path)
-    out = subprocess.run([sys.executable, "-m", "mobitrace", "validate", str(session)],
-                         capture_output=True, text=True, cwd=ROOT)
+    out = forked_cli.run(ROOT, "validate", str(session), logs=tmp_path)  # a process of its own
     assert (out.returncode, out.stdout.strip()) == (0, f"{session}: valid cpu-gbps capture")

@@ -12,6 +12,7 @@ from mobitrace.studies import registry
 from mobitrace.core.errors import InputError
 
 from tests import ROOT
+from tests.hostile.bases import make_base
 SMOKE = ROOT / "tests" / "fixtures" / "captures" / "cpu-gbps" / "smoke-test" / "20261122T025322Z"
 DVC = yaml.safe_load((ROOT / "dvc.yaml").read_text())
 PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text())
@@ -80,7 +81,9 @@ def test_add_device_rejects_a_bad_name(tmp_path, scratch_project):
 
 
 def test_priority_boost_capture_registers_under_its_params_section(tmp_path, scratch_project):
-    src = ROOT / "data" / "raw" / "priority-boost" / "vm-2core"
+    # a few runs cut from the committed vm-2core capture: add-device copies and fsyncs every file
+    src = make_base("priority-boost", tmp_path / "cap").parent
+    assert src.name == "vm-2core"
     reg = devices.add_device(src, "pb-copy", root=scratch_project)
     assert reg.study.slug == "priority-boost"
     assert yaml.safe_load((scratch_project / "params.yaml").read_text())["priority-boost"]["devices"] == ["vm-2core", "pb-copy"]

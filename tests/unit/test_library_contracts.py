@@ -18,6 +18,7 @@ piece is mended or removed, not left to drift.
 from __future__ import annotations
 
 import inspect
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -93,8 +94,10 @@ def test_xdist_loadgroup_alone_does_not_group_on_the_pinned_pytest_synthetic(tmp
         "@pytest.mark.parametrize('i', range(6))\n"
         "def test_a(i, tmp_path_factory):\n"
         "    (tmp_path_factory.getbasetemp().parent.parent / f'w{i}').write_text(os.environ['PYTEST_XDIST_WORKER'])\n")
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup",
-                    f"--basetemp={tmp_path / 'base'}", "test_g.py"], cwd=tmp_path, check=True, capture_output=True)
+    # xdist alone: the other installed plugins (hypothesis, hydra, ...) cost each of the 3 processes seconds of imports
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "xdist.plugin", "-n", "2",
+                    "--dist", "loadgroup", f"--basetemp={tmp_path / 'base'}", "test_g.py"], cwd=tmp_path, check=True,
+                   capture_output=True, env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     workers = {p.read_text() for p in tmp_path.rglob("w[0-9]")}
     assert len(workers) > 1, workers
     from xdist.scheduler import LoadGroupScheduling

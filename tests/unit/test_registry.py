@@ -73,11 +73,16 @@ def test_every_study_has_its_files_and_params():
 
 
 @functools.cache  # ~1 s of DVC's index per call; the checked-in files don't change during a run
+def _stages() -> tuple:
+    """Every stage DVC sees in the repository (foreach expanded); the tests only read them."""
+    with Repo(str(ROOT)) as repo:
+        return tuple(repo.index.stages)
+
+
+@functools.cache
 def _stage_deps() -> dict[str, list[str]]:
     """Every stage DVC sees (foreach expanded) with its dependency paths."""
-    with Repo(str(ROOT)) as repo:
-        return {stage.addressing: [str(Path(d.fs_path).relative_to(ROOT)) for d in stage.deps]
-                for stage in repo.index.stages}
+    return {stage.addressing: [str(Path(d.fs_path).relative_to(ROOT)) for d in stage.deps] for stage in _stages()}
 
 
 def _stages_depending_on(deps: dict[str, list[str]], file: str) -> set[str]:
@@ -113,8 +118,7 @@ def test_the_book_depends_on_every_input_and_output_its_reproducibility_page_pri
     come out identical) would leave the page, and the book's hash, stale. A raw
     capture folder reaches the book through the hash file its ingest writes
     (data/interim/raw-hashes), which changes whenever the folder does."""
-    with Repo(str(ROOT)) as repo:
-        stages = {stage.addressing: stage for stage in repo.index.stages}
+    stages = {stage.addressing: stage for stage in _stages()}
     book = [str(Path(d.fs_path).relative_to(ROOT)) for d in stages.pop("book").deps]
     assert not any(p == "data/raw" or p.startswith("data/raw/") for p in book)
     for name, stage in stages.items():
@@ -133,12 +137,11 @@ def test_the_book_depends_on_every_input_and_output_its_reproducibility_page_pri
 def test_every_ingest_reruns_when_its_superseded_map_changes():
     """cli ingest leaves out the sessions params.yaml marks superseded: each
     device's ingest depends on that map, so marking a session re-reads it."""
-    with Repo(str(ROOT)) as repo:
-        for stage in repo.index.stages:
-            if stage.addressing.split("@")[0] in {s.ingest_stage for s in registry.studies()}:
-                params = {p for d in stage.deps if isinstance(d, ParamsDependency) for p in d.params}
-                section = next(s for s in registry.studies() if stage.addressing.startswith(s.ingest_stage + "@"))
-                assert f"{section.params_section}.superseded" in params, stage.addressing
+    for stage in _stages():
+        if stage.addressing.split("@")[0] in {s.ingest_stage for s in registry.studies()}:
+            params = {p for d in stage.deps if isinstance(d, ParamsDependency) for p in d.params}
+            section = next(s for s in registry.studies() if stage.addressing.startswith(s.ingest_stage + "@"))
+            assert f"{section.params_section}.superseded" in params, stage.addressing
 
 
 def test_description_with_an_unknown_key_is_one_line(tmp_path):
@@ -215,8 +218,7 @@ def test_supplement_of_no_chapter_is_one_line(tmp_path):
 
 
 def test_checked_in_lock_has_only_the_stages_of_dvc_yaml():
-    with Repo(str(ROOT)) as repo:
-        current = {stage.name for stage in repo.index.stages}
+    current = {stage.name for stage in _stages()}
     locked = set(yaml.load((ROOT / "dvc.lock").read_text(), Loader=yaml.CSafeLoader)["stages"])
     assert locked <= current, f"stale stages in dvc.lock: {sorted(locked - current)}: run `python -m mobitrace sync`"
 
