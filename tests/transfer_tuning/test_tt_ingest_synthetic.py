@@ -229,3 +229,18 @@ def test_synthetic_measured_power_streams_power_parquet_in_batches(tmp_path, mon
     assert m.t[0] == pytest.approx(99.5) and m.t[-1] == pytest.approx(101.5)
     full = tta.measured_power(runs, power, 0.0)  # under TRACE_POINTS samples: the trace as logged
     assert len(full[("synthetic-host", "sweep-video-cc1-p1-io16-r1")].t) == 201
+
+
+@pytest.mark.parametrize("name", ["transfers.csv.gz", "samples.csv.gz"])
+def test_synthetic_rows_one_field_wider_than_the_header_are_refused_not_shifted(synthetic_session, name):
+    """Every data row with one field more than the header: pandas would read
+    the first field as an index and shift every value one column; the file
+    is refused, naming its first wide line."""
+    import gzip
+    rdir = synthetic_session / "runs" / "sweep-video-cc1-p1-io16-r1"
+    header, *rows = gzip.decompress((rdir / name).read_bytes()).decode().splitlines()
+    (rdir / name).write_bytes(gzip.compress(("\n".join([header, *(f"0,{r}" for r in rows)]) + "\n").encode()))
+    with pytest.raises(InputError) as exc:
+        tt.read_session(synthetic_session)
+    assert exc.value.path.endswith(name)
+    assert exc.value.where == "line 2" and exc.value.found == f"{header.count(',') + 2} fields"

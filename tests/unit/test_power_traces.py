@@ -153,3 +153,21 @@ def test_synthetic_minmax_thinner_keeps_spikes_whatever_the_chunks():
     tt, pp = results[0]
     assert len(tt) <= 1000 and np.all(np.diff(tt) > 0)
     assert pp.max() == 10.0 and tt[pp.argmax()] == t[5000] and pp.min() == 0.0
+
+
+@pytest.mark.parametrize("chunk_rows", [2, 1000])
+def test_synthetic_rows_one_field_wider_than_the_header_are_refused_not_shifted(tmp_path, chunk_rows):
+    """Every row one field wider than the header: pandas would take the first
+    field for an index and shift the values (time 1.0 read as power); the
+    trace is refused at its first wide row, in the first chunk or a later one."""
+    s = spec(format="power-meter", units={"time": "s", "power": "W"})
+    f = tmp_path / "wide.csv"
+    f.write_text("time,power\n0.0,1.0,9\n0.1,1.0,9\n0.2,1.0,9\n")
+    with pytest.raises(InputError) as exc:
+        pt.read_trace(f, s, chunk_rows=chunk_rows)
+    assert (exc.value.where, exc.value.found) == ("line 2", "3 fields")
+    g = tmp_path / "wide_later.csv"
+    g.write_text("time,power\n0.0,1.0\n0.1,1.0\n0.2,1.0\n0.3,1.0,9\n")
+    with pytest.raises(InputError) as exc:
+        pt.read_trace(g, s, chunk_rows=chunk_rows)
+    assert exc.value.where in ("line 5", "line 4") and "fields" in str(exc.value)

@@ -408,6 +408,31 @@ class _CheckUtf8(io.RawIOBase):
         super().close()
 
 
+@contextlib.contextmanager
+def header_wide_rows(path: str | Path, width: int, lines) -> Iterator[None]:
+    """Around a pandas read_csv(index_col=False) of a capture CSV whose header
+    has `width` fields: a row with more fields is refused, naming its line.
+    Without index_col=False pandas takes rows one field wider than the header
+    for an index column and shifts every value; with it, pandas drops the
+    extra fields and only warns. `lines()`: the file's text lines, read
+    again (on refusal only) to find the first such row."""
+    import csv
+    import warnings
+
+    from pandas.errors import ParserWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ParserWarning)
+        try:
+            yield
+        except ParserWarning:
+            expected = f"{width} comma-separated fields, as the header"
+            for n, row in enumerate(csv.reader(lines()), 1):
+                if len(row) > width:
+                    raise InputError(path, f"line {n}", None, expected, f"{len(row)} fields") from None
+            raise InputError(path, None, None, expected, "a row with more") from None
+
+
 def open_text_stream(path: str | Path, limits: Limits = LIMITS):
     """A binary stream of a capture file's content (gunzipped, bounded) that
     refuses bytes that are not UTF-8 as they are read."""

@@ -46,6 +46,7 @@ bytes per kept sample for :func:`read_trace`.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from collections.abc import Iterator
@@ -172,6 +173,14 @@ def _check_header(path, spec: TraceSpec) -> None:
         raise InputError(path, "line 1", "header", ",".join(spec.columns), header)
 
 
+def _next_chunk(reader, path: Path, width: int, limits) -> pd.DataFrame | None:
+    """The reader's next chunk (None at the end); a row wider than the header is refused."""
+    def lines():
+        return io.TextIOWrapper(capture_reader.open_text_stream(path, limits), encoding="utf-8", newline="")
+    with capture_reader.header_wide_rows(path, width, lines):
+        return next(reader, None)
+
+
 def iter_chunks(path: str | Path, spec: TraceSpec, chunk_rows: int = CHUNK_ROWS,
                 state: _State | None = None,
                 limits: capture_reader.Limits = capture_reader.LIMITS) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -184,9 +193,10 @@ def iter_chunks(path: str | Path, spec: TraceSpec, chunk_rows: int = CHUNK_ROWS,
     stream = capture_reader.open_text_stream(path, limits)
     line0 = 2
     try:
-        reader = pd.read_csv(stream, chunksize=chunk_rows, skip_blank_lines=False, engine="c",
-                             compression=None, header=0, on_bad_lines="error", encoding="utf-8")
-        for frame in reader:
+        reader = iter(pd.read_csv(stream, chunksize=chunk_rows, skip_blank_lines=False, engine="c",
+                                  compression=None, header=0, index_col=False, on_bad_lines="error",
+                                  encoding="utf-8"))
+        while (frame := _next_chunk(reader, path, len(spec.columns), limits)) is not None:
             if list(frame.columns) != spec.columns:  # pragma: no cover (header checked above)
                 raise InputError(path, "line 1", "header", ",".join(spec.columns), ",".join(frame.columns))
             n = len(frame)

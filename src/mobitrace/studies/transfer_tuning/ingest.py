@@ -28,6 +28,7 @@ import hashlib
 import io
 import json
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -78,7 +79,8 @@ def _text_csv(path: Path, text: str, fields: list[str], file_schema: pa.DataFram
     """(frame, schema, optional fields missing) of a capture CSV read as text,
     its int and float columns converted; InputError at the first bad cell."""
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        with capture_reader.header_wide_rows(path, len(fields), lambda: io.StringIO(text, newline="")):
+            frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, index_col=False)
     except pd.errors.EmptyDataError:
         raise InputError(path, "line 1", "header", ",".join(fields), "an empty file") from None
     except pd.errors.ParserError as exc:
@@ -127,8 +129,10 @@ def _int_csv(text: str, fields: list[str], file_schema: pa.DataFrameSchema, opti
     if header != ",".join(fields) or not _PLAIN_INT_ROWS.fullmatch(body):
         return None
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype="int64")
-    except (ValueError, pd.errors.ParserError):  # a short or long row: _text_csv names it
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(io.StringIO(text), dtype="int64", index_col=False)
+    except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning):  # a short or long row: _text_csv names it
         return None
     return frame if list(frame.columns) == fields else None
 
