@@ -94,3 +94,84 @@ def test_heatmap_laid_out_alone_rotates_its_labels_as_a_whole_figure_draw_does_s
     turned = rotations(crowded, True)
     assert turned == rotations(crowded, False) and {r for ax in turned for r in ax} == {90.0}  # they overlapped
     assert rotations(["1", "2", "4"], True) == rotations(["1", "2", "4"], False) == [[0.0] * 3] * 2
+
+
+def _synthetic_figures():
+    """Figures of the kinds the chapters save: a constrained grid with a
+    legend outside, a tight_layout grid with a colour bar and a title, a
+    seaborn heatmap, twin axes with a legend placed "best"."""
+    import numpy as np
+    import seaborn as sns
+
+    def constrained():
+        fig, axes = plt.subplots(2, 2, layout="constrained", sharex="col")
+        for k, ax in enumerate(axes.flat):
+            ax.plot(np.arange(5), np.arange(5) ** (k / 2 + 1), label=f"series {k}")
+            ax.set_title(f"panel {k}")
+        fig.legend(loc="outside right upper")
+        return fig
+
+    def tight():
+        fig, axes = plt.subplots(1, 2)
+        image = axes[0].imshow(np.arange(12.0).reshape(3, 4))
+        fig.colorbar(image, ax=axes[0], label="value")
+        axes[1].bar(["a", "b", "c"], [3, 1, 2])
+        axes[1].set_ylabel("runs (count)")
+        fig.suptitle("synthetic")
+        fig.tight_layout()
+        return fig
+
+    def heatmap():
+        fig, axes = plt.subplots(2, 1, squeeze=False)
+        for ax in axes.flat:
+            sns.heatmap(np.arange(20.0).reshape(4, 5), annot=True, cbar_kws={"label": "value"}, ax=ax)
+        fig.tight_layout()
+        return fig
+
+    def twins():
+        fig, ax = plt.subplots()
+        ax.plot([1, 2, 3], [3, 1, 2], label="left")
+        ax.twinx().plot([1, 2, 3], [10, 30, 20], color="C1")
+        ax.legend(loc="best")
+        return fig
+
+    return {"constrained": constrained, "tight": tight, "heatmap": heatmap, "twins": twins}
+
+
+def test_saved_svg_is_the_bytes_plain_savefig_gives_synthetic(tmp_path):
+    """save_svg's savefig (the layout draw before the measure answered by
+    the layout engine alone) writes what plain savefig(bbox_inches="tight")
+    writes, wide and stacked for phones."""
+    from mobitrace.book import figures as F
+
+    for name, make in _synthetic_figures().items():
+        saved = F.save_svg(make(), tmp_path / f"{name}.svg")
+        fig = make()
+        F.whole_ticks_on_counts(fig)
+        F.text_at_least(fig, F.WIDE_COLUMN_PX, F.WIDE_TEXT_PX)
+        fig.savefig(tmp_path / "plain.svg", format="svg", metadata=F.SVG_METADATA, bbox_inches="tight",
+                    pad_inches=F.TIGHT_PAD_IN)
+        F.stack_for_phones(fig)
+        F.text_at_least(fig, F.NARROW_COLUMN_PX, F.NARROW_TEXT_PX)
+        fig.savefig(tmp_path / "plain-narrow.svg", format="svg", metadata=F.SVG_METADATA, bbox_inches="tight",
+                    pad_inches=F.TIGHT_PAD_IN)
+        assert "draw" not in vars(fig)
+        plt.close("all")
+        assert saved.read_bytes() == (tmp_path / "plain.svg").read_bytes(), name
+        assert F.narrow_path(saved).read_bytes() == (tmp_path / "plain-narrow.svg").read_bytes(), name
+
+
+def test_saved_width_after_the_layout_engine_is_the_width_after_a_draw_synthetic():
+    """text_at_least measures a constrained figure after running its layout
+    engine, not after a whole draw: the same width."""
+    from mobitrace.book import figures as F
+
+    widths = []
+    for run_engine_only in (True, False):
+        fig = _synthetic_figures()["constrained"]()
+        F.stack_for_phones(fig)
+        if not run_engine_only:
+            fig.draw_without_rendering()
+        widths.append(F._saved_width_px(fig))
+        plt.close(fig)
+    assert widths[0] == widths[1]

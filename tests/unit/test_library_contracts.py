@@ -11,6 +11,9 @@ piece is mended or removed, not left to drift.
   hypothesis at its first validation;
 - mobitrace.book.figures.layout_only_draws answers seaborn's heatmap's
   forced draw (it only measures tick labels) with a layout;
+- mobitrace.book.figures.save_svg answers the layout draw matplotlib's
+  savefig(bbox_inches="tight") makes before measuring with the layout
+  engine alone;
 - tests/conftest.py's scheduler subclasses xdist's LoadGroupScheduling,
   because xdist's own grouping does nothing on the pinned pytest.
 """
@@ -35,7 +38,7 @@ def _pinned(name: str) -> str:
     raise AssertionError(f"{name} is not pinned in requirements.txt")
 
 
-@pytest.mark.parametrize("dist", ["dvc", "pandera", "pytest", "pytest-xdist", "seaborn"])
+@pytest.mark.parametrize("dist", ["dvc", "matplotlib", "pandera", "pytest", "pytest-xdist", "seaborn"])
 def test_the_installed_versions_are_the_pinned_ones(dist):
     """The contracts below were checked with these versions."""
     from importlib.metadata import version
@@ -166,3 +169,39 @@ def test_seaborn_heatmap_draws_only_through_canvas_draw_and_a_stale_check():
     assert "fig.canvas.draw()" in source and "if fig.stale:" in source
     assert "_draw_figure(ax.figure)" in inspect.getsource(matrix._HeatMapper.plot)
     assert "axis_ticklabels_overlap" in inspect.getsource(matrix._HeatMapper.plot)
+
+
+def test_tight_savefig_lays_out_with_one_draw_before_its_measure_and_draws_once_more():
+    """Why figures._save_tight may answer the first Figure.draw of a
+    savefig(bbox_inches="tight") with the layout engine alone: print_figure
+    draws the figure with drawing disabled (after _get_renderer, which
+    shadows `draw` itself and restores it), then measures the tight bbox
+    (which lays out ticks, labels and legends itself), then draws it for
+    real, both through the figure's `draw` attribute; and Figure.draw runs
+    the layout engine only when the figure has axes.
+    (tests/unit/test_figures.py checks the bytes against plain savefig.)"""
+    import io
+
+    import matplotlib.pyplot as plt
+    from matplotlib.backend_bases import FigureCanvasBase
+    from matplotlib.figure import Figure
+
+    source = inspect.getsource(FigureCanvasBase.print_figure)
+    assert source.index("_draw_disabled") < source.index("self.figure.draw(renderer)") \
+        < source.index("get_tightbbox(") < source.index("result = print_method(")
+    assert "if self.axes and self.get_layout_engine() is not None:" in inspect.getsource(Figure.draw)
+
+    fig, ax = plt.subplots(layout="constrained")
+    ax.plot([0, 1], [0, 1])
+    drawn = []
+    real = fig.draw
+
+    def draw(renderer):
+        # _draw_disabled shadows the drawing methods of the renderer (the SVG one MixedModeRenderer wraps)
+        drawn.append("open_group" in vars(getattr(renderer, "_renderer", renderer)))
+        real(renderer)
+
+    fig.draw = draw
+    fig.savefig(io.StringIO(), format="svg", bbox_inches="tight")
+    plt.close(fig)
+    assert drawn == [True, False]  # the layout draw, then the real one

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import matplotlib
@@ -138,12 +138,39 @@ def save_svg(fig: "plt.Figure", path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     whole_ticks_on_counts(fig)
     text_at_least(fig, WIDE_COLUMN_PX, WIDE_TEXT_PX)
-    fig.savefig(path, format="svg", metadata=SVG_METADATA, bbox_inches="tight", pad_inches=TIGHT_PAD_IN)
+    _save_tight(fig, path)
     stack_for_phones(fig)
     text_at_least(fig, NARROW_COLUMN_PX, NARROW_TEXT_PX)
-    fig.savefig(narrow_path(path), format="svg", metadata=SVG_METADATA, bbox_inches="tight",
-                pad_inches=TIGHT_PAD_IN)
+    _save_tight(fig, narrow_path(path))
     return path
+
+
+def _save_tight(fig, path: Path) -> None:
+    """fig.savefig(bbox_inches="tight") as SVG, the same bytes at less cost.
+    matplotlib's print_figure draws the figure once with drawing disabled
+    (running its layout engine and laying out every artist), measures the
+    tight bbox, then draws it for real. The measure lays out ticks, labels
+    and legends itself, so that first draw need only run the layout engine
+    as Figure.draw would: a one-shot `draw` on this figure does that
+    (tests/unit/test_library_contracts.py pins the sequence)."""
+    def layout_only(renderer):
+        del fig.draw  # the save's real draw is the figure's own
+        _lay_out(fig)
+        fig.stale = False
+
+    fig.draw = layout_only
+    try:
+        fig.savefig(path, format="svg", metadata=SVG_METADATA, bbox_inches="tight", pad_inches=TIGHT_PAD_IN)
+    finally:
+        fig.__dict__.pop("draw", None)
+
+
+def _lay_out(fig) -> None:
+    """Run the figure's layout engine as Figure.draw does (it lets a ValueError pass)."""
+    engine = fig.get_layout_engine()
+    if fig.axes and engine is not None:
+        with suppress(ValueError):
+            engine.execute(fig)
 
 
 # An axis of counts (its label says "(count)", or counts runs, claims, files...)
@@ -164,10 +191,11 @@ def _saved_width_px(fig) -> float:
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
     # Constrained layout places the axes (and "outside" legends) only when
-    # the figure draws; without it, get_tightbbox lays out ticks and titles
-    # itself, and a draw would give the same width at twice the cost.
+    # the figure draws; get_tightbbox lays out ticks and titles itself, so
+    # running the engine as a draw would is all the measure needs (a whole
+    # draw, even without rendering, gives the same width at twice the cost).
     if isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
-        fig.draw_without_rendering()
+        _lay_out(fig)
     return (fig.get_tightbbox().width + 2 * TIGHT_PAD_IN) * PX_PER_IN
 
 
