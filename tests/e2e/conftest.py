@@ -179,6 +179,22 @@ class Built:
         self.log_file.write_text(log)
 
 
+# The end-to-end xdist units (group, or test module) that take longest after
+# the shared build, longest first (`--durations`: the byod rebuild and its
+# fresh clone, Lighthouse, the phone checks, the new study's rebuild and its
+# tests, the run cache's push and pull). The scheduler (tests/conftest.py)
+# hands them out first, so that the last minutes are not one long unit
+# alone; the others follow in collection order.
+LONGEST_FIRST = ("byod", "tests/e2e/test_lighthouse.py", "test_phone_reading", "test_new_study",
+                 "tests/e2e/test_run_cache.py", "test_browser", "test_capture_is_data")
+
+
+def e2e_rank(scope: str) -> int:
+    """An xdist unit's place in LONGEST_FIRST (a test module's units by its path), after it if not there."""
+    return next((i for i, name in enumerate(LONGEST_FIRST) if scope == name or scope.startswith(name + "::")),
+                len(LONGEST_FIRST))
+
+
 def shared_dir(tmp_path_factory) -> Path:
     """The temporary folder all xdist workers of this run share (the run's own without xdist)."""
     base = tmp_path_factory.getbasetemp()
