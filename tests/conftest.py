@@ -82,10 +82,10 @@ def pytest_xdist_make_scheduler(config, log):
     lets a plugin change (pytest-dev/pytest-xdist#1386), so every test was
     its own unit and each worker built the e2e modules' fixtures again. Here
     the group comes from the test module's `pytestmark`. Once the shared
-    build is there a worker gets the first end-to-end unit, else the first
-    other unit, else the first end-to-end unit (it waits): the long
-    end-to-end units start as soon as they can, and the unit tests fill the
-    wait and the end. A module whose module-scoped set-up costs seconds is
+    build is there a worker gets the longest end-to-end unit left, else the
+    first other unit, else the longest end-to-end unit (it waits): the long
+    end-to-end units start as soon as they can, the short ones and the unit
+    tests fill the wait and the end. A module whose module-scoped set-up costs seconds is
     its own group, so that one worker makes it once, not every worker."""
     if config.getvalue("dist") != "loadgroup":
         return None
@@ -93,7 +93,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     from xdist.scheduler import LoadGroupScheduling
 
-    from tests.e2e.conftest import Built
+    from tests.e2e.conftest import Built, e2e_rank
 
     @functools.cache
     def module(path: str) -> ast.Module:
@@ -122,13 +122,16 @@ def pytest_xdist_make_scheduler(config, log):
 
         @functools.cached_property
         def _e2e(self) -> list[str]:
-            """The end-to-end units (last in collection order)."""
-            return [scope for scope, unit in self.workqueue.items() if any(i.startswith("tests/e2e/") for i in unit)]
+            """The end-to-end units (last in collection order), the longest first."""
+            units = [scope for scope, unit in self.workqueue.items() if any(i.startswith("tests/e2e/") for i in unit)]
+            return sorted(units, key=e2e_rank)
 
         def _assign_work_unit(self, node) -> None:
-            ready = built.log_file.exists() and next((s for s in self._e2e if s in self.workqueue), None)
-            if ready:
-                self.workqueue.move_to_end(ready, last=False)
+            first = next(iter(self.workqueue), None)
+            if built.log_file.exists() or first in self._e2e:  # built, or only end-to-end units left
+                ready = next((s for s in self._e2e if s in self.workqueue), None)
+                if ready:
+                    self.workqueue.move_to_end(ready, last=False)
             super()._assign_work_unit(node)
 
     config.option.loadscopereorder = False  # collection order: end-to-end units last

@@ -152,6 +152,16 @@ class Built:
         with self.lock():
             return run(args, self.clone, self.env)
 
+    def second_repro(self) -> str:
+        """The output of `dvc repro` run once more in the built clone, where
+        nothing changed since the build; run once per test run (the first
+        test to ask, on any worker), its output kept for every test that reads it."""
+        log = self.root / "second-repro.log"
+        with self.lock():
+            if not log.exists():
+                log.write_text(run(["dvc", "repro"], self.clone, self.env))
+        return log.read_text()
+
     def copy(self, dest: Path) -> Path:
         """A private copy of the built clone (with its DVC cache), to change
         (`cp -a`: 1.6 s for its 12,900 files, shutil.copytree 2.7 s)."""
@@ -177,6 +187,22 @@ class Built:
         run(["git", "commit", "-q", "-m", "snapshot"], self.clone)
         log = run(REPRO, self.clone, self.env)
         self.log_file.write_text(log)
+
+
+# The end-to-end xdist units (group, or test module) that take longest after
+# the shared build, longest first (`--durations`: the byod rebuild and its
+# fresh clone, Lighthouse, the phone checks, the new study's rebuild and its
+# tests, the run cache's push and pull). The scheduler (tests/conftest.py)
+# hands them out first, so that the last minutes are not one long unit
+# alone; the others follow in collection order.
+LONGEST_FIRST = ("byod", "tests/e2e/test_lighthouse.py", "test_phone_reading", "test_new_study",
+                 "tests/e2e/test_run_cache.py", "test_browser", "test_capture_is_data")
+
+
+def e2e_rank(scope: str) -> int:
+    """An xdist unit's place in LONGEST_FIRST (a test module's units by its path), after it if not there."""
+    return next((i for i, name in enumerate(LONGEST_FIRST) if scope == name or scope.startswith(name + "::")),
+                len(LONGEST_FIRST))
 
 
 def shared_dir(tmp_path_factory) -> Path:

@@ -32,7 +32,7 @@ def test_clean_clone_rebuilds_measured_chapter(built_tree):
         assert m["gbps_at_50pct"] is not None
     assert (clone / "book/_build/html/chapters/cpu-gbps-measured.html").exists()
     # Nothing changed: nothing runs.
-    out = built_tree.run(["dvc", "repro"])
+    out = built_tree.second_repro()
     assert "Running stage" not in out, out
     # Another run's bytes: those the committed dvc.lock pins.
     assert digest_tree(clone, RESULTS, gitignores=False) == committed_digests(clone, RESULTS)

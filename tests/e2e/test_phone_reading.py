@@ -64,37 +64,39 @@ def _escape(browser):
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
 
 
+def _tap_every_toggle(browser, repo: Path, page: str, width: int) -> tuple[bool, dict]:
+    """Tap each visible menu button of the loaded page and put it back:
+    (a chapter-list button is visible, {(page, n, kind): what went wrong})."""
+    dead = {}
+    toggles = _visible_toggles(browser)
+    for n, button in enumerate(toggles):
+        kind = "primary" if "primary-toggle" in button.get_attribute("class") else "secondary"
+        before = browser.execute_script(_DRAWERS)
+        button.click()
+        opened = browser.execute_script(_DRAWERS)
+        if page.endswith("cpu-gbps.html"):
+            _shot(browser, repo, f"toggle-{kind}-{width}")
+        if opened[kind] is True and opened["links"] > 0:
+            _escape(browser)
+        elif kind == "primary" and opened["collapsed"] != before["collapsed"]:
+            # the second tap: the theme's tooltip now sits where the moved button is
+            browser.execute_script("arguments[0].click()", button)
+        else:
+            dead[(page, n, kind)] = {"before": before, "after tap": opened}
+            continue
+        after = browser.execute_script(_DRAWERS)
+        if after != before:
+            dead[(page, n, kind)] = {"before": before, "open": opened, "closed": after}
+    return any("primary-toggle" in b.get_attribute("class") for b in toggles), dead
+
+
 @pytest.mark.parametrize("width", WIDTHS)
-def test_every_visible_menu_toggle_opens_and_closes_its_drawer(browser, site, repo, width):
+def test_every_visible_menu_toggle_opens_and_closes_its_drawer(reads, width):
     """Each visible ☰ / contents button, tapped, opens its drawer (with links
     in it) or collapses the chapter list, and Escape (a drawer) or a second
     tap (the sidebar) puts the page back as it was."""
-    base, html_dir = site
-    dead, unmenued = {}, []
-    with _viewport(browser, width, SCREEN_HEIGHT):
-        for page in _landing_and_chapters(html_dir):
-            _load(browser, base + page)
-            toggles = _visible_toggles(browser)
-            if not any("primary-toggle" in b.get_attribute("class") for b in toggles):
-                unmenued.append(page)
-            for n, button in enumerate(toggles):
-                kind = "primary" if "primary-toggle" in button.get_attribute("class") else "secondary"
-                before = browser.execute_script(_DRAWERS)
-                button.click()
-                opened = browser.execute_script(_DRAWERS)
-                if page.endswith("cpu-gbps.html"):
-                    _shot(browser, repo, f"toggle-{kind}-{width}")
-                if opened[kind] is True and opened["links"] > 0:
-                    _escape(browser)
-                elif kind == "primary" and opened["collapsed"] != before["collapsed"]:
-                    # the second tap: the theme's tooltip now sits where the moved button is
-                    browser.execute_script("arguments[0].click()", button)
-                else:
-                    dead[(page, n, kind)] = {"before": before, "after tap": opened}
-                    continue
-                after = browser.execute_script(_DRAWERS)
-                if after != before:
-                    dead[(page, n, kind)] = {"before": before, "open": opened, "closed": after}
+    unmenued = [page for page, read in reads[width].items() if not read["menu"]]
+    dead = {k: v for read in reads[width].values() for k, v in read["dead"].items()}
     assert not unmenued, f"no visible chapter-list button: {unmenued}"
     assert not dead, dead
 
@@ -122,33 +124,26 @@ _TABLES = """
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_no_caption_or_key_column_falls_outside_the_screen(browser, site, repo, width):
+def test_no_caption_or_key_column_falls_outside_the_screen(reads, width):
     """Every table's caption wraps inside the screen; scrolled all the way
     right, its first (key) column is still in view; its box stays in the text
     column; and a table wider than its box says that it scrolls."""
-    base, html_dir = site
     outside, seen = {}, 0
-    with _viewport(browser, width, SCREEN_HEIGHT):
-        for page in _landing_and_chapters(html_dir):
-            _load(browser, base + page)
-            for table in browser.execute_script(_TABLES):
-                seen += 1
-                vw, (left, right) = table["vw"], table["column"]
-                problems = []
-                if table["captionAt"] and not (0 <= table["captionAt"][0] and table["captionAt"][1] <= vw):
-                    problems.append(f"caption at {table['captionAt']}")
-                if any(not (0 <= a and b <= vw) for a, b in table["keys"]):
-                    problems.append("key column off screen")
-                if not (left - 1 <= table["box"][0] and table["box"][1] <= right + 1):
-                    problems.append(f"box {table['box']} outside the text column {table['column']}")
-                if table["scrolls"] and not table["hint"]:
-                    problems.append("scrolls without saying so")
-                if problems:
-                    outside[(page, table["caption"])] = problems
-            if page.endswith("priority-boost.html"):
-                browser.execute_script("""const b = document.querySelectorAll(".mobitrace-table-scroll")[1];
-                    b.scrollIntoView(); window.scrollBy(0, -80); b.scrollLeft = b.scrollWidth;""")
-                _shot(browser, repo, f"table-scrolled-{width}")
+    for page, read in reads[width].items():
+        for table in read["tables"]:
+            seen += 1
+            vw, (left, right) = table["vw"], table["column"]
+            problems = []
+            if table["captionAt"] and not (0 <= table["captionAt"][0] and table["captionAt"][1] <= vw):
+                problems.append(f"caption at {table['captionAt']}")
+            if any(not (0 <= a and b <= vw) for a, b in table["keys"]):
+                problems.append("key column off screen")
+            if not (left - 1 <= table["box"][0] and table["box"][1] <= right + 1):
+                problems.append(f"box {table['box']} outside the text column {table['column']}")
+            if table["scrolls"] and not table["hint"]:
+                problems.append("scrolls without saying so")
+            if problems:
+                outside[(page, table["caption"])] = problems
     assert seen > 50
     assert not outside, outside
 
@@ -187,48 +182,70 @@ def test_smallest_text_pt_reads_matplotlib_svg_synthetic(tmp_path):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_every_figures_smallest_text_is_readable(browser, site, repo, width):
+def test_every_figures_smallest_text_is_readable(reads, width):
     """Each figure's smallest text, as rendered (its size in the SVG scaled
     to the width the page shows it at), is at least 9 CSS px on a phone and
     11 at 1280 px: phones get the stacked layout (<picture>)."""
-    base, html_dir = site
     small, seen, cache = {}, 0, {}
-    with _viewport(browser, width, SCREEN_HEIGHT):
-        for page in _landing_and_chapters(html_dir):
-            _load(browser, base + page)
-            _load_every_image(browser)
-            for figure in browser.execute_script(_FIGURES):
-                seen += 1
-                if figure["src"] not in cache:
-                    with urllib.request.urlopen(figure["src"], timeout=10) as resp:
-                        cache[figure["src"]] = smallest_text_pt(resp.read().decode("utf-8"))
-                text_pt, box_pt = cache[figure["src"]]
-                rendered = text_pt * figure["width"] / box_pt
-                if rendered < MIN_TEXT_PX[width]:
-                    small[(page, figure["src"].rsplit("/", 1)[-1])] = round(rendered, 1)
-            if page.endswith("transfer-tuning.html"):
-                browser.execute_script('document.querySelector("figure.mobitrace-figure").scrollIntoView()')
-                _shot(browser, repo, f"figure-{width}")
+    for page, read in reads[width].items():
+        for figure in read["figures"]:
+            seen += 1
+            if figure["src"] not in cache:
+                with urllib.request.urlopen(figure["src"], timeout=10) as resp:
+                    cache[figure["src"]] = smallest_text_pt(resp.read().decode("utf-8"))
+            text_pt, box_pt = cache[figure["src"]]
+            rendered = text_pt * figure["width"] / box_pt
+            if rendered < MIN_TEXT_PX[width]:
+                small[(page, figure["src"].rsplit("/", 1)[-1])] = round(rendered, 1)
     assert seen > 20
     assert not small, f"smallest text (CSS px) below {MIN_TEXT_PX[width]}: {small}"
+
+
+@pytest.fixture(scope="module")
+def reads(browser, site, repo) -> dict:
+    """{width: {page: what the checks read}}, from one load of each page at
+    each width (x 844 px), in this order, each step leaving the page as the
+    next one reads it: its tables (_TABLES), then every image loaded (made
+    eager), its figures (_FIGURES) and document height, then its text with
+    every <details> opened, then, scrolled back to the top, its menu buttons
+    tapped (_tap_every_toggle). Screenshots of a scrolled table, a figure and
+    the open drawers as each step leaves them. Each check asserts on its own
+    share."""
+    base, html_dir = site
+    out = {}
+    for width in WIDTHS:
+        out[width] = {}
+        with _viewport(browser, width, SCREEN_HEIGHT):
+            for page in _landing_and_chapters(html_dir):
+                _load(browser, base + page)
+                read = {"tables": browser.execute_script(_TABLES)}
+                if page.endswith("priority-boost.html"):
+                    browser.execute_script("""const b = document.querySelectorAll(".mobitrace-table-scroll")[1];
+                        b.scrollIntoView(); window.scrollBy(0, -80); b.scrollLeft = b.scrollWidth;""")
+                    _shot(browser, repo, f"table-scrolled-{width}")
+                _load_every_image(browser)
+                read["figures"] = browser.execute_script(_FIGURES)
+                read["height"] = browser.execute_script("return document.documentElement.scrollHeight")
+                if page.endswith("transfer-tuning.html"):
+                    browser.execute_script('document.querySelector("figure.mobitrace-figure").scrollIntoView()')
+                    _shot(browser, repo, f"figure-{width}")
+                read["text"] = browser.execute_script("""document.querySelectorAll('details').forEach(d => d.open = true);
+                    return document.querySelector(".bd-article").innerText;""")
+                browser.execute_script("window.scrollTo(0, 0)")
+                read["menu"], read["dead"] = _tap_every_toggle(browser, repo, page, width)
+                out[width][page] = read
+    return out
 
 
 SCREENS_PER_CHAPTER = 10
 
 
 @pytest.fixture(scope="module")
-def chapter_heights(browser, site, repo) -> dict:
+def chapter_heights(reads, site) -> dict:
     """{study chapter: its document height at 390 x 844 px}, every lazy
-    figure loaded (so its height counts), and a screenshot of each
-    chapter's top."""
-    base, html_dir = site
-    heights = {}
-    with _viewport(browser, *PHONE):
-        for page in _study_chapters(html_dir):
-            _load(browser, base + page)
-            _load_every_image(browser)
-            heights[page] = browser.execute_script("return document.documentElement.scrollHeight")
-    return heights
+    figure loaded (so its height counts)."""
+    _, html_dir = site
+    return {page: reads[PHONE[0]][page]["height"] for page in _study_chapters(html_dir) if page in reads[PHONE[0]]}
 
 
 def _main_chapters() -> list:
@@ -436,19 +453,11 @@ def test_ledger_badges_read_by_text_sign_and_colour(browser, site, repo, width):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_no_float_noise_in_what_a_reader_sees(browser, site, width):
+def test_no_float_noise_in_what_a_reader_sees(reads, width):
     """No number with 9 or more decimals (19.999999999999996) in the text a
     reader sees on any page, tables opened, at either width."""
-    base, html_dir = site
-    noisy = {}
-    with _viewport(browser, width, SCREEN_HEIGHT):
-        for page in _landing_and_chapters(html_dir):
-            _load(browser, base + page)
-            text = browser.execute_script("""document.querySelectorAll('details').forEach(d => d.open = true);
-                return document.querySelector(".bd-article").innerText;""")
-            hits = _FLOAT_NOISE.findall(text)
-            if hits:
-                noisy[page] = hits[:3]
+    noisy = {page: _FLOAT_NOISE.findall(read["text"])[:3] for page, read in reads[width].items()
+             if _FLOAT_NOISE.search(read["text"])}
     assert not noisy, noisy
 
 

@@ -86,7 +86,7 @@ def test_each_ingest_wrote_the_hash_dvc_pinned_for_its_raw_folder(built):
 
 
 def test_second_repro_runs_no_stage(built_tree):
-    log = built_tree.run(["dvc", "repro"])
+    log = built_tree.second_repro()
     assert "Running stage" not in log, log
 
 
