@@ -28,7 +28,6 @@ import hashlib
 import io
 import json
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -59,7 +58,7 @@ def _csv(path: Path, fields: list[str], file_schema: pa.DataFrameSchema, optiona
         raise InputError(path, None, None, "a file written by the capture kit", "no such file")
     path = capture_reader.resolve(path)
     text = capture_reader.read_text(path)
-    frame, missing = _int_csv(text, fields, file_schema, optional), ()
+    frame, missing = _int_csv(path, text, fields, file_schema, optional), ()
     if frame is None:  # not all plain-digit integers: read as text, converting (and checking) column by column
         frame, file_schema, missing = _text_csv(path, text, fields, file_schema, optional)
 
@@ -119,7 +118,8 @@ def _text_csv(path: Path, text: str, fields: list[str], file_schema: pa.DataFram
 _PLAIN_INT_ROWS = re.compile(r"(?:\d{1,18}(?:,\d{1,18})*\n)*\d{1,18}(?:,\d{1,18})*\n?")
 
 
-def _int_csv(text: str, fields: list[str], file_schema: pa.DataFrameSchema, optional: tuple) -> pd.DataFrame | None:
+def _int_csv(path: Path, text: str, fields: list[str], file_schema: pa.DataFrameSchema,
+             optional: tuple) -> pd.DataFrame | None:
     """A CSV of the integer columns `fields` (the samples file) whose cells
     are all plain ASCII digits (at most 18), read straight as int64: what
     _text_csv makes of it, without a string per cell. None otherwise."""
@@ -129,10 +129,11 @@ def _int_csv(text: str, fields: list[str], file_schema: pa.DataFrameSchema, opti
     if header != ",".join(fields) or not _PLAIN_INT_ROWS.fullmatch(body):
         return None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
+        with capture_reader.header_wide_rows(path, len(fields), lambda: io.StringIO(text, newline="")):
             frame = pd.read_csv(io.StringIO(text), dtype="int64", index_col=False)
-    except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning):  # a short or long row: _text_csv names it
+    except InputError:  # a row wider than the header
+        raise
+    except (ValueError, pd.errors.ParserError):  # a short row: _text_csv names it
         return None
     return frame if list(frame.columns) == fields else None
 
