@@ -132,7 +132,8 @@ def _round_trip_yaml():
 
 def _copy_tree(src: Path, dest: Path, sync: bool) -> None:
     """Copy a checked session folder through the capture reader (regular
-    files only; folders kept, empty ones too); fsync each file when `sync`."""
+    files only; folders kept, empty ones too); when `sync`, on disk on return
+    (one syncfs for the copy, not an fsync per file and folder: ~4 ms each)."""
     dirs, files = capture_reader.tree(src)
     dest.mkdir(parents=True)
     for d in dirs:
@@ -141,14 +142,10 @@ def _copy_tree(src: Path, dest: Path, sync: bool) -> None:
         out = dest / f.relative_to(src)
         with open(out, "xb") as fh:
             capture_reader.copy_raw(f, fh)  # in chunks: a 2 GB capture stays out of memory
-            if sync:
-                fh.flush()
-                os.fsync(fh.fileno())
         if sync:  # add-device (validate's private copy is not a checkpoint)
             _checkpoint("file copied")
     if sync:
-        for d in [dest, *(dest / d.relative_to(src) for d in dirs)]:
-            _fsync_dir(d)
+        _syncfs(dest)
 
 
 def _stage(session: Path, device: str, staging: Path, sync: bool = False) -> Path:
@@ -225,6 +222,25 @@ def _remove_stale_temporaries(folder: Path, name: str) -> None:
         pid = stale.name[len(name) + 2:-4]
         if pid.isdigit() and not _alive(int(pid)):
             stale.unlink(missing_ok=True)
+
+
+def _syncfs(path: Path) -> None:
+    """Every file and folder written so far on the file system of `path` on
+    disk: syncfs(2) (Linux), else sync(2)."""
+    import ctypes
+    import ctypes.util
+
+    syncfs = getattr(ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True), "syncfs", None)
+    if syncfs is None:
+        os.sync()
+        return
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if syncfs(fd) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err), str(path))
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(path: Path) -> None:

@@ -81,7 +81,7 @@ def test_add_device_rejects_a_bad_name(tmp_path, scratch_project):
 
 
 def test_priority_boost_capture_registers_under_its_params_section(tmp_path, scratch_project):
-    # a few runs cut from the committed vm-2core capture: add-device copies and fsyncs every file
+    # a few runs cut from the committed vm-2core capture: add-device copies every file and syncs the copy
     src = make_base("priority-boost", tmp_path / "cap").parent
     assert src.name == "vm-2core"
     reg = devices.add_device(src, "pb-copy", root=scratch_project)
