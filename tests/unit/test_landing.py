@@ -122,3 +122,19 @@ def test_categories_and_inconclusive_show_apart_only_where_they_occur():
     assert '<span class="verdict verdict-testbed-ok">2 follows from the model</span>' in text
     assert "inconclusive" not in text and "testbed-bound" not in text
     assert "all 12 claims of 2 chapters" in text
+
+
+def test_the_synthetic_ledger_is_checked_once_and_a_bad_chapter_file_raises_its_own_error(tmp_path):
+    for name in ("pub", "meas"):
+        _chapter(tmp_path, name, findings=False)
+    ledger, chapter_of, chapters = landing.read_ledger(STUDIES, tmp_path)
+    assert list(ledger["claim_id"]) == ["pub/c", "pub/a", "pub/b", "meas/c", "meas/a", "meas/b"]
+    assert chapters == ["pub", "meas"] and chapter_of == ["pub"] * 3 + ["meas"] * 3
+    # a claim id twice in one file: unique in the ledger once prefixed, yet that file is refused
+    bad = tmp_path / "meas" / "claims.csv"
+    bad.write_text(bad.read_text().replace(",b,gain 4x", ",a,gain 4x"))
+    with pytest.raises(Exception) as per_file:
+        cl.read_claims(bad)
+    with pytest.raises(type(per_file.value)) as joined:
+        landing.read_ledger(STUDIES, tmp_path)
+    assert str(joined.value) == str(per_file.value)

@@ -27,9 +27,9 @@ from mobitrace.core import numbers
 from mobitrace.core import params
 from mobitrace.core.escape import fence, md_text, safe_href
 from mobitrace.core.io import csv_text, write_csv
-# Imported here, not lazily, although the overview draws nothing (~1 s of seaborn and
-# scipy.stats): importing this module must set the figure theme before any caller draws.
-from mobitrace.book.figures import narrow_path, save_svg
+# mobitrace.book.figures (matplotlib, seaborn; importing it sets the figure theme) is
+# imported where a figure is saved or shown: every module that draws imports it
+# itself before drawing, and the overview, which draws nothing, skips ~0.5-1 s.
 
 PROVENANCE_KINDS = ("measured", "published", "modeled")
 # Output metadata that marks a display for mobitrace.notebooks (moved to the
@@ -174,6 +174,8 @@ def figure_html(path: Path, name: str, alt: str, caption: str, folded: str | Non
     narrow_path) below 600 px, a tap opens the full-size SVG; folded under
     the summary `folded` if given (a replicate of a figure shown above);
     `depth`: the page's folder depth under book/. Escaped."""
+    from mobitrace.book.figures import narrow_path
+
     wide, narrow = (html.escape(safe_href(site_href(p, depth))) for p in (path, narrow_path(path)))
     shown = (f'<figure class="mobitrace-figure" id="fig-{html.escape(name)}">\n'
              f'<a class="mobitrace-figure-full" href="{wide}" title="Open the figure full size">'
@@ -310,9 +312,13 @@ class ChapterOutputs:
         display(HTML(figure_html(path, name, alt, caption, folded)))
 
     def _save_svg(self, fig, name: str) -> Path:
+        from mobitrace.book.figures import save_svg
+
         return save_svg(fig, self.figures_dir / f"{name}.svg")
 
     def _copy_svg(self, source: Path, name: str) -> Path:
+        from mobitrace.book.figures import narrow_path
+
         path = self.figures_dir / f"{name}.svg"
         shutil.copyfile(source, path)
         shutil.copyfile(narrow_path(source), narrow_path(path))
@@ -353,6 +359,8 @@ class ShownOutputs(ChapterOutputs):
         return frame
 
     def _save_svg(self, fig, name: str) -> Path:
+        from mobitrace.book.figures import narrow_path
+
         path = self.figures_dir / f"{name}.svg"
         for saved in (path, narrow_path(path)):
             if not saved.is_file():
@@ -360,6 +368,8 @@ class ShownOutputs(ChapterOutputs):
         return path
 
     def _copy_svg(self, source: Path, name: str) -> Path:
+        from mobitrace.book.figures import narrow_path
+
         path = self._save_svg(None, name)
         for saved, copied in ((path, source), (narrow_path(path), narrow_path(source))):
             if saved.read_bytes() != Path(copied).read_bytes():

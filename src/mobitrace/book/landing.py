@@ -18,11 +18,10 @@ import html
 from pathlib import Path
 
 import pandas as pd
+from pandera import errors as pa_errors
 
 from mobitrace.core import claims as cl
 from mobitrace.book.chapter import KEY_FINDINGS_COLUMNS, VERDICT_BADGES, paper_text
-# One colour per verdict across the book: mobitrace.book.figures defines them.
-from mobitrace.book.figures import VERDICT_COLORS, VERDICT_HATCHES
 from mobitrace.core import numbers
 
 KEY_FINDINGS = "key_findings"
@@ -166,7 +165,10 @@ def ledger_summary_html(counts: pd.DataFrame, title: str = "Summary") -> str:
 
 
 def verdict_colors() -> dict[str, str]:
-    """The colour of each verdict (VERDICT_COLORS)."""
+    """The colour of each verdict (mobitrace.book.figures.VERDICT_COLORS, one
+    colour per verdict across the book; imported here: the landing page draws nothing)."""
+    from mobitrace.book.figures import VERDICT_COLORS
+
     return dict(VERDICT_COLORS)
 
 
@@ -174,11 +176,11 @@ def verdict_bars(counts: pd.DataFrame):
     """Horizontal bars (seaborn barplot) of the claims per verdict for each
     chapter (`counts`: one row per chapter, a column per verdict), the legend
     below the axes. Returns the figure."""
+    from mobitrace.book.figures import VERDICT_HATCHES, legend_outside  # first: it sets the theme
+
     import matplotlib.pyplot as plt
     import seaborn as sns
     from matplotlib.ticker import MaxNLocator
-
-    from mobitrace.book.figures import legend_outside
     counts = counts.reindex(columns=list(cl.COUNTED), fill_value=0)
     shown = [v for v in cl.COUNTED if counts[v].sum() > 0]  # a verdict no claim has gets no bars
     long = (counts[shown].rename_axis("chapter").reset_index()
@@ -209,11 +211,20 @@ def read_ledger(studies: list[dict], results_dir: str | Path) -> tuple[pd.DataFr
     # A study may have several chapters (published and measured), so rows keep
     # the chapter they come from.
     chapters = [chapter["chapter"] for card in studies for chapter in card["chapters"]]
-    parts = [cl.read_claims(Path(results_dir) / chapter / "claims.csv") for chapter in chapters]
+    paths = [Path(results_dir) / chapter / "claims.csv" for chapter in chapters]
+    parts = [cl.read_claims(path, validate=False) for path in paths]
     chapter_of = [chapter for chapter, part in zip(chapters, parts) for _ in range(len(part))]
     ledger = pd.concat(parts, ignore_index=True)
     ledger["claim_id"] = [f"{c}/{i}" for c, i in zip(chapter_of, ledger["claim_id"])]
-    return cl.claims_frame(ledger.to_dict("records")), chapter_of, chapters
+    # One check of the joined table (ids prefixed per chapter: unique exactly when
+    # each file's are; every other check is row-wise), not one per file; when it
+    # fails, each file is checked in order so that a bad file's error comes first.
+    try:
+        return cl.claims_frame(ledger.to_dict("records")), chapter_of, chapters
+    except (pa_errors.SchemaError, pa_errors.SchemaErrors):
+        for path in paths:
+            cl.read_claims(path)
+        raise
 
 
 def ledger_counts(ledger: pd.DataFrame, chapter_of: list[str], chapters: list[str]) -> pd.DataFrame:

@@ -275,8 +275,10 @@ def tolerance_text(relation: str, rel_tol: float = 0.0, abs_tol: float = 0.0) ->
 NUMBER_COLUMNS = ("paper_value", "artifact_value", "ci_low", "ci_high")
 
 
-def claims_frame(rows: list[dict]) -> pd.DataFrame:
-    """Validated claims table with the columns in CLAIM_COLUMNS, in order."""
+def claims_frame(rows: list[dict], validate: bool = True) -> pd.DataFrame:
+    """Validated claims table with the columns in CLAIM_COLUMNS, in order
+    (`validate` False: typed only, for a caller that validates the tables it
+    joins once)."""
     frame = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
     frame["robustness"] = frame["robustness"].astype(object).fillna(NOT_VARIED)
     frame["category"] = frame["category"].astype(object).fillna(EVIDENCE)
@@ -285,7 +287,7 @@ def claims_frame(rows: list[dict]) -> pd.DataFrame:
     for col in set(CLAIM_COLUMNS) - {*NUMBER_COLUMNS, "paper_relation"}:
         frame[col] = frame[col].astype(str)
     frame["paper_relation"] = frame["paper_relation"].astype(object)
-    return CLAIMS_SCHEMA.validate(frame)
+    return CLAIMS_SCHEMA.validate(frame) if validate else frame
 
 
 def with_robustness(frame: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
@@ -317,14 +319,15 @@ def write_claims(frame: pd.DataFrame, path: str | Path) -> None:
     write_csv(frame, path)
 
 
-def read_claims(path: str | Path) -> pd.DataFrame:
-    """Read a claims table written by write_claims, validated: empty text
-    cells stay empty strings, an empty relation or number is missing."""
+def read_claims(path: str | Path, validate: bool = True) -> pd.DataFrame:
+    """Read a claims table written by write_claims, validated (unless
+    `validate` is False, see claims_frame): empty text cells stay empty
+    strings, an empty relation or number is missing."""
     text_cols = [c for c in CLAIM_COLUMNS if c not in NUMBER_COLUMNS]
     frame = pd.read_csv(path, dtype={c: str for c in text_cols}, keep_default_na=False,
                         na_values={c: [""] for c in NUMBER_COLUMNS})
     frame["paper_relation"] = frame["paper_relation"].astype(object).where(frame["paper_relation"] != "", None)
-    return claims_frame(frame.to_dict("records"))
+    return claims_frame(frame.to_dict("records"), validate)
 
 
 def _missing(x) -> bool:
