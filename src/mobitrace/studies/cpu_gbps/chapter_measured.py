@@ -87,6 +87,12 @@ def fits_table(fits: pd.DataFrame, alpha: float) -> tuple[pd.DataFrame, pd.DataF
     bounds = [cpufit.r2_ci(r2, n, b, alpha) for r2, n, b in
               zip(table["r2"], table["n"], table["slope_pct_per_gbps"])]
     table["r2_lo"], table["r2_hi"] = [lo for lo, _ in bounds], [hi for _, hi in bounds]
+    return table, fits_shown(table, alpha)
+
+
+def fits_shown(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """The downlink display of a fits_table table (or of its rows of some
+    devices: a device page shows its own), intervals joined."""
     shown = table[table["direction"] == "down"].assign(source=lambda f: f["source"].map(SOURCE_NAMES))
     shown = with_interval(shown, "slope_pct_per_gbps", "slope_lo", "slope_hi", label="slope (% per Gbps)")
     shown = with_interval(shown, "intercept", "intercept_lo", "intercept_hi", label="intercept (%)")
@@ -94,7 +100,7 @@ def fits_table(fits: pd.DataFrame, alpha: float) -> tuple[pd.DataFrame, pd.DataF
     shown = shown.drop(columns="direction").rename(columns={
         "source": "CPU source", "n": "runs", "resid_sd": "residual SD (%)", "min_gbps": "lowest (Gbps)",
         "max_gbps": "highest (Gbps)"})
-    return table, shown
+    return shown
 
 
 def extrapolations(extra: pd.DataFrame, devices: list[str], targets: list[float], alpha: float
@@ -219,6 +225,12 @@ def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple
         })
     gaps = pd.DataFrame(rows)
     gaps["slope_ratio"] = gaps["stat_slope"] / gaps["precise_slope"]
+    return gaps, procstat_gaps_shown(gaps, alpha)
+
+
+def procstat_gaps_shown(gaps: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """The display of a procstat_gaps table (or of its rows of some devices:
+    each row is one device and direction, computed from its runs alone)."""
     shown = with_interval(gaps, "gap_pp", "gap_lo", "gap_hi", label=f"gap, all rates (pp) [{numbers.level(alpha)} CI]")
     shown = with_interval(shown, "low_rate_gap_pp", "low_rate_gap_lo", "low_rate_gap_hi",
                           label=f"gap, ≤ 1 Gbps (pp) [{numbers.level(alpha)} CI]")
@@ -229,7 +241,7 @@ def procstat_gaps(runs: pd.DataFrame, fits: pd.DataFrame, alpha: float) -> tuple
                  "max_rate_ratio": "ratio, unlimited rate (median)",
                  "low_rate_tick_error_pp": "tick error, ≤ 1 Gbps (pp)",
                  "median_background_pp": "background, median (pp)", "slope_ratio": "slope ratio"})
-    return gaps, shown
+    return shown
 
 
 # Device-directions named one by one in the prose; beyond, their range.
@@ -528,8 +540,8 @@ class Chapter(NotebookChapter):
         self.out.put_text("figure1_device", device)
 
     def fits_section(self) -> None:
-        fit_table, fit_shown = fits_table(self.fits, self.alpha)
-        self.out.table(fit_table, "fits", f"Downlink OLS lines of CPU (%) on throughput (Gbps), with {numbers.level(self.alpha)} CIs",
+        self.fit_table, fit_shown = fits_table(self.fits, self.alpha)
+        self.out.table(self.fit_table, "fits", f"Downlink OLS lines of CPU (%) on throughput (Gbps), with {numbers.level(self.alpha)} CIs",
                        shown=fit_shown)
         self.out.provenance("modeled (OLS fitted to measured runs).")
 
@@ -701,7 +713,6 @@ class Chapter(NotebookChapter):
         folder = next(c for c in registry.chapters() if c.name == CHAPTER).device_pages
         methods = f"{{doc}}`../{CHAPTER}-methods`"
         _, ext_shown = extrapolations(self.extra, self.devices, self.target_rates_gbps, self.alpha)
-        runs = add_gap_columns(self.runs)
         for device in self.devices:
             stage, own = registry.by_slug()[STUDY].device_sources_stage(device), self.devices_dir / device
             fits = self.fits[self.fits["device"] == device]
@@ -714,7 +725,8 @@ class Chapter(NotebookChapter):
             page.figure(own / "figure1.svg", f"figure1_{device}", alt, caption)
             page.provenance("measured runs; lines and bands modeled (OLS of the runs).", [stage])
             page.heading("Fitted lines (downlink)")
-            page.table(fits_table(fits, self.alpha)[1].drop(columns="device"),
+            # The chapter's tables cut to the device (each row is computed from its own lines and runs).
+            page.table(fits_shown(self.fit_table[self.fit_table["device"] == device], self.alpha).drop(columns="device"),
                        f"Downlink OLS lines of CPU (%) on throughput (Gbps), with {numbers.level(self.alpha)} CIs", csv=own / "fits.csv")
             page.provenance("modeled (OLS fitted to measured runs).", [stage])
             page.table(ext_shown[ext_shown["device"] == device].drop(columns="device"),
@@ -727,7 +739,7 @@ class Chapter(NotebookChapter):
                        "interval from the prediction band", csv=own / "fits.csv")
             page.provenance("modeled (inverse prediction from OLS of measured runs).", [stage])
             page.heading("/proc/stat versus the precise source")
-            page.table(procstat_gaps(runs[runs["device"] == device], fits, self.alpha)[1].drop(columns="device"),
+            page.table(procstat_gaps_shown(self.gaps[self.gaps["device"] == device], self.alpha).drop(columns="device"),
                        "/proc/stat Total minus precise Total (pp), the ratio /proc/stat ÷ precise, and the ratio "
                        "of their slopes", csv=self.out.tables_dir / "procstat_vs_precise.csv")
             page.provenance("measured (both sources per run); slopes modeled (OLS).", [stage])

@@ -49,7 +49,8 @@ def r6(value):
 
 def fit_of(fits: pd.DataFrame, device: str, direction: str, source: str) -> pd.Series:
     """The fits.csv row of one device, direction and CPU source."""
-    hit = np.flatnonzero((fits["device"] == device) & (fits["direction"] == direction) & (fits["source"] == source))
+    hit = np.flatnonzero((fits["device"].to_numpy() == device) & (fits["direction"].to_numpy() == direction)
+                         & (fits["source"].to_numpy() == source))  # numpy: a tenth of the time of pandas' masks
     if not len(hit):
         raise KeyError(f"no fit for {device} {direction} {source}")
     return fits.iloc[hit[0]]  # the first row alone: a chapter asks ~100 times, filtering every column each time
