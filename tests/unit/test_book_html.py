@@ -116,3 +116,19 @@ def test_the_site_keeps_the_mathjax_entry_point_in_use_and_its_components_synthe
     sphinxext._no_theme_catalogs(app, None)
     assert sorted(str(p.relative_to(mathjax)) for p in mathjax.rglob("*.js")) == ["output/svg.js", "tex-chtml.js"]
     assert not (tmp_path / "_static" / "locales").exists()
+
+
+def test_the_search_index_stems_each_word_once_per_build_as_sphinx_does_synthetic():
+    """The build-wide cache gives Sphinx's own stems (the same index), and a
+    word seen on an earlier page is not stemmed again."""
+    from sphinx.search.en import SearchEnglish
+
+    from mobitrace.book.sphinxext import SearchEnglishStemmedOnce
+
+    words = ["measured", "Measurements", "throughput", "running", "ran", "cores", "CPU", "energies"]
+    plain, cached = SearchEnglish({}), SearchEnglishStemmedOnce({})
+    assert [cached.stem(w) for w in words] == [plain.stem(w) for w in words]
+    calls = []
+    cached.stemmer.stemWord = lambda w: calls.append(w) or w
+    cached.stem("measured"), cached.stem("lookup"), cached.stem("lookup")
+    assert calls == ["lookup"]

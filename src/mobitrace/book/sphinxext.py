@@ -19,11 +19,13 @@ All text goes through docutils nodes, so it is escaped in the HTML.
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx.search.en import SearchEnglish
 from sphinx.util.docutils import SphinxDirective
 
 from mobitrace.book import provenance
@@ -179,8 +181,19 @@ def _no_theme_catalogs(app, exc):
         shutil.rmtree(Path(app.outdir) / "_static" / "locales", ignore_errors=True)
 
 
+class SearchEnglishStemmedOnce(SearchEnglish):
+    """Sphinx's English search index, its words stemmed once per build:
+    Sphinx memoises the (pure Python) Porter stemmer per page, and the
+    book's pages share most of their words. Same stems, same index."""
+
+    def init(self, options) -> None:
+        super().init(options)
+        self.stem = functools.cache(self.stem)
+
+
 def setup(app):
     app.add_directive("provenance", ProvenanceDirective)
+    app.add_search_language(SearchEnglishStemmedOnce)
     app.connect("doctree-resolved", _one_strip_per_provenance)
     app.connect("config-inited", _static_files_in_a_fixed_order)
     # Early: html-page-context stops at the first handler that returns a value.
