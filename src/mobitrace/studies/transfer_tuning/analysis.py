@@ -60,10 +60,16 @@ def knob_runs(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame:
     """The sweep runs along one knob with the others held at `fixed`, one
     row per run, with the knob's value as `level` (the runs `sweep_summary`
     averages)."""
-    sel = table[table["kind"] == "sweep"]
-    for k, v in fixed.items():
-        sel = sel[sel[k] == v]
+    sel = table[_sweep_mask(table, fixed)]
     return sel.assign(factor=factor, level=sel[factor]).reset_index(drop=True)
+
+
+def _sweep_mask(table: pd.DataFrame, fixed: dict) -> np.ndarray:
+    """The sweep runs with the knobs of `fixed` at its values (one mask: one take, not one per knob)."""
+    mask = (table["kind"] == "sweep").to_numpy(copy=True)
+    for k, v in fixed.items():
+        mask &= table[k].to_numpy() == v
+    return mask
 
 
 def ratio_ci(runs: pd.DataFrame, by: list[str], level: str = "level", baseline: dict | None = None,
@@ -356,9 +362,7 @@ def sweep_summary(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame
     one factor (others fixed), per device and dataset, with the x-fold
     throughput and the energy saving % relative to the factor's level 1
     (saving = 100 (1 - E(level) / E(1)), the paper's "reduced energy by x%")."""
-    sel = table[table["kind"] == "sweep"]
-    for k, v in fixed.items():
-        sel = sel[sel[k] == v]
+    sel = table[_sweep_mask(table, fixed)]
     g = sel.groupby(["device", "dataset", factor])
     # one mean and one std over the columns (named aggregations cost several times more)
     mean = g[["throughput_mbps", "energy_per_100mb_j", "client_cpu_s"]].mean()
@@ -385,8 +389,8 @@ def knobs(default_io_kib: int) -> dict[str, dict]:
 
 def level_value(sweep: pd.DataFrame, dataset: str, level: int, col: str) -> float:
     """Column `col` of a `sweep_summary` (one device) at `dataset` and `level`; NaN when absent."""
-    s = sweep.loc[(sweep["dataset"] == dataset) & (sweep["level"] == level), col]
-    return float(s.iloc[0]) if len(s) else float("nan")
+    hit = np.flatnonzero((sweep["dataset"].to_numpy() == dataset) & (sweep["level"].to_numpy() == level))
+    return float(sweep[col].iloc[hit[0]]) if len(hit) else float("nan")
 
 
 def best_level(sweep: pd.DataFrame, dataset: str) -> pd.Series:
@@ -648,11 +652,12 @@ def analysis_at(table: pd.DataFrame, values, *, study: str, devices: list[str], 
     chapter calls it with the energies at the assumed coefficients; the
     robustness analysis at others, passing `intervals` (the intervals of
     measured throughput, which the coefficients do not move) so that the
-    bootstrap is not redrawn."""
+    bootstrap is not redrawn (its inputs, "knob_runs" and "ratios", are then None)."""
     kind = energy_kind(table)
     knob_levels = knobs(io_kib)
     sweep = {name: sweep_summary(table, name, fixed) for name, fixed in knob_levels.items()}
-    knob_runs_ = pd.concat([knob_runs(table, name, fixed) for name, fixed in knob_levels.items()], ignore_index=True)
+    knob_runs_ = None if intervals is not None else pd.concat(  # only the intervals read them
+        [knob_runs(table, name, fixed) for name, fixed in knob_levels.items()], ignore_index=True)
     g_runs = grid_runs(table, sorted(set(grid_levels)), io_kib)
     grid = grid_summary(g_runs)
     per = {d: device_analysis(sweep, knob_runs_, grid, g_runs, values, device=d, knob_levels=knob_levels,
