@@ -244,3 +244,64 @@ class StreamingRunEnergy:
         stop = self.stop if self.tail_state == "done" else last
         e = self.tail_sum - self.base * (stop - self.end)
         return self.base, e_d, Tail(float(e), float(stop - self.end), self.ended)
+
+
+class FixedTimesRunEnergy:
+    """StreamingRunEnergy's result for a whole trace fed as one chunk, for
+    many power vectors on the same sample times `t` (a modeled trace priced
+    at many coefficients: the robustness analysis). What depends on `t`
+    alone (its checks, the windows' sample ranges and widths) is computed
+    once; ``result(p)`` sums the same terms in the same order, so it equals
+    the streaming result bit for bit. Traces the streaming class would
+    refuse, or whose tail needs its scan, go through it."""
+
+    def __init__(self, t, start: float, end: float, tolerance_w: float = 0.0):
+        self.t = np.asarray(t, dtype=float)
+        self.start, self.end, self.tolerance_w = float(start), float(end), tolerance_w
+        t = self.t
+        self.fast = (t.ndim == 1 and len(t) >= 2 and bool(np.all(np.diff(t) > 0)) and bool(np.all(np.isfinite(t)))
+                     and t[0] < self.start < self.end <= t[-1] and tolerance_w >= 0)
+        if not self.fast:
+            return
+        self.first = float(t[0])
+        # _clip_integral's windows [first, start] and [start, end]: edges and the samples strictly inside
+        self.windows = []
+        for lo, hi in ((max(self.first, t[0]), min(self.start, t[-1])), (max(self.start, t[0]), min(self.end, t[-1]))):
+            a, b = np.searchsorted(t, lo, "right"), np.searchsorted(t, hi, "left")
+            self.windows.append((lo, hi, a, b, np.diff(np.concatenate(([lo], t[a:b], [hi])))))
+        self.after = np.flatnonzero(t > self.end)
+
+    def _window(self, k: int, p) -> tuple[float, float]:
+        """(the window's integral, the power at its end), as _clip_integral (np.trapezoid's terms)."""
+        lo, hi, a, b, d = self.windows[k]
+        p_hi = np.interp(hi, self.t, p)
+        pp = np.concatenate(([np.interp(lo, self.t, p)], p[a:b], [p_hi]))
+        return float((d * (pp[1:] + pp[:-1]) / 2.0).sum()), float(p_hi)
+
+    def result(self, p) -> tuple[float, float, Tail]:
+        """(base power W, E_d J, Tail) of the trace (t, p), as StreamingRunEnergy's."""
+        p = np.asarray(p, dtype=float)
+        if not self.fast or p.shape != self.t.shape or not np.all(np.isfinite(p)):
+            return self._streaming(p)
+        base = (0.0 + self._window(0, p)[0]) / (self.start - self.first)
+        window_sum, p_end = self._window(1, p)
+        e_d = (0.0 + window_sum) - base * (self.end - self.start)
+        level = base + self.tolerance_w
+        if p_end <= level:
+            return base, e_d, Tail(0.0, 0.0, True)
+        t, end = self.t, self.end
+        below = self.after[p[self.after] <= level]
+        if not len(below):
+            return self._streaming(p)  # a tail that does not end in the trace
+        i = below[0]
+        prev_t, prev_p = (t[i - 1], p[i - 1]) if t[i - 1] > end else (end, p_end)
+        stop = prev_t + (prev_p - level) * (t[i] - prev_t) / (prev_p - p[i])  # the linear crossing
+        tail_sum = 0.0 + _clip_integral(t, p, end, stop)
+        if stop == end:
+            return base, e_d, Tail(0.0, 0.0, True)
+        return base, e_d, Tail(float(tail_sum - base * (stop - end)), float(stop - end), True)
+
+    def _streaming(self, p) -> tuple[float, float, Tail]:
+        se = StreamingRunEnergy(self.start, self.end, self.tolerance_w)
+        se.feed(self.t, p)
+        return se.result()

@@ -3,7 +3,7 @@
 (which the ingest stage depends on) so that changing the chapter's analysis
 does not re-run the ingest:
 
-- energy per run (`modeled_power`, `run_energy`, `energy_table`): a measured
+- energy per run (`modeled_power`, `energy_table`): a measured
   power trace when the session has one, else a *modeled* trace: for each
   sampling interval (t_{i-1}, t_i], as an averaging power meter reports it,
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -60,10 +60,16 @@ def knob_runs(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame:
     """The sweep runs along one knob with the others held at `fixed`, one
     row per run, with the knob's value as `level` (the runs `sweep_summary`
     averages)."""
-    sel = table[table["kind"] == "sweep"]
-    for k, v in fixed.items():
-        sel = sel[sel[k] == v]
+    sel = table[_sweep_mask(table, fixed)]
     return sel.assign(factor=factor, level=sel[factor]).reset_index(drop=True)
+
+
+def _sweep_mask(table: pd.DataFrame, fixed: dict) -> np.ndarray:
+    """The sweep runs with the knobs of `fixed` at its values (one mask: one take, not one per knob)."""
+    mask = (table["kind"] == "sweep").to_numpy(copy=True)
+    for k, v in fixed.items():
+        mask &= table[k].to_numpy() == v
+    return mask
 
 
 def ratio_ci(runs: pd.DataFrame, by: list[str], level: str = "level", baseline: dict | None = None,
@@ -201,6 +207,15 @@ class RunRates:
     cpu_share: np.ndarray
     rx_mbps: np.ndarray
     tx_mbps: np.ndarray
+    # FixedTimesRunEnergy by (start, end, tolerance): what pricing on t alone needs, made once
+    _windows: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def energy(self, p: np.ndarray, start: float, end: float, tolerance_w: float) -> tuple:
+        """StreamingRunEnergy's (base, E_d, Tail) of the trace (t, p)."""
+        key = (start, end, tolerance_w)
+        if key not in self._windows:
+            self._windows[key] = energy.FixedTimesRunEnergy(self.t, start, end, tolerance_w)
+        return self._windows[key].result(p)
 
 
 def run_rates(samples: pd.DataFrame) -> RunRates:
@@ -232,20 +247,13 @@ def modeled_power(samples: pd.DataFrame | RunRates, cpu, radio, base_w: float) -
     return r.t, p
 
 
-def _energy(se: energy.StreamingRunEnergy, t_start: float, t_end: float, nbytes: int) -> dict:
-    base, e_d, tail = se.result()
+def _energy(result: tuple, t_start: float, t_end: float, nbytes: int) -> dict:
+    """A run's energy columns from (base power over the idle window before
+    t_start, E_d over [t_start, t_end], tail after t_end): energies in J."""
+    base, e_d, tail = result
     return {"base_w": base, "energy_j": e_d, "energy_per_100mb_j": float(energy.energy_per_100mb(e_d, nbytes)),
             "mean_power_w": base + e_d / (t_end - t_start), "tail_j": tail.energy_j, "tail_s": tail.duration_s,
             "tail_ended": tail.ended}
-
-
-def run_energy(t, p, t_start: float, t_end: float, nbytes: int, tail_tolerance_w: float) -> dict:
-    """Base power (idle window before t_start), E_d over [t_start, t_end],
-    energy per 100 MB, tail after t_end; energies in J (the trace as one
-    chunk of energy.StreamingRunEnergy, which measured_power feeds in chunks)."""
-    se = energy.StreamingRunEnergy(t_start, t_end, tail_tolerance_w)
-    se.feed(t, p)
-    return _energy(se, t_start, t_end, nbytes)
 
 
 TRACE_POINTS = 4000        # a drawn measured power trace keeps at most this many samples per run
@@ -254,7 +262,7 @@ POWER_BATCH_ROWS = 250_000  # rows of power.parquet in memory at once
 
 @dataclass
 class MeasuredRun:
-    """A run's measured power log, read once as a stream: its run_energy
+    """A run's measured power log, read once as a stream: its energy
     numbers and the trace thinned for drawing (MinMaxThinner)."""
 
     energy: dict
@@ -305,13 +313,14 @@ def measured_power(runs: pd.DataFrame, power, tail_tolerance_w: float,
     out = {}
     for key, (se, thin) in state.items():
         r = clock[key]
-        out[key] = MeasuredRun(_energy(se, r.t_start_s, r.t_end_s, r.bytes), *thin.result())
+        out[key] = MeasuredRun(_energy(se.result(), r.t_start_s, r.t_end_s, r.bytes), *thin.result())
     return out
 
 
 def energy_table(runs: pd.DataFrame, samples: pd.DataFrame | dict, power, cpu, radio,
                  base_w: float, tail_tolerance_w: float) -> pd.DataFrame:
-    """run_energy for every run: from its measured power trace when there is
+    """Base power, E_d, energy per 100 MB and tail of every run (J,
+    mobitrace.energy.integrals): from its measured power trace when there is
     one (energy_source 'measured'; `power`: a measured_power result, or what
     measured_power reads), else from modeled_power ('modeled'; `samples`:
     the samples table, or its rates_by_run)."""
@@ -323,8 +332,10 @@ def energy_table(runs: pd.DataFrame, samples: pd.DataFrame | dict, power, cpu, r
         if key in meas:
             e, src = meas[key].energy, "measured"
         else:
-            t, p = modeled_power(by_run[key], cpu, radio, base_w)
-            e, src = run_energy(t, p, r.t_start_s, r.t_end_s, r.bytes, tail_tolerance_w), "modeled"
+            rates = by_run[key]
+            _, p = modeled_power(rates, cpu, radio, base_w)
+            e = _energy(rates.energy(p, r.t_start_s, r.t_end_s, tail_tolerance_w), r.t_start_s, r.t_end_s, r.bytes)
+            src = "modeled"
         rows.append({"device": r.device, "run_id": r.run_id, "energy_source": src, **e})
     out = runs.merge(pd.DataFrame(rows), on=["device", "run_id"], how="left", validate="one_to_one")
     return schema.ENERGY_TABLE.validate(out)
@@ -351,9 +362,7 @@ def sweep_summary(table: pd.DataFrame, factor: str, fixed: dict) -> pd.DataFrame
     one factor (others fixed), per device and dataset, with the x-fold
     throughput and the energy saving % relative to the factor's level 1
     (saving = 100 (1 - E(level) / E(1)), the paper's "reduced energy by x%")."""
-    sel = table[table["kind"] == "sweep"]
-    for k, v in fixed.items():
-        sel = sel[sel[k] == v]
+    sel = table[_sweep_mask(table, fixed)]
     g = sel.groupby(["device", "dataset", factor])
     # one mean and one std over the columns (named aggregations cost several times more)
     mean = g[["throughput_mbps", "energy_per_100mb_j", "client_cpu_s"]].mean()
@@ -380,8 +389,8 @@ def knobs(default_io_kib: int) -> dict[str, dict]:
 
 def level_value(sweep: pd.DataFrame, dataset: str, level: int, col: str) -> float:
     """Column `col` of a `sweep_summary` (one device) at `dataset` and `level`; NaN when absent."""
-    s = sweep.loc[(sweep["dataset"] == dataset) & (sweep["level"] == level), col]
-    return float(s.iloc[0]) if len(s) else float("nan")
+    hit = np.flatnonzero((sweep["dataset"].to_numpy() == dataset) & (sweep["level"].to_numpy() == level))
+    return float(sweep[col].iloc[hit[0]]) if len(hit) else float("nan")
 
 
 def best_level(sweep: pd.DataFrame, dataset: str) -> pd.Series:
@@ -643,11 +652,12 @@ def analysis_at(table: pd.DataFrame, values, *, study: str, devices: list[str], 
     chapter calls it with the energies at the assumed coefficients; the
     robustness analysis at others, passing `intervals` (the intervals of
     measured throughput, which the coefficients do not move) so that the
-    bootstrap is not redrawn."""
+    bootstrap is not redrawn (its inputs, "knob_runs" and "ratios", are then None)."""
     kind = energy_kind(table)
     knob_levels = knobs(io_kib)
     sweep = {name: sweep_summary(table, name, fixed) for name, fixed in knob_levels.items()}
-    knob_runs_ = pd.concat([knob_runs(table, name, fixed) for name, fixed in knob_levels.items()], ignore_index=True)
+    knob_runs_ = None if intervals is not None else pd.concat(  # only the intervals read them
+        [knob_runs(table, name, fixed) for name, fixed in knob_levels.items()], ignore_index=True)
     g_runs = grid_runs(table, sorted(set(grid_levels)), io_kib)
     grid = grid_summary(g_runs)
     per = {d: device_analysis(sweep, knob_runs_, grid, g_runs, values, device=d, knob_levels=knob_levels,
