@@ -3,7 +3,7 @@
 (which the ingest stage depends on) so that changing the chapter's analysis
 does not re-run the ingest:
 
-- energy per run (`modeled_power`, `energy_table`): a measured
+- energy per run (`modeled_power`, `run_energy`, `energy_table`): a measured
   power trace when the session has one, else a *modeled* trace: for each
   sampling interval (t_{i-1}, t_i], as an averaging power meter reports it,
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -207,15 +207,6 @@ class RunRates:
     cpu_share: np.ndarray
     rx_mbps: np.ndarray
     tx_mbps: np.ndarray
-    # FixedTimesRunEnergy by (start, end, tolerance): what pricing on t alone needs, made once
-    _windows: dict = field(default_factory=dict, compare=False, repr=False)
-
-    def energy(self, p: np.ndarray, start: float, end: float, tolerance_w: float) -> tuple:
-        """StreamingRunEnergy's (base, E_d, Tail) of the trace (t, p)."""
-        key = (start, end, tolerance_w)
-        if key not in self._windows:
-            self._windows[key] = energy.FixedTimesRunEnergy(self.t, start, end, tolerance_w)
-        return self._windows[key].result(p)
 
 
 def run_rates(samples: pd.DataFrame) -> RunRates:
@@ -247,13 +238,20 @@ def modeled_power(samples: pd.DataFrame | RunRates, cpu, radio, base_w: float) -
     return r.t, p
 
 
-def _energy(result: tuple, t_start: float, t_end: float, nbytes: int) -> dict:
-    """A run's energy columns from (base power over the idle window before
-    t_start, E_d over [t_start, t_end], tail after t_end): energies in J."""
-    base, e_d, tail = result
+def _energy(se: energy.StreamingRunEnergy, t_start: float, t_end: float, nbytes: int) -> dict:
+    base, e_d, tail = se.result()
     return {"base_w": base, "energy_j": e_d, "energy_per_100mb_j": float(energy.energy_per_100mb(e_d, nbytes)),
             "mean_power_w": base + e_d / (t_end - t_start), "tail_j": tail.energy_j, "tail_s": tail.duration_s,
             "tail_ended": tail.ended}
+
+
+def run_energy(t, p, t_start: float, t_end: float, nbytes: int, tail_tolerance_w: float) -> dict:
+    """Base power (idle window before t_start), E_d over [t_start, t_end],
+    energy per 100 MB, tail after t_end; energies in J (the trace as one
+    chunk of energy.StreamingRunEnergy, which measured_power feeds in chunks)."""
+    se = energy.StreamingRunEnergy(t_start, t_end, tail_tolerance_w)
+    se.feed(t, p)
+    return _energy(se, t_start, t_end, nbytes)
 
 
 TRACE_POINTS = 4000        # a drawn measured power trace keeps at most this many samples per run
@@ -262,7 +260,7 @@ POWER_BATCH_ROWS = 250_000  # rows of power.parquet in memory at once
 
 @dataclass
 class MeasuredRun:
-    """A run's measured power log, read once as a stream: its energy
+    """A run's measured power log, read once as a stream: its run_energy
     numbers and the trace thinned for drawing (MinMaxThinner)."""
 
     energy: dict
@@ -313,14 +311,13 @@ def measured_power(runs: pd.DataFrame, power, tail_tolerance_w: float,
     out = {}
     for key, (se, thin) in state.items():
         r = clock[key]
-        out[key] = MeasuredRun(_energy(se.result(), r.t_start_s, r.t_end_s, r.bytes), *thin.result())
+        out[key] = MeasuredRun(_energy(se, r.t_start_s, r.t_end_s, r.bytes), *thin.result())
     return out
 
 
 def energy_table(runs: pd.DataFrame, samples: pd.DataFrame | dict, power, cpu, radio,
                  base_w: float, tail_tolerance_w: float) -> pd.DataFrame:
-    """Base power, E_d, energy per 100 MB and tail of every run (J,
-    mobitrace.energy.integrals): from its measured power trace when there is
+    """run_energy for every run: from its measured power trace when there is
     one (energy_source 'measured'; `power`: a measured_power result, or what
     measured_power reads), else from modeled_power ('modeled'; `samples`:
     the samples table, or its rates_by_run)."""
@@ -332,10 +329,8 @@ def energy_table(runs: pd.DataFrame, samples: pd.DataFrame | dict, power, cpu, r
         if key in meas:
             e, src = meas[key].energy, "measured"
         else:
-            rates = by_run[key]
-            _, p = modeled_power(rates, cpu, radio, base_w)
-            e = _energy(rates.energy(p, r.t_start_s, r.t_end_s, tail_tolerance_w), r.t_start_s, r.t_end_s, r.bytes)
-            src = "modeled"
+            t, p = modeled_power(by_run[key], cpu, radio, base_w)
+            e, src = run_energy(t, p, r.t_start_s, r.t_end_s, r.bytes, tail_tolerance_w), "modeled"
         rows.append({"device": r.device, "run_id": r.run_id, "energy_source": src, **e})
     out = runs.merge(pd.DataFrame(rows), on=["device", "run_id"], how="left", validate="one_to_one")
     return schema.ENERGY_TABLE.validate(out)
