@@ -2,7 +2,6 @@
 makes `dvc repro` pick it up."""
 
 import shutil
-from pathlib import Path
 
 import pytest
 import yaml
