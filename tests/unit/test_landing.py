@@ -130,7 +130,7 @@ def test_the_synthetic_ledger_is_checked_once_and_a_bad_chapter_file_raises_its_
     ledger, chapter_of, chapters = landing.read_ledger(STUDIES, tmp_path)
     assert list(ledger["claim_id"]) == ["pub/c", "pub/a", "pub/b", "meas/c", "meas/a", "meas/b"]
     assert chapters == ["pub", "meas"] and chapter_of == ["pub"] * 3 + ["meas"] * 3
-    # a claim id twice in one file: unique in the ledger once prefixed, yet that file is refused
+    # a claim id twice in one file: the joined check fails, and the error raised is that file's own
     bad = tmp_path / "meas" / "claims.csv"
     bad.write_text(bad.read_text().replace(",b,gain 4x", ",a,gain 4x"))
     with pytest.raises(Exception) as per_file:
