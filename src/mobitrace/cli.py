@@ -54,10 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("out_dir")
     p.add_argument("--raw-hashes", metavar="FILE",
                    help="then write the raw folder's hash, as DVC pins it, to FILE (the book depends on it)")
-    p = sub.add_parser("analyze-device", help="a study's per-device analysis (fits and figures of one device)")
-    p.add_argument("study", choices=[s.slug for s in registry.studies() if s.device_stage])
-    p.add_argument("interim_dir")
-    p.add_argument("out_dir")
+    p.add_argument("--analyze", metavar="RESULTS_DIR",
+                   help="then run the study's per-device analysis (fits and figures of the device) on OUT_DIR into "
+                        f"RESULTS_DIR (studies: {', '.join(s.slug for s in registry.studies() if s.device_analysis_params)})")
     p = sub.add_parser("capture", help="run a study's capture kit (root): capture STUDY -- KIT-ARGS")
     p.add_argument("study", choices=slugs)
     p.add_argument("kit_args", nargs=argparse.REMAINDER, help="passed to the kit (see its --help)")
@@ -119,6 +118,8 @@ def _dispatch(args) -> None:
     elif args.command == "ingest":
         from mobitrace.core import capture_layout, capture_reader
         study = registry.by_slug()[args.study]
+        if args.analyze and study.device_analysis_params is None:
+            _parser().error(f"ingest --analyze: {study.slug} has no per-device analysis")
         with capture_reader.read_once():  # the layout check, the ingest and the raw hash share one walk
             capture_layout.check_device_folder(Path(args.device_dir), study)  # data only, even under plain dvc repro
             section = _study_params(study)
@@ -127,11 +128,9 @@ def _dispatch(args) -> None:
             if args.raw_hashes:
                 from mobitrace.core import raw_hashes
                 raw_hashes.write(args.device_dir, args.raw_hashes)
-    elif args.command == "analyze-device":
-        study = registry.by_slug()[args.study]
-        params = _study_params(study)
-        study.module("device_analysis").analyze(args.interim_dir, args.out_dir,
-                                                {key: params[key] for key in study.device_analysis_params})
+        if args.analyze:
+            study.module("device_analysis").analyze(args.out_dir, args.analyze,
+                                                    {key: section[key] for key in study.device_analysis_params})
     elif args.command == "capture":
         import subprocess
 

@@ -98,22 +98,19 @@ CLAIM_CATEGORIES = "data/published/claim-categories.yaml"
 def _study_stages(study: Study) -> dict:
     slug, pkg = study.slug, study.package
     devices = "${" + study.params_section + ".devices}"
+    cmd = (f"python -m mobitrace ingest {slug} data/raw/{slug}/${{item}} data/interim/{slug}/${{item}} "
+           f"--raw-hashes {RAW_HASHES}/{slug}/${{item}}.json")
+    # The superseded map chooses which sessions are read (cli ingest).
+    params = [f"{study.params_section}.superseded"]
+    code = [PACKAGE / "studies" / pkg / "ingest.py", PACKAGE / "core" / "raw_hashes.py"]
+    outs = [f"data/interim/{slug}/${{item}}", f"{RAW_HASHES}/{slug}/${{item}}.json"]
+    if study.device_analysis_params is not None:  # then analyzed in the same process
+        cmd += f" --analyze data/results/{slug}-devices/${{item}}"
+        params += [f"{study.params_section}.{key}" for key in study.device_analysis_params]
+        code.append(PACKAGE / "studies" / pkg / "device_analysis.py")
+        outs.append(f"data/results/{slug}-devices/${{item}}")
     stages = {study.ingest_stage: {"foreach": devices, "do": {
-        "cmd": (f"python -m mobitrace ingest {slug} data/raw/{slug}/${{item}} data/interim/{slug}/${{item}} "
-                f"--raw-hashes {RAW_HASHES}/{slug}/${{item}}.json"),
-        # The superseded map chooses which sessions are read (cli ingest).
-        "params": [f"{study.params_section}.superseded"],
-        "deps": [f"data/raw/{slug}/${{item}}",
-                 *code_deps(PACKAGE / "studies" / pkg / "ingest.py", PACKAGE / "core" / "raw_hashes.py")],
-        "outs": [f"data/interim/{slug}/${{item}}", f"{RAW_HASHES}/{slug}/${{item}}.json"]}}}
-    if study.device_stage:
-        stages[study.device_stage] = {"foreach": devices, "do": {
-            "cmd": (f"python -m mobitrace analyze-device {slug} data/interim/{slug}/${{item}} "
-                    f"data/results/{slug}-devices/${{item}}"),
-            "params": [f"{study.params_section}.{key}" for key in study.device_analysis_params],
-            "deps": [f"data/interim/{slug}/${{item}}",
-                     *code_deps(PACKAGE / "studies" / pkg / "device_analysis.py")],
-            "outs": [f"data/results/{slug}-devices/${{item}}"]}}
+        "cmd": cmd, "params": params, "deps": [f"data/raw/{slug}/${{item}}", *code_deps(*code)], "outs": outs}}}
     for chapter in study.chapters:
         if chapter.supplement_to:  # runs in its chapter's stage, after it, and writes only its page
             continue

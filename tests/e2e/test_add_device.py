@@ -78,9 +78,9 @@ def test_page_commands_print_what_the_page_shows(registered):
 def test_only_the_new_devices_stages_and_summaries_run(registered):
     _, _, log = registered
     ran = set(re.findall(r"Running stage '([^']+)'", log))
-    required = {"ingest_cpu_gbps@my-copy", "analyze_cpu_gbps_device@my-copy", "analyze_cpu_gbps_measured",
+    required = {"ingest_analyze_cpu_gbps@my-copy", "analyze_cpu_gbps_measured",
                 "ingest_priority_boost@synthetic-large", "analyze_priority_boost", "book",
-                f"ingest_cpu_gbps@{PAYLOAD_DEVICE}", f"analyze_cpu_gbps_device@{PAYLOAD_DEVICE}"}
+                f"ingest_analyze_cpu_gbps@{PAYLOAD_DEVICE}"}
     assert required <= ran, sorted(required - ran)
     assert ran - required <= {"ledger", "overview"}, sorted(ran - required)  # the summaries of all chapters
 

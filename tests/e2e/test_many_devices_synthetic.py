@@ -147,7 +147,7 @@ def test_synthetic_device_pages_cite_only_their_own_capture(chapters):
         for page in pages:
             text = page.read_text()
             stages = {s for line in STAGE.findall(text) for s in line.split()}
-            assert stages == {f"analyze_cpu_gbps_device@{page.stem}", "ingest_published"}, page
+            assert stages == {f"ingest_analyze_cpu_gbps@{page.stem}", "ingest_published"}, page
             assert "orphan: true" in text and f'figure1_{page.stem}"' in text
         sizes[n] = max(len(p.read_text()) for p in pages)
     # A device's page does not grow with the number of devices.

@@ -83,7 +83,7 @@ def payload_site(byod):
 
 def test_the_payload_device_was_built(payload_site):
     _, html_dir, log = payload_site
-    assert f"ingest_cpu_gbps@{DEVICE}" in log
+    assert f"ingest_analyze_cpu_gbps@{DEVICE}" in log
     page = (html_dir / "chapters" / "cpu-gbps-measured.html").read_text()
     assert DEVICE in page
 

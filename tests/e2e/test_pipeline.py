@@ -116,7 +116,7 @@ def test_the_warm_builds_forks_give_the_bytes_of_processes_of_their_own(built_tr
     work = built_tree.copy(tmp_path / "repo")
     env = {k: v for k, v in built_tree.env_for(work).items() if k != "MOBITRACE_WARM_LOG"}
     lock = (work / "dvc.lock").read_text()
-    stages = ["ingest_cpu_gbps@vm-veth-default", "analyze_cpu_gbps_device@vm-veth-default", "analyze_cpu_gbps"]
+    stages = ["ingest_analyze_cpu_gbps@vm-veth-default", "analyze_cpu_gbps"]
     log = run(["dvc", "repro", "-f", "-s", *stages], work, env)
     assert log.count("Running stage") == len(stages), log
     assert (work / "dvc.lock").read_text() == lock

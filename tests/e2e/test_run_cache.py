@@ -66,7 +66,7 @@ def test_a_fresh_clone_restores_every_device_stage_from_the_pushed_run_cache(bui
     assert re.search(r"run cache: \d+ stage runs known, [1-9]\d* output files fetched", out), out
     # Into the cache only: the working tree is as cloned (but our dvc.lock edit), no output checked out.
     assert run(["git", "diff", "--name-only"], clone, clone_env).split() == ["dvc.lock"]
-    assert stages[0].startswith("ingest_cpu_gbps@")
+    assert stages[0].startswith("ingest_analyze_cpu_gbps@")
     assert not (clone / "data" / "interim" / "cpu-gbps" / stages[0].split("@")[1]).exists()
     log = run(["dvc", "repro", *stages], clone, clone_env)
     assert not re.findall(r"Running stage '([^']+)'", log), log

@@ -14,7 +14,7 @@ def _bench():
 
 def test_stages_ran_reads_the_runner_and_dvc_synthetic():
     log = ("Stage 'ingest_published' didn't change, skipping (stage 1 of 9)\n"
-           "Running stage 'ingest_cpu_gbps@synthetic-005' (stage 2 of 9):\n> python -m mobitrace ingest ...\n"
-           "ingest_cpu_gbps@synthetic-005 | Running stage 'not a stage line'\n"
+           "Running stage 'ingest_analyze_cpu_gbps@synthetic-005' (stage 2 of 9):\n> python -m mobitrace ingest ...\n"
+           "ingest_analyze_cpu_gbps@synthetic-005 | Running stage 'not a stage line'\n"
            "Running stage 'book':\n> python -m mobitrace build-book book\n")
-    assert _bench().stages_ran(log) == ["ingest_cpu_gbps@synthetic-005", "book"]
+    assert _bench().stages_ran(log) == ["ingest_analyze_cpu_gbps@synthetic-005", "book"]

@@ -36,8 +36,7 @@ def test_raw_captures_are_lean(repo):
 
 def test_dvc_stages_cover_the_devices(repo):
     dvc = yaml.safe_load((repo / "dvc.yaml").read_text())["stages"]
-    for stage in ("ingest_cpu_gbps", "analyze_cpu_gbps_device"):
-        assert dvc[stage]["foreach"] == "${cpu-gbps-measured.devices}"
+    assert dvc["ingest_analyze_cpu_gbps"]["foreach"] == "${cpu-gbps-measured.devices}"
     assert "analyze_cpu_gbps_measured" in dvc
 
 

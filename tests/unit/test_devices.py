@@ -35,8 +35,7 @@ def test_add_device_copies_renames_and_lists(tmp_path, scratch_project):
     reg = devices.add_device(src.parent, "my-phone", root=scratch_project)
     dest = scratch_project / "data" / "raw" / "cpu-gbps" / "my-phone" / SMOKE.name
     assert reg.copied and reg.listed and reg.sessions == [dest]
-    assert reg.stages() == ["ingest_cpu_gbps@my-phone", "analyze_cpu_gbps_device@my-phone",
-                            "analyze_cpu_gbps_measured"]
+    assert reg.stages() == ["ingest_analyze_cpu_gbps@my-phone", "analyze_cpu_gbps_measured"]
     manifest = yaml.safe_load((dest / "manifest.yaml").read_text())
     assert (manifest["device"], manifest["registered_from_device"]) == ("my-phone", "smoke-test")
     # the copy is a valid capture of the new device, in place

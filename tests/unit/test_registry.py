@@ -49,7 +49,16 @@ def _choices(command: str) -> list[str]:
 
 def test_cli_study_choices_are_the_registry():
     assert _choices("ingest") == [s.slug for s in STUDIES]
-    assert _choices("analyze-device") == [s.slug for s in STUDIES if s.device_stage]
+    # ingest --analyze: only a study with a per-device analysis, which its ingest stage runs
+    analyzed = [s.slug for s in STUDIES if s.device_analysis_params is not None]
+    assert "cpu-gbps" in analyzed
+    stages = pipeline.dvc_stages()
+    for study in STUDIES:
+        assert ("--analyze" in stages[study.ingest_stage]["do"]["cmd"]) == (study.slug in analyzed), study.slug
+        if study.slug not in analyzed:
+            with pytest.raises(SystemExit) as refused:
+                cli.main(["ingest", study.slug, "no-capture", "no-interim", "--analyze", "no-results"])
+            assert refused.value.code == cli.EXIT["input"], study.slug
 
 
 def test_makefile_names_no_study_outside_comments():
@@ -103,7 +112,10 @@ def test_editing_analysis_reruns_only_that_studys_analysis(study):
                                          or n == "book")}
         assert not others, f"{rel} re-runs {sorted(others)}"
         if "analysis" in module.name:
-            assert hit and not any(n.startswith(study.ingest_stage + "@") for n in hit), f"{rel}: {sorted(hit)}"
+            # Only the per-device analysis re-runs the device's stage: that stage ingests, then analyzes.
+            per_device = module.name == "device_analysis.py" and study.device_analysis_params is not None
+            assert hit and any(n.startswith(study.ingest_stage + "@") for n in hit) == per_device, \
+                f"{rel}: {sorted(hit)}"
 
 
 @pytest.mark.parametrize("study", STUDIES, ids=lambda s: s.slug)

@@ -83,8 +83,9 @@ class Study:
     chapters: tuple[Chapter, ...]
     thumbnail: Thumbnail
     capture_kit: str | None                      # path of the kit's entry point (None: no kit yet)
-    # Per-device analysis stage (mobitrace.studies.<package>.device_analysis
-    # `analyze(interim_dir, out_dir, params)`) with the params keys it reads.
+    # Per-device analysis (mobitrace.studies.<package>.device_analysis
+    # `analyze(interim_dir, out_dir, params)`), run by the device's ingest
+    # stage after the ingest, with the params keys it reads.
     device_analysis_params: tuple[str, ...] | None = None
     # The files a capture session may hold, relative to the session folder
     # (`*`: one run id; `name` and `name.gz` alike): the allow-list that keeps a
@@ -99,11 +100,10 @@ class Study:
 
     @property
     def ingest_stage(self) -> str:
-        return "ingest_" + self.package
-
-    @property
-    def device_stage(self) -> str | None:
-        return None if self.device_analysis_params is None else f"analyze_{self.package}_device"
+        """The one stage of a device: ingest_<package>, or ingest_analyze_<package>
+        when the study has a per-device analysis, which that stage runs after
+        the ingest in the same process (one Python start and one DVC stage a device)."""
+        return ("ingest_" if self.device_analysis_params is None else "ingest_analyze_") + self.package
 
     @property
     def device_chapter(self) -> Chapter:
@@ -113,14 +113,14 @@ class Study:
                     [c for c in self.chapters if not c.supplement_to][-1])
 
     def device_stages(self, device: str = "{device}") -> list[str]:
-        """The stages that run for one device (ingest, and its own analysis)."""
-        return [f"{s}@{device}" for s in (self.ingest_stage, self.device_stage) if s]
+        """The stages that run for one device: its ingest stage."""
+        return [f"{self.ingest_stage}@{device}"]
 
     def device_sources_stage(self, device: str) -> str:
-        """The last stage that runs for one device alone (its own analysis,
-        else its ingest): a provenance box of that device's figure or table
-        names it, so that it lists that device's capture, not every device's."""
-        return self.device_stages(device)[-1]
+        """The stage that runs for one device alone: a provenance box of that
+        device's figure or table names it, so that it lists that device's
+        capture, not every device's."""
+        return f"{self.ingest_stage}@{device}"
 
     def summary_stages(self) -> list[str]:
         """The stages that read every device of the study: its per-device
